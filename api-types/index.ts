@@ -1,0 +1,11 @@
+// featuregate-coordinator/api-types: the pure functional core (no I/O, no client, no clock).
+export * from './feature-set.js';
+export * from './wire.js';
+export * from './decode.js';
+export * from './payload-version.js';
+export * from './registry.js';
+export * from './resolve.js';
+export * from './desired-status.js';
+export * from './conditions.js';
+export * from './render.js';
+export * from './status-size.js';

@@ -1,0 +1,24 @@
+// Payload version strings: compared as literal strings everywhere, parsed only to learn the major
+// version (for `release.openshift.io/major-version`). Parsing is "tolerant" as upstream's: surrounding
+// space and a leading "v" are ignored, and "4.21" means 4.21.0.
+import semver from 'semver';
+
+export interface ParsedVersion {
+  major: number;
+  minor: number;
+  patch: number;
+}
+
+export function parsePayloadVersion(version: string): ParsedVersion {
+  let v = version.trim().replace(/^v/, '');
+  const core = v.split(/[-+]/, 1)[0] ?? '';
+  const parts = core.split('.');
+  if (parts.length > 0 && parts.length < 3 && parts.every((p) => /^\d+$/.test(p))) {
+    v = [...parts, ...Array(3 - parts.length).fill('0')].join('.') + v.slice(core.length);
+  }
+  const parsed = semver.parse(v);
+  if (!parsed) {
+    throw new Error(`unparsable version ${JSON.stringify(version)}: expected a semantic version such as 4.21.3`);
+  }
+  return { major: parsed.major, minor: parsed.minor, patch: parsed.patch };
+}

@@ -1,0 +1,139 @@
+// The payload-manifest registry: payload FeatureGate manifests (one per feature set, cluster profile
+// and major-version range) → featureSet → {enabled, disabled} for one operator version and profile,
+// following cluster-config-operator's selection rules. Pure: the caller reads the files.
+import { compareNames } from './feature-set.js';
+import { decodeFeatureGate } from './decode.js';
+import { parsePayloadVersion } from './payload-version.js';
+
+export const ClusterProfiles = {
+  SelfManagedHighAvailability: 'self-managed-high-availability',
+  IBMCloudManaged: 'ibm-cloud-managed',
+} as const;
+export type ClusterProfile = (typeof ClusterProfiles)[keyof typeof ClusterProfiles];
+export const ALL_CLUSTER_PROFILES: readonly ClusterProfile[] = Object.values(ClusterProfiles);
+
+export const PROFILE_ANNOTATION_PREFIX = 'include.release.openshift.io/';
+export const MAJOR_VERSION_ANNOTATION = 'release.openshift.io/major-version';
+/** The value payload manifests carry so that only the config operator (not the CVO) applies them. */
+export const CONFIG_OPERATOR_ONLY = 'false-except-for-the-config-operator';
+
+export interface EnabledDisabled {
+  readonly enabled: readonly string[];
+  readonly disabled: readonly string[];
+}
+
+export interface PayloadManifest {
+  /** Where the manifest came from (a file path), for error messages. */
+  source: string;
+  object: unknown;
+}
+
+export interface FeatureSetRegistry {
+  readonly operatorVersion: string;
+  readonly clusterProfile: ClusterProfile;
+  /** featureSet ("" for Default) → its gates for this version and profile. */
+  readonly featureSets: ReadonlyMap<string, EnabledDisabled>;
+  /** featureSet → the manifest it came from. */
+  readonly sources: ReadonlyMap<string, string>;
+}
+
+export class RegistryError extends Error {
+  override name = 'RegistryError';
+}
+
+export type Selection =
+  | { selected: true }
+  | { selected: false; reason: string };
+
+/** Why a manifest is or is not for this profile and major version (upstream rules 4 and 5). */
+export function selectManifest(annotations: Record<string, string>, profile: ClusterProfile, major: number): Selection {
+  const profileKeys = Object.keys(annotations).filter((k) => k.startsWith(PROFILE_ANNOTATION_PREFIX));
+  if (profileKeys.length > 0) {
+    const value = annotations[PROFILE_ANNOTATION_PREFIX + profile];
+    if (value !== CONFIG_OPERATOR_ONLY && value !== 'true') {
+      return { selected: false, reason: `not for cluster profile ${profile} (has ${profileKeys.join(', ')})` };
+    }
+  }
+  const majors = annotations[MAJOR_VERSION_ANNOTATION];
+  if (majors !== undefined) {
+    let found = false;
+    for (const raw of majors.split(',')) {
+      const entry = raw.trim();
+      if (entry.startsWith('-')) continue;
+      if (!/^\d+$/.test(entry)) {
+        return { selected: false, reason: `malformed ${MAJOR_VERSION_ANNOTATION} entry ${JSON.stringify(entry)}` };
+      }
+      if (Number(entry) === major) found = true;
+    }
+    if (!found) return { selected: false, reason: `${MAJOR_VERSION_ANNOTATION} "${majors}" does not contain ${major}` };
+  }
+  return { selected: true };
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  const sa = [...new Set(a)].sort(compareNames);
+  const sb = [...new Set(b)].sort(compareNames);
+  return sa.length === sb.length && sa.every((x, i) => x === sb[i]);
+}
+
+export interface RegistryOptions {
+  operatorVersion: string;
+  clusterProfile?: ClusterProfile;
+}
+
+export function buildRegistry(manifests: readonly PayloadManifest[], options: RegistryOptions): FeatureSetRegistry {
+  const profile = options.clusterProfile ?? ClusterProfiles.SelfManagedHighAvailability;
+  if (!ALL_CLUSTER_PROFILES.includes(profile)) {
+    throw new RegistryError(`unknown cluster profile ${JSON.stringify(profile)}: expected one of ${ALL_CLUSTER_PROFILES.join(', ')}`);
+  }
+  const { major } = parsePayloadVersion(options.operatorVersion);
+  const featureSets = new Map<string, EnabledDisabled>();
+  const sources = new Map<string, string>();
+  const skipped: string[] = [];
+  for (const m of manifests) {
+    let fg;
+    try {
+      fg = decodeFeatureGate(m.object);
+    } catch (e) {
+      throw new RegistryError(`${m.source}: not a FeatureGate manifest: ${(e as Error).message}`);
+    }
+    const sel = selectManifest(fg.metadata.annotations ?? {}, profile, major);
+    if (!sel.selected) {
+      skipped.push(`${m.source}: ${sel.reason}`);
+      continue;
+    }
+    const entries = fg.status?.featureGates ?? [];
+    const entry = entries.find((e) => e.version === options.operatorVersion) ?? entries.find((e) => e.version === '');
+    const gates: EnabledDisabled = {
+      enabled: (entry?.enabled ?? []).map((g) => g.name),
+      disabled: (entry?.disabled ?? []).map((g) => g.name),
+    };
+    const set = fg.spec.featureSet ?? '';
+    const prior = featureSets.get(set);
+    if (prior) {
+      if (!sameNames(prior.enabled, gates.enabled) || !sameNames(prior.disabled, gates.disabled)) {
+        throw new RegistryError(`feature set ${JSON.stringify(set)} is defined twice with different gates: ` +
+          `${sources.get(set)} and ${m.source}`);
+      }
+      continue;
+    }
+    featureSets.set(set, gates);
+    sources.set(set, m.source);
+  }
+  if (featureSets.size === 0) {
+    throw new RegistryError(`featuregates not located: none of ${manifests.length} payload manifests matches cluster profile ` +
+      `${profile} and major version ${major} (operator version ${options.operatorVersion})` +
+      (skipped.length ? `:\n  ${skipped.join('\n  ')}` : ''));
+  }
+  return { operatorVersion: options.operatorVersion, clusterProfile: profile, featureSets, sources };
+}
+
+/** Every gate name any loaded feature set knows, byte-sorted. */
+export function knownGates(registry: FeatureSetRegistry): string[] {
+  const all = new Set<string>();
+  for (const s of registry.featureSets.values()) {
+    for (const n of s.enabled) all.add(n);
+    for (const n of s.disabled) all.add(n);
+  }
+  return [...all].sort(compareNames);
+}

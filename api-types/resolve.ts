@@ -1,0 +1,46 @@
+// Resolution of FeatureGate spec into one version's gates, as cluster-config-operator computes it.
+// Deliberate difference from upstream: a name is never listed twice (upstream's CustomNoUpgrade
+// appends the forced names to Default's lists without de-duplication).
+import { compareNames, FeatureSets } from './feature-set.js';
+import type { FeatureGateDetails, FeatureGateSpec } from './wire.js';
+import { knownGates, type EnabledDisabled, type FeatureSetRegistry } from './registry.js';
+
+export class ResolutionError extends Error {
+  override name = 'ResolutionError';
+}
+
+const sortedUnique = (names: Iterable<string>): string[] => [...new Set(names)].sort(compareNames);
+
+/** enabled/disabled names for a spec, byte-sorted, each known gate exactly once. */
+export function resolveFeatureSet(spec: FeatureGateSpec, registry: FeatureSetRegistry): EnabledDisabled {
+  const set = spec.featureSet ?? '';
+  if (set === FeatureSets.CustomNoUpgrade) {
+    const forceOn = spec.customNoUpgrade?.enabled ?? [];
+    const forceOff = spec.customNoUpgrade?.disabled ?? [];
+    const off = new Set(forceOff);
+    for (const name of forceOn) {
+      if (off.has(name)) throw new ResolutionError(`trying to enable and disable "${name}"`);
+    }
+    const on = new Set(forceOn);
+    const base = registry.featureSets.get(FeatureSets.Default) ?? { enabled: [], disabled: [] };
+    return {
+      enabled: sortedUnique([...forceOn, ...base.enabled.filter((n) => !off.has(n))]),
+      disabled: sortedUnique([...forceOff, ...base.disabled.filter((n) => !on.has(n))]),
+    };
+  }
+  const gates = registry.featureSets.get(set);
+  if (!gates) {
+    const have = [...registry.featureSets.keys()].map((k) => JSON.stringify(k)).join(', ');
+    throw new ResolutionError(`.spec.featureSet ${JSON.stringify(set)} not found (payload manifests define ${have})`);
+  }
+  const enabled = sortedUnique(gates.enabled);
+  const on = new Set(enabled);
+  const all = new Set([...knownGates(registry), ...gates.disabled]);
+  return { enabled, disabled: sortedUnique([...all].filter((n) => !on.has(n))) };
+}
+
+/** The status entry for `version`. */
+export function resolveFeatureGateDetails(spec: FeatureGateSpec, registry: FeatureSetRegistry, version: string): FeatureGateDetails {
+  const { enabled, disabled } = resolveFeatureSet(spec, registry);
+  return { version, enabled: enabled.map((name) => ({ name })), disabled: disabled.map((name) => ({ name })) };
+}

@@ -1,0 +1,133 @@
+// Wire types of the config.openshift.io/v1 objects this project reads and writes. Field names and
+// shapes follow openshift/api exactly; only the fields we use are typed, the rest is carried through.
+
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  resourceVersion?: string;
+  generation?: number;
+  uid?: string;
+  creationTimestamp?: string | null;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+export interface FeatureGateAttributes {
+  name: string;
+}
+
+/** The gates of one payload version. */
+export interface FeatureGateDetails {
+  version: string;
+  enabled: FeatureGateAttributes[];
+  disabled: FeatureGateAttributes[];
+}
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  lastTransitionTime: string;
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+}
+
+export interface CustomFeatureGates {
+  enabled?: string[];
+  disabled?: string[];
+}
+
+export interface FeatureGateSpec {
+  featureSet?: string;
+  customNoUpgrade?: CustomFeatureGates | null;
+}
+
+export interface FeatureGateStatus {
+  conditions?: Condition[];
+  featureGates: FeatureGateDetails[];
+}
+
+export interface FeatureGate {
+  apiVersion: 'config.openshift.io/v1';
+  kind: 'FeatureGate';
+  metadata: ObjectMeta;
+  spec: FeatureGateSpec;
+  status?: FeatureGateStatus;
+}
+
+export type UpdateState = 'Completed' | 'Partial';
+
+export interface UpdateHistory {
+  state: string;
+  startedTime: string;
+  completionTime: string | null;
+  version: string;
+  image: string;
+  verified: boolean;
+  acceptedRisks?: string;
+}
+
+export interface Release {
+  version: string;
+  image: string;
+  url?: string;
+  channels?: string[];
+  architecture?: string;
+}
+
+export interface ClusterVersionStatus {
+  desired?: Release;
+  /** Newest first. */
+  history: UpdateHistory[];
+  [key: string]: unknown;
+}
+
+export interface ClusterVersion {
+  apiVersion: 'config.openshift.io/v1';
+  kind: 'ClusterVersion';
+  metadata: ObjectMeta;
+  spec: { clusterID: string; [key: string]: unknown };
+  status?: ClusterVersionStatus;
+}
+
+export interface ClusterOperatorStatusCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  lastTransitionTime: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface OperandVersion {
+  name: string;
+  version: string;
+}
+
+export interface ObjectReference {
+  group: string;
+  resource: string;
+  namespace?: string;
+  name: string;
+}
+
+export interface ClusterOperatorStatus {
+  conditions?: ClusterOperatorStatusCondition[];
+  versions?: OperandVersion[];
+  relatedObjects?: ObjectReference[];
+  extension?: unknown;
+}
+
+export interface ClusterOperator {
+  apiVersion: 'config.openshift.io/v1';
+  kind: 'ClusterOperator';
+  metadata: ObjectMeta;
+  spec: Record<string, unknown>;
+  status?: ClusterOperatorStatus;
+}
+
+export const GROUP = 'config.openshift.io';
+export const VERSION = 'v1';
+export const API_VERSION = 'config.openshift.io/v1';
+export const FEATURE_GATE_NAME = 'cluster';
+export const CLUSTER_VERSION_NAME = 'version';

@@ -1,0 +1,49 @@
+// Argument parsing for the `featuregates` CLI: node:util parseArgs, strict, with generated --help.
+import { parseArgs } from 'node:util';
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  help: string;
+}
+
+export interface CommandSpec {
+  name: string;
+  summary: string;
+  usage: string;
+  options: Record<string, OptionSpec>;
+  /** Returns the exit code (or a promise of it). */
+  run(values: Record<string, string | undefined>, flags: Record<string, boolean>, positionals: string[]): number | Promise<number>;
+}
+
+export function helpText(cmd: CommandSpec): string {
+  const lines = [`Usage: ${cmd.usage}`, '', cmd.summary, '', 'Options:'];
+  for (const [name, o] of Object.entries(cmd.options)) {
+    const flag = `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? ' VALUE' : ''}`;
+    lines.push(`  ${flag.padEnd(44)} ${o.help}`);
+  }
+  lines.push(`  ${'    --help'.padEnd(44)} show this help`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function parseCommand(cmd: CommandSpec, argv: string[]) {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
+  for (const [name, o] of Object.entries(cmd.options)) options[name] = o.short ? { type: o.type, short: o.short } : { type: o.type };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const values: Record<string, string | undefined> = {};
+  const flags: Record<string, boolean> = {};
+  for (const [k, v] of Object.entries(parsed.values)) {
+    if (typeof v === 'boolean') flags[k] = v;
+    else if (typeof v === 'string') values[k] = v;
+  }
+  return { values, flags, positionals: parsed.positionals };
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// The `featuregates` CLI: argument parsing only, then calls into api-types, runtime, controllers,
+// sdk and standalone.
+import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
+import { renderCommand } from './render.js';
+import { startCommand } from './start.js';
+
+const commands: CommandSpec[] = [renderCommand, startCommand];
+
+function topHelp(): string {
+  return ['Usage: featuregates <command> [options]', '', 'Commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`), '',
+    'Run `featuregates <command> --help` for a command\'s options.', ''].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(topHelp());
+    return name ? 0 : 2;
+  }
+  const cmd = commands.find((c) => c.name === name);
+  if (!cmd) {
+    process.stderr.write(`featuregates: unknown command ${JSON.stringify(name)}\n\n${topHelp()}`);
+    return 2;
+  }
+  try {
+    const { values, flags, positionals } = parseCommand(cmd, rest);
+    if (flags.help) {
+      process.stdout.write(helpText(cmd));
+      return 0;
+    }
+    return await cmd.run(values, flags, positionals);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`featuregates ${cmd.name}: ${e.message}\n\n${helpText(cmd)}`);
+      return 2;
+    }
+    process.stderr.write(`featuregates ${cmd.name}: ${(e as Error).message}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

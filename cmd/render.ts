@@ -1,0 +1,46 @@
+// `featuregates render`: the bootstrap path. Prints the FeatureGate from --featuregate (default: an
+// empty spec) with its status filled for --payload-version.
+import { readFileSync } from 'node:fs';
+import { parseDocument, stringify } from 'yaml';
+import { decodeFeatureGate, emptyFeatureGate, renderFeatureGate, type ClusterProfile } from '../api-types/index.js';
+import { loadRegistry } from '../runtime/payload-manifests.js';
+import { UsageError, type CommandSpec } from './args.js';
+
+export const renderCommand: CommandSpec = {
+  name: 'render',
+  summary: 'print a FeatureGate with its status filled for one payload version (bootstrap path)',
+  usage: 'featuregates render --payload-version V --authoritative-feature-gate-dir D [--featuregate FILE] [--cluster-profile P] [-o yaml|json]',
+  options: {
+    'payload-version': { type: 'string', help: 'the payload version whose entry to compute (required)' },
+    'authoritative-feature-gate-dir': { type: 'string', help: 'folder of payload FeatureGate manifests (required)' },
+    featuregate: { type: 'string', help: 'a FeatureGate manifest (YAML or JSON) to complete; default: FeatureGate/cluster with an empty spec' },
+    'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed' },
+    output: { type: 'string', short: 'o', help: 'yaml (default) or json' },
+  },
+  run(values) {
+    const version = values['payload-version'];
+    const dir = values['authoritative-feature-gate-dir'];
+    if (!version) throw new UsageError('--payload-version is required');
+    if (!dir) throw new UsageError('--authoritative-feature-gate-dir is required');
+    const output = values.output ?? 'yaml';
+    if (output !== 'yaml' && output !== 'json') throw new UsageError(`-o must be yaml or json, got ${JSON.stringify(output)}`);
+    let fg = emptyFeatureGate();
+    if (values.featuregate) {
+      const path = values.featuregate;
+      const doc = parseDocument(readFileSync(path, 'utf8'));
+      if (doc.errors.length) throw new Error(`${path}: not valid YAML or JSON: ${doc.errors[0]?.message.split('\n')[0]}`);
+      try {
+        fg = decodeFeatureGate(doc.toJS());
+      } catch (e) {
+        throw new Error(`${path}: ${(e as Error).message}`, { cause: e });
+      }
+    }
+    const registry = loadRegistry(dir, {
+      operatorVersion: version,
+      ...(values['cluster-profile'] ? { clusterProfile: values['cluster-profile'] as ClusterProfile } : {}),
+    });
+    const rendered = renderFeatureGate(fg, registry, version);
+    process.stdout.write(output === 'json' ? `${JSON.stringify(rendered, null, 2)}\n` : stringify(rendered));
+    return 0;
+  },
+};

@@ -1,0 +1,4 @@
+// featuregate-coordinator/sdk/testing: a real local control plane for tests, and helpers.
+export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
+export { resolveBinaries, packageRoot, type ControlPlaneBinaries } from './binaries.js';
+export { bundledCRDPaths, upstreamCRDPaths } from './crds.js';

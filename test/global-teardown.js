@@ -1,0 +1,3 @@
+export default async function globalTeardown() {
+  for (const plane of globalThis.__FGC_PLANES__ ?? []) await plane.stop();
+}
