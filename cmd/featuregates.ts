@@ -2,10 +2,14 @@
 // The `featuregates` CLI: argument parsing only, then calls into api-types, runtime, controllers,
 // sdk and standalone.
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
-import { renderCommand } from './render.js';
-import { startCommand } from './start.js';
 
-const commands: CommandSpec[] = [renderCommand, startCommand];
+// Loaded on demand, so `render` does not pay for the Kubernetes client.
+const commands: { name: string; summary: string; load: () => Promise<CommandSpec> }[] = [
+  { name: 'render', summary: 'print a FeatureGate with its status filled for one payload version (bootstrap path)',
+    load: async () => (await import('./render.js')).renderCommand },
+  { name: 'start', summary: 'run locally: a local control plane with the CRDs (until Ctrl-C)',
+    load: async () => (await import('./start.js')).startCommand },
+];
 
 function topHelp(): string {
   return ['Usage: featuregates <command> [options]', '', 'Commands:',
@@ -19,11 +23,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(topHelp());
     return name ? 0 : 2;
   }
-  const cmd = commands.find((c) => c.name === name);
-  if (!cmd) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     process.stderr.write(`featuregates: unknown command ${JSON.stringify(name)}\n\n${topHelp()}`);
     return 2;
   }
+  const cmd = await entry.load();
   try {
     const { values, flags, positionals } = parseCommand(cmd, rest);
     if (flags.help) {

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Compiles the project (sources, hack/bench) into .cache/bench-build and runs one benchmark:
+#   npm run bench -- <name>     (a file hack/bench/<name>.ts)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+name="${1:?usage: npm run bench -- <name>; one of: $(ls hack/bench/*.ts | xargs -n1 basename | sed 's/\.ts$//' | grep -v stats | tr '\n' ' ')}"
+shift
+npx tsc -p tsconfig.json --outDir .cache/bench-build --declaration false --declarationMap false --sourceMap false
+exec node ".cache/bench-build/hack/bench/${name}.js" "$@"

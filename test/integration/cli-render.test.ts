@@ -1,0 +1,71 @@
+// `featuregates render` through the CLI, on every payload folder and every feature set in it.
+import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { compareNames } from '../../api-types/index.js';
+import { runCLI } from '../support/cli.js';
+import { payloadFolders, payloadIndex, PAYLOAD_ROOT } from '../support/payloads.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'fgc-render-'));
+const index = payloadIndex();
+const names = (xs: { name: string }[] | null) => (xs ?? []).map((x) => x.name);
+
+const cases = payloadFolders().flatMap(({ folder, dir, version }) =>
+  index.filter((f) => f.path.startsWith(`${folder}/`) && f.profile !== 'Hypershift' && f.featureSet !== 'LatencySensitive')
+    .map((f) => ({ folder, dir, version, file: f.path, featureSet: f.specFeatureSet ?? '' })));
+
+describe('featuregates render', () => {
+  it.each(cases)('$folder $featureSet', ({ dir, version, file, featureSet }) => {
+    const input = join(tmp, `${featureSet || 'Default'}-${version}.yaml`);
+    writeFileSync(input, `apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata:\n  name: cluster\nspec:\n  featureSet: "${featureSet}"\n`);
+    const out = runCLI(['render', '--payload-version', version, '--authoritative-feature-gate-dir', dir, '--featuregate', input, '-o', 'json']);
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    const rendered = JSON.parse(out.stdout);
+    expect(rendered.spec).toEqual({ featureSet });
+    expect(rendered.status.featureGates).toHaveLength(1);
+    const entry = rendered.status.featureGates[0];
+    expect(entry.version).toBe(version);
+    const manifest = JSON.parse(readFileSync(join(PAYLOAD_ROOT, file), 'utf8')).status.featureGates[0];
+    if (featureSet === 'CustomNoUpgrade') {
+      // an empty custom set is Default
+      const def = index.find((f) => f.path.startsWith(file.slice(0, file.lastIndexOf('/') + 1)) && f.featureSet === 'Default')!;
+      const d = JSON.parse(readFileSync(join(PAYLOAD_ROOT, def.path), 'utf8')).status.featureGates[0];
+      expect(names(entry.enabled)).toEqual(names(d.enabled).sort(compareNames));
+    } else {
+      expect(names(entry.enabled)).toEqual(names(manifest.enabled).sort(compareNames));
+      expect(names(entry.disabled)).toEqual(expect.arrayContaining(names(manifest.disabled)));
+    }
+    const all = [...names(entry.enabled), ...names(entry.disabled)];
+    expect(new Set(all).size).toBe(all.length);
+  });
+
+  it('prints YAML by default and renders an empty spec when --featuregate is absent', () => {
+    const { dir, version } = payloadFolders().find((f) => f.folder === 'current')!;
+    const out = runCLI(['render', '--payload-version', version, '--authoritative-feature-gate-dir', dir, '--cluster-profile', 'ibm-cloud-managed']);
+    expect(out.code).toBe(0);
+    const fg = parse(out.stdout);
+    expect(fg.metadata).toEqual({ name: 'cluster', annotations: { 'include.release.openshift.io/ibm-cloud-managed': 'true' } });
+    expect(fg.status.featureGates[0].enabled).toHaveLength(38);
+    expect(fg.status.featureGates[0].disabled).toHaveLength(88);
+  });
+
+  it('fails with a usage error (exit 2) on missing flags and a clear error (exit 1) on bad input', () => {
+    const missing = runCLI(['render', '--authoritative-feature-gate-dir', tmp]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--payload-version is required');
+    const noDir = runCLI(['render', '--payload-version', '4.1.0', '--authoritative-feature-gate-dir', join(tmp, 'nope')]);
+    expect(noDir.code).toBe(1);
+    expect(noDir.stderr).toMatch(/cannot read payload manifest folder .*nope/);
+    const bad = join(tmp, 'bad.yaml');
+    writeFileSync(bad, 'kind: FeatureGate\nspec:\n  featureSet: [1\n');
+    const badFile = runCLI(['render', '--payload-version', '4.22.0', '--authoritative-feature-gate-dir', payloadFolders()[0]!.dir, '--featuregate', bad]);
+    expect(badFile.code).toBe(1);
+    expect(badFile.stderr).toContain(`${bad}: not valid YAML or JSON`);
+    const unknown = runCLI(['render', '--bogus']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("Unknown option '--bogus'");
+  });
+});

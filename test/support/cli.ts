@@ -1,0 +1,14 @@
+// Runs the compiled `featuregates` CLI (npm test compiles dist/ first).
+import { spawnSync, spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+export const CLI = join(process.cwd(), 'dist', 'cmd', 'featuregates.js');
+
+export function runCLI(args: string[], env: NodeJS.ProcessEnv = {}, input?: string) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, input, timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export function spawnCLI(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}

@@ -1,0 +1,32 @@
+// The real payload FeatureGate manifests in ../shared/openshift-api/payload-featuregates/ and their INDEX.json.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ClusterProfile } from '../../api-types/index.js';
+
+export const PAYLOAD_ROOT = join(process.env.OPENSHIFT_API_DIR ?? join(process.cwd(), '..', 'shared', 'openshift-api'), 'payload-featuregates');
+
+export interface IndexEntry {
+  path: string;
+  profile: 'SelfManagedHA' | 'Hypershift' | null;
+  featureSet: string;
+  specFeatureSet: string | null;
+  enabledCount: number;
+  disabledCount: number;
+}
+
+export function payloadIndex(): IndexEntry[] {
+  return (JSON.parse(readFileSync(join(PAYLOAD_ROOT, 'INDEX.json'), 'utf8')) as { files: IndexEntry[] }).files;
+}
+
+/** Every payload folder: releases/release-X.Y and current, with an operator version that fits it. */
+export function payloadFolders(): { folder: string; dir: string; version: string }[] {
+  const releases = readdirSync(join(PAYLOAD_ROOT, 'releases')).sort().map((r) => ({
+    folder: `releases/${r}`, dir: join(PAYLOAD_ROOT, 'releases', r), version: `${r.replace('release-', '')}.3`,
+  }));
+  return [...releases, { folder: 'current', dir: join(PAYLOAD_ROOT, 'current'), version: '4.24.0' }];
+}
+
+export const PROFILE_OF: Record<string, ClusterProfile> = {
+  SelfManagedHA: 'self-managed-high-availability',
+  Hypershift: 'ibm-cloud-managed',
+};
