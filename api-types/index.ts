@@ -9,3 +9,4 @@ export * from './desired-status.js';
 export * from './conditions.js';
 export * from './render.js';
 export * from './status-size.js';
+export * from './deep-equal.js';

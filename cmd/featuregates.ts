@@ -7,6 +7,8 @@ import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js'
 const commands: { name: string; summary: string; load: () => Promise<CommandSpec> }[] = [
   { name: 'render', summary: 'print a FeatureGate with its status filled for one payload version (bootstrap path)',
     load: async () => (await import('./render.js')).renderCommand },
+  { name: 'operator', summary: 'run the operator: FeatureGate status per version, Upgradeable, ClusterOperator status',
+    load: async () => (await import('./operator.js')).operatorCommand },
   { name: 'start', summary: 'run locally: a local control plane with the CRDs (until Ctrl-C)',
     load: async () => (await import('./start.js')).startCommand },
 ];

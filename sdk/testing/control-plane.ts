@@ -179,7 +179,8 @@ async function startOnce(bins: ControlPlaneBinaries, options: ControlPlaneOption
     let apiserver: SupervisedProcess | undefined;
     const startAPIServer = async (): Promise<void> => {
       if (apiserver?.isRunning()) return;
-      const p = startSupervised('kube-apiserver', bins.kubeAPIServer, apiArgs, join(dir, 'kube-apiserver.log'));
+      // kube-apiserver drains open watches on SIGTERM for a long time; tests want restarts to be quick.
+      const p = startSupervised('kube-apiserver', bins.kubeAPIServer, apiArgs, join(dir, 'kube-apiserver.log'), 3_000);
       apiserver = p;
       procs.push(p);
       // Authenticated, to avoid the anonymous 403 window while RBAC bootstraps.

@@ -2,3 +2,4 @@
 export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
 export { resolveBinaries, packageRoot, type ControlPlaneBinaries } from './binaries.js';
 export { bundledCRDPaths, upstreamCRDPaths } from './crds.js';
+export { setClusterVersion, upgrade, setFeatureGateStatus, setFeatureGateSpec, historyEntry, type HistoryInput, type UpgradeInProgress } from './fake-versions.js';

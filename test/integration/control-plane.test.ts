@@ -1,7 +1,7 @@
 // The test control plane itself: serves, restarts on the same etcd, stops, leaves no orphans.
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, VersionApi } from '@kubernetes/client-node';
@@ -71,5 +71,6 @@ describe('local control plane', () => {
     const gone = Date.now() + 30_000;
     while (processesMentioning(dir).length > 0 && Date.now() < gone) await sleep(200);
     expect(processesMentioning(dir)).toEqual([]);
+    rmSync(dir, { recursive: true, force: true }); // the killed runner could not remove its folder
   }, 180_000);
 });

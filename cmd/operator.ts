@@ -1,0 +1,89 @@
+// `featuregates operator`: flags (mirroring the Go operator and controller-runtime), then the manager.
+import { existsSync, readFileSync } from 'node:fs';
+import { ALL_CLUSTER_PROFILES, type ClusterProfile } from '../api-types/index.js';
+import { createLogger, loadKubeConfig } from '../runtime/index.js';
+import { DEFAULT_CLUSTER_OPERATOR_NAME, startOperator } from '../controllers/manager.js';
+import { UsageError, type CommandSpec } from './args.js';
+
+const SA_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+export function defaultNamespace(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.POD_NAMESPACE) return env.POD_NAMESPACE;
+  if (existsSync(SA_NAMESPACE)) return readFileSync(SA_NAMESPACE, 'utf8').trim();
+  return 'default';
+}
+
+/** "2m", "30s", "1500ms" or a number of seconds. */
+export function parseDuration(v: string, flag: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim());
+  if (!m) throw new UsageError(`${flag}: expected a duration such as 2m, 30s or 500ms, got ${JSON.stringify(v)}`);
+  const n = Number(m[1]);
+  return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] as number);
+}
+
+export function clusterProfileFlag(v: string | undefined): ClusterProfile | undefined {
+  if (v === undefined) return undefined;
+  if (!(ALL_CLUSTER_PROFILES as readonly string[]).includes(v)) {
+    throw new UsageError(`--cluster-profile must be one of ${ALL_CLUSTER_PROFILES.join(', ')}, got ${JSON.stringify(v)}`);
+  }
+  return v as ClusterProfile;
+}
+
+export const operatorCommand: CommandSpec = {
+  name: 'operator',
+  summary: 'run the operator: FeatureGate status per version, Upgradeable, ClusterOperator status',
+  usage: 'featuregates operator [--kubeconfig P] [--operator-version V] --authoritative-feature-gate-dir D [options]',
+  options: {
+    kubeconfig: { type: 'string', help: 'kubeconfig file (default: $KUBECONFIG, then in-cluster)' },
+    'operator-version': { type: 'string', help: 'this payload version (default: $OPERATOR_IMAGE_VERSION)' },
+    'authoritative-feature-gate-dir': { type: 'string', help: 'folder of payload FeatureGate manifests (required)' },
+    'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed' },
+    'cluster-operator-name': { type: 'string', help: `ClusterOperator to report to (default ${DEFAULT_CLUSTER_OPERATOR_NAME})` },
+    'metrics-bind-address': { type: 'string', help: 'address for /metrics (default :8080; 0 disables; port 0 picks one)' },
+    'health-probe-bind-address': { type: 'string', help: 'address for /healthz and /readyz (default :8081)' },
+    'leader-elect': { type: 'boolean', help: 'hold a Lease before running controllers (for several replicas)' },
+    'leader-election-namespace': { type: 'string', help: 'namespace of the Lease (default: the pod namespace)' },
+    'degraded-inertia': { type: 'string', help: 'how long a sync error persists before Degraded=True (default 2m)' },
+  },
+  async run(values, flags) {
+    const version = values['operator-version'] ?? process.env.OPERATOR_IMAGE_VERSION ?? '';
+    if (!version.trim()) throw new UsageError('the operator version is empty: pass --operator-version or set OPERATOR_IMAGE_VERSION');
+    const dir = values['authoritative-feature-gate-dir'];
+    if (!dir) throw new UsageError('--authoritative-feature-gate-dir is required');
+    const profile = clusterProfileFlag(values['cluster-profile']);
+    const inertia = values['degraded-inertia'] !== undefined ? parseDuration(values['degraded-inertia'], '--degraded-inertia') : undefined;
+    const logger = createLogger({ fields: { operator: 'featuregates' } });
+    const namespace = defaultNamespace();
+    let exitCode = 0;
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => { finish = resolve; });
+    const op = await startOperator({
+      kubeConfig: loadKubeConfig(values.kubeconfig),
+      operatorVersion: version,
+      featureGateDir: dir,
+      ...(profile ? { clusterProfile: profile } : {}),
+      clusterOperatorName: values['cluster-operator-name'] ?? DEFAULT_CLUSTER_OPERATOR_NAME,
+      namespace,
+      metricsBindAddress: values['metrics-bind-address'] ?? ':8080',
+      healthProbeBindAddress: values['health-probe-bind-address'] ?? ':8081',
+      leaderElect: flags['leader-elect'] === true,
+      leaderElectionNamespace: values['leader-election-namespace'] ?? namespace,
+      ...(inertia !== undefined ? { degradedInertiaMs: inertia } : {}),
+      logger,
+      onLostLeadership: () => {
+        logger.error('leader election lost; exiting');
+        process.exit(1);
+      },
+    });
+    op.ready.catch((e: unknown) => {
+      logger.error('operator failed', { error: (e as Error).message });
+      exitCode = 1;
+      finish();
+    });
+    for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => { logger.info(`${sig} received, shutting down`); finish(); });
+    await finished;
+    await op.stop();
+    logger.info('stopped');
+    return exitCode;
+  },
+};

@@ -1,0 +1,73 @@
+// ClusterOperator status: conditions (unions of the operator conditions), relatedObjects, and the
+// versions `operator` and `feature-gates` — published only once FeatureGate status holds the operator
+// version's entry, which is what tells the cluster-version operator this component has upgraded.
+// Creates the ClusterOperator if it is missing; writes /status only when something changed.
+import {
+  DEGRADED_INERTIA_MS, FEATURE_GATE_NAME, clusterOperatorConditions, jsonEqual, type ClusterOperator, type ClusterOperatorStatus,
+  type FeatureGate, type ObjectReference, type OperandVersion,
+} from '../api-types/index.js';
+import { apiErrorMessage, isConflict, isNotFound, type ReconcileResult, type Reflector, type ResourceClient } from '../runtime/index.js';
+import type { OperatorConditions } from './operator-conditions.js';
+
+export interface ClusterOperatorStatusDeps {
+  name: string;
+  operatorVersion: string;
+  namespace: string;
+  clusterOperators: Reflector<ClusterOperator>;
+  featureGates: Reflector<FeatureGate>;
+  client: ResourceClient<ClusterOperator>;
+  conditions: OperatorConditions;
+  degradedInertiaMs?: number;
+  now?: () => Date;
+}
+
+export function relatedObjects(namespace: string): ObjectReference[] {
+  return [
+    { group: 'config.openshift.io', resource: 'featuregates', name: FEATURE_GATE_NAME },
+    { group: 'config.openshift.io', resource: 'clusterversions', name: 'version' },
+    { group: '', resource: 'namespaces', name: namespace },
+  ];
+}
+
+function setVersion(versions: OperandVersion[], name: string, version: string): OperandVersion[] {
+  return versions.some((v) => v.name === name)
+    ? versions.map((v) => (v.name === name ? { name, version } : v))
+    : [...versions, { name, version }];
+}
+
+/** The status this controller wants, from the stored one (transition times kept while status is unchanged). */
+export function desiredClusterOperatorStatus(stored: ClusterOperatorStatus | undefined, deps: ClusterOperatorStatusDeps): ClusterOperatorStatus {
+  const now = (deps.now ?? (() => new Date()))();
+  const conditions = clusterOperatorConditions(stored?.conditions ?? [], deps.conditions.all(), now.toISOString().replace(/\.\d+Z$/, 'Z'),
+    { inertiaMs: deps.degradedInertiaMs ?? DEGRADED_INERTIA_MS, now });
+  let versions = stored?.versions ?? [];
+  const fg = deps.featureGates.get(FEATURE_GATE_NAME);
+  if (fg?.status?.featureGates.some((e) => e.version === deps.operatorVersion)) {
+    versions = setVersion(setVersion(versions, 'operator', deps.operatorVersion), 'feature-gates', deps.operatorVersion);
+  }
+  return { ...(stored ?? {}), conditions, versions, relatedObjects: relatedObjects(deps.namespace) };
+}
+
+export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps) {
+  return async (): Promise<ReconcileResult> => {
+    let co = deps.clusterOperators.get(deps.name);
+    if (!co) {
+      try {
+        co = await deps.client.create({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name: deps.name }, spec: {} });
+      } catch (e) {
+        if (!isConflict(e)) throw new Error(`creating ClusterOperator ${deps.name}: ${apiErrorMessage(e)}`, { cause: e });
+        return { requeueAfterMs: 0 }; // created concurrently: wait for the cache
+      }
+    }
+    const desired = desiredClusterOperatorStatus(co.status, deps);
+    if (jsonEqual(desired, co.status)) return { requeueAfterMs: 60_000 };
+    try {
+      await deps.client.replaceStatus({ ...co, status: desired });
+    } catch (e) {
+      if (isConflict(e) || isNotFound(e)) return { requeueAfterMs: 0 };
+      throw new Error(`updating ClusterOperator ${deps.name} status: ${apiErrorMessage(e)}`, { cause: e });
+    }
+    // Degraded under inertia flips later without any event: look again soon.
+    return { requeueAfterMs: 10_000 };
+  };
+}

@@ -1,0 +1,49 @@
+// An event recorder: core/v1 Events about an object, created in the recorder's namespace.
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
+import type { Registry } from 'prom-client';
+import { apiErrorMessage } from './api-errors.js';
+import { silentLogger, type Logger } from './logger.js';
+import { countedRequest } from './metrics.js';
+
+export interface InvolvedObject {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+  uid?: string;
+}
+
+export interface EventRecorder {
+  /** Fire and forget: a failure to record is logged, never thrown. Resolves when the write ended. */
+  event(object: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
+}
+
+export function createEventRecorder(kc: KubeConfig, options: { namespace: string; component: string; logger?: Logger; metrics?: Registry }): EventRecorder {
+  const api = kc.makeApiClient(CoreV1Api);
+  const log = options.logger ?? silentLogger;
+  return {
+    async event(object, type, reason, message) {
+      const now = new Date();
+      try {
+        await countedRequest(options.metrics, 'POST', 'events', () => api.createNamespacedEvent({
+          namespace: options.namespace,
+          body: {
+            metadata: { name: `${object.name}.${randomBytes(8).toString('hex')}`, namespace: options.namespace },
+            involvedObject: { ...object },
+            type, reason, message: message.slice(0, 1024),
+            source: { component: options.component },
+            reportingComponent: options.component,
+            reportingInstance: process.env.HOSTNAME ?? 'local',
+            firstTimestamp: now, lastTimestamp: now, count: 1,
+          },
+        }));
+      } catch (e) {
+        log.warn('could not record event', { reason, error: apiErrorMessage(e) });
+      }
+    },
+  };
+}
+
+/** Records nothing. */
+export const noEvents: EventRecorder = { event: async () => undefined };

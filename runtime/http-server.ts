@@ -1,0 +1,66 @@
+// Metrics and health endpoints: /metrics (the registry), /healthz (always ok while the process
+// serves), /readyz (200 once every readiness check passes, e.g. caches synced). Port 0 picks a free port.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+export interface ServingEndpoint {
+  readonly server: Server;
+  /** host:port actually bound. */
+  readonly address: string;
+  close(): Promise<void>;
+}
+
+/** Parses controller-runtime style bind addresses: ":8080", "127.0.0.1:0", "0" (disabled). */
+export function parseBindAddress(addr: string): { host: string; port: number } | undefined {
+  if (addr === '0' || addr === '') return undefined;
+  const i = addr.lastIndexOf(':');
+  if (i < 0) throw new Error(`bind address ${JSON.stringify(addr)}: expected [host]:port`);
+  const host = addr.slice(0, i).replace(/^\[|\]$/g, '') || '0.0.0.0';
+  const port = Number(addr.slice(i + 1));
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`bind address ${JSON.stringify(addr)}: bad port`);
+  return { host, port };
+}
+
+export interface EndpointOptions {
+  registry?: Registry;
+  /** Readiness checks: /readyz is 200 only when all return true. */
+  ready?: () => boolean;
+  health?: boolean;
+}
+
+export async function serveEndpoints(bind: string, options: EndpointOptions): Promise<ServingEndpoint | undefined> {
+  const parsed = parseBindAddress(bind);
+  if (!parsed) return undefined;
+  const server = createServer((req, res) => {
+    void (async () => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path === '/metrics' && options.registry) {
+        res.setHeader('Content-Type', options.registry.contentType);
+        res.end(await options.registry.metrics());
+      } else if (path === '/healthz' && options.health !== false) {
+        res.end('ok');
+      } else if (path === '/readyz' && options.health !== false) {
+        const ok = options.ready ? options.ready() : true;
+        res.statusCode = ok ? 200 : 503;
+        res.end(ok ? 'ok' : 'not ready: caches not synced');
+      } else {
+        res.statusCode = 404;
+        res.end('not found');
+      }
+    })().catch((e: unknown) => {
+      res.statusCode = 500;
+      res.end(String(e));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(parsed.port, parsed.host, () => resolve());
+  });
+  const a = server.address() as AddressInfo;
+  return {
+    server,
+    address: `${a.address}:${a.port}`,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}

@@ -1,0 +1,174 @@
+// FeatureGateAccess: watches FeatureGate/cluster and ClusterVersion/version, finds the status entry for
+// the component's own version, and reports it (and every later change of that entry) to onChange.
+// Behaviour follows library-go's featuregates accessor, minus its pitfalls: an empty desired version is
+// refused at construction, reordered lists are not a change, and the handler runs without a lock held.
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import {
+  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, MISSING_VERSION_MARKER, type ClusterVersion, type FeatureGate,
+} from '../api-types/index.js';
+import {
+  ClusterVersions, FeatureGates as FeatureGateResource, Reflector, ResourceClient, WorkQueue, noEvents, silentLogger,
+  type EventRecorder, type Logger,
+} from '../runtime/index.js';
+import { FeatureGates } from './feature-gates.js';
+
+export interface FeatureGateChange {
+  /** undefined on the first observation. */
+  previous: FeatureGates | undefined;
+  current: FeatureGates;
+}
+
+export type FeatureGateChangeHandler = (change: FeatureGateChange) => void | Promise<void>;
+
+export interface FeatureGateAccessOptions {
+  kubeConfig: KubeConfig;
+  /** The payload version this component reports (usually $OPERATOR_IMAGE_VERSION). */
+  desiredVersion: string;
+  /** When desiredVersion equals this marker, follow ClusterVersion instead. Default "0.0.1-snapshot". */
+  missingVersionMarker?: string;
+  /** Called once at the first observation (previous undefined), then on every change of this version's entry. */
+  onChange?: FeatureGateChangeHandler;
+  /** Records FeatureGatesInitialized / FeatureGatesModified events. */
+  events?: EventRecorder;
+  /** Counts this accessor's API requests (rest_client_requests_total). */
+  metricsRegistry?: Registry;
+  logger?: Logger;
+  /** Reflector tuning (tests): relist interval and watch backoff. */
+  reflector?: { relistIntervalMs?: number; backoffInitialMs?: number; backoffMaxMs?: number };
+}
+
+export interface FeatureGateAccess {
+  start(): void;
+  stop(): Promise<void>;
+  /** Resolves at the first observation; rejects on timeout or abort. */
+  waitForInitial(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<FeatureGates>;
+  /** The current gates; throws before the first observation. */
+  current(): FeatureGates;
+  isReady(): boolean;
+}
+
+export class FeatureGatesNotObservedError extends Error {
+  override name = 'FeatureGatesNotObservedError';
+}
+
+/** The version a component looks up: its own, or ClusterVersion's when it runs with the marker. */
+export function targetVersion(desiredVersion: string, marker: string, cv: ClusterVersion | undefined): string | undefined {
+  if (desiredVersion !== marker) return desiredVersion;
+  if (!cv) return undefined;
+  const desired = cv.status?.desired?.version ?? '';
+  if (desired) return desired;
+  return cv.status?.history[0]?.version || undefined;
+}
+
+/** The gates of `version` in a FeatureGate object: the first status entry with exactly that version. */
+export function gatesForVersion(featureGate: FeatureGate, version: string): FeatureGates {
+  const entry = featureGate.status?.featureGates.find((e) => e.version === version);
+  if (!entry) {
+    throw new Error(`unable to determine features: missing desired version ${JSON.stringify(version)} in featuregates.config.openshift.io/cluster`);
+  }
+  return new FeatureGates(entry.enabled.map((g) => g.name), entry.disabled.map((g) => g.name));
+}
+
+const INVOLVED = { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', name: FEATURE_GATE_NAME };
+
+export function createFeatureGateAccess(options: FeatureGateAccessOptions): FeatureGateAccess {
+  if (!options.desiredVersion) {
+    throw new Error('createFeatureGateAccess: desiredVersion is empty; pass the version this component reports ' +
+      `(usually $OPERATOR_IMAGE_VERSION), or "${MISSING_VERSION_MARKER}" to follow ClusterVersion`);
+  }
+  const marker = options.missingVersionMarker ?? MISSING_VERSION_MARKER;
+  const log = (options.logger ?? silentLogger).with({ component: 'feature-gate-detector' });
+  const events = options.events ?? noEvents;
+  const reflectorOptions = { logger: log, ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), ...options.reflector };
+  const featureGates = new Reflector(new ResourceClient(options.kubeConfig, FeatureGateResource, options.metricsRegistry),
+    { ...reflectorOptions, name: FEATURE_GATE_NAME });
+  const clusterVersions = new Reflector(new ResourceClient(options.kubeConfig, ClusterVersions, options.metricsRegistry),
+    { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
+
+  let current: FeatureGates | undefined;
+  let resolveInitial!: (g: FeatureGates) => void;
+  const initial = new Promise<FeatureGates>((resolve) => { resolveInitial = resolve; });
+  let lastMissing = '';
+
+  const sync = async (): Promise<void> => {
+    if (!featureGates.hasSynced() || !clusterVersions.hasSynced()) return;
+    const version = targetVersion(options.desiredVersion, marker, clusterVersions.get(CLUSTER_VERSION_NAME));
+    if (version === undefined) return; // no ClusterVersion yet: wait silently
+    const fg = featureGates.get(FEATURE_GATE_NAME);
+    if (!fg) return; // no FeatureGate yet: wait silently
+    const entry = fg.status?.featureGates.find((e) => e.version === version);
+    if (!entry) {
+      const msg = `missing desired version ${JSON.stringify(version)} in featuregates.config.openshift.io/cluster`;
+      if (msg !== lastMissing) log.info(msg);
+      lastMissing = msg;
+      throw new Error(msg);
+    }
+    lastMissing = '';
+    const next = new FeatureGates(entry.enabled.map((g) => g.name), entry.disabled.map((g) => g.name));
+    const previous = current;
+    if (previous?.equals(next)) return;
+    current = next;
+    const message = `FeatureGates updated to ${JSON.stringify({ version, ...next.toJSON() })}`;
+    if (!previous) {
+      log.info('feature gates observed', { version, enabled: next.enabledNames.length, disabled: next.disabledNames.length });
+      resolveInitial(next);
+      await events.event(INVOLVED, 'Normal', 'FeatureGatesInitialized', message);
+    } else {
+      log.info('feature gates changed', { version });
+      await events.event(INVOLVED, 'Normal', 'FeatureGatesModified', message);
+    }
+    if (options.onChange) {
+      try {
+        await options.onChange({ previous, current: next });
+      } catch (e) {
+        log.error('feature-gate change handler failed', { error: e });
+      }
+    }
+  };
+
+  const queue = new WorkQueue('feature-gate-detector', sync, {
+    ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), logger: silentLogger,
+  });
+  const enqueue = () => queue.add(FEATURE_GATE_NAME);
+  featureGates.addListener(enqueue);
+  clusterVersions.addListener(enqueue);
+  let started = false;
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      featureGates.start();
+      clusterVersions.start();
+      void Promise.all([featureGates.synced, clusterVersions.synced]).then(enqueue);
+    },
+    async stop() {
+      await queue.shutDown();
+      await Promise.all([featureGates.stop(), clusterVersions.stop()]);
+    },
+    async waitForInitial({ timeoutMs, signal } = {}) {
+      if (current) return current;
+      return new Promise<FeatureGates>((resolve, reject) => {
+        const cleanup: (() => void)[] = [];
+        const done = (fn: () => void) => { for (const c of cleanup) c(); fn(); };
+        if (signal) {
+          if (signal.aborted) return reject(signal.reason);
+          const onAbort = () => done(() => reject(signal.reason));
+          signal.addEventListener('abort', onAbort, { once: true });
+          cleanup.push(() => signal.removeEventListener('abort', onAbort));
+        }
+        if (timeoutMs !== undefined) {
+          const t = setTimeout(() => done(() => reject(new Error('timed out waiting for FeatureGate detection'))), timeoutMs);
+          cleanup.push(() => clearTimeout(t));
+        }
+        void initial.then((g) => done(() => resolve(g)));
+      });
+    },
+    current() {
+      if (!current) throw new FeatureGatesNotObservedError('featureGates not yet observed');
+      return current;
+    },
+    isReady: () => current !== undefined,
+  };
+}

@@ -1,0 +1,130 @@
+// Feeding fake versions to a control plane, for tests of code that reads FeatureGate/cluster and
+// ClusterVersion/version: no cluster-version or config operator needed. Objects are valid against both
+// this project's CRDs and openshift/api's.
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterVersion, type FeatureGate, type FeatureGateDetails, type UpdateHistory,
+} from '../../api-types/index.js';
+import { ClusterVersions, FeatureGates, ResourceClient, isConflict, isNotFound } from '../../runtime/index.js';
+
+export type HistoryInput = string | { version: string; state?: 'Completed' | 'Partial'; image?: string; startedTime?: string; completionTime?: string | null };
+
+const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
+
+function imageFor(version: string): string {
+  return `quay.io/openshift-release-dev/ocp-release:${version || 'unknown'}`;
+}
+
+export function historyEntry(h: HistoryInput, now = new Date()): UpdateHistory {
+  const e = typeof h === 'string' ? { version: h } : h;
+  const state = e.state ?? 'Completed';
+  const started = e.startedTime ?? rfc3339(now);
+  return {
+    state, startedTime: started,
+    completionTime: e.completionTime !== undefined ? e.completionTime : state === 'Completed' ? started : null,
+    version: e.version, image: e.image ?? imageFor(e.version), verified: false,
+  };
+}
+
+/** Retries a read-modify-write on 409 (someone else wrote in between). */
+async function withConflictRetry<T>(fn: () => Promise<T>, attempts = 20): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!isConflict(e) || i >= attempts) throw e;
+    }
+  }
+}
+
+async function getOrCreate<T extends { metadata: { name?: string } }>(client: ResourceClient<T>, name: string, make: () => T): Promise<T> {
+  try {
+    return await client.get(name);
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+    try {
+      return await client.create(make());
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+      return client.get(name);
+    }
+  }
+}
+
+function emptyFeatureGate(spec: FeatureGate['spec']): FeatureGate {
+  return { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: FEATURE_GATE_NAME }, spec };
+}
+
+function emptyClusterVersion(): ClusterVersion {
+  return {
+    apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: CLUSTER_VERSION_NAME },
+    spec: { clusterID: '00000000-0000-4000-8000-000000000000' },
+  };
+}
+
+/**
+ * Creates or updates ClusterVersion/version with this status: `history` newest first (strings mean
+ * Completed entries), `desired` defaulting to the newest history version. Extra status fields (say,
+ * conditions) can be passed to simulate heartbeats.
+ */
+export async function setClusterVersion(kc: KubeConfig, input: { desired?: string; history: HistoryInput[]; extraStatus?: Record<string, unknown> }): Promise<ClusterVersion> {
+  const client = new ResourceClient(kc, ClusterVersions);
+  const history = input.history.map((h) => historyEntry(h));
+  const desired = input.desired ?? history[0]?.version ?? '';
+  return withConflictRetry(async () => {
+    const cv = await getOrCreate(client, CLUSTER_VERSION_NAME, emptyClusterVersion);
+    return client.replaceStatus({
+      ...cv,
+      status: {
+        availableUpdates: null, observedGeneration: 1, versionHash: 'fake', ...input.extraStatus,
+        desired: { version: desired, image: history[0]?.image ?? imageFor(desired) }, history,
+      },
+    });
+  });
+}
+
+export interface UpgradeInProgress {
+  /** Marks the new head Completed, as the cluster-version operator does when the upgrade finishes. */
+  complete(): Promise<ClusterVersion>;
+}
+
+/** Starts an upgrade the way the cluster-version operator records it: close the old head, prepend a Partial entry. */
+export async function upgrade(kc: KubeConfig, toVersion: string): Promise<UpgradeInProgress> {
+  const client = new ResourceClient(kc, ClusterVersions);
+  const now = rfc3339(new Date());
+  await withConflictRetry(async () => {
+    const cv = await getOrCreate(client, CLUSTER_VERSION_NAME, emptyClusterVersion);
+    const old = (cv.status?.history ?? []).map((h, i) => (i === 0 && h.completionTime === null ? { ...h, completionTime: now } : h));
+    const head = historyEntry({ version: toVersion, state: 'Partial' });
+    return client.replaceStatus({
+      ...cv,
+      status: { availableUpdates: null, observedGeneration: 1, versionHash: 'fake', ...(cv.status ?? {}), desired: { version: toVersion, image: head.image }, history: [head, ...old] },
+    });
+  });
+  return {
+    complete: () => withConflictRetry(async () => {
+      const cv = await client.get(CLUSTER_VERSION_NAME);
+      const history = (cv.status?.history ?? []).map((h, i) =>
+        (i === 0 && h.version === toVersion ? { ...h, state: 'Completed', completionTime: rfc3339(new Date()) } : h));
+      return client.replaceStatus({ ...cv, status: { ...(cv.status ?? { history: [] }), history } });
+    }),
+  };
+}
+
+/** Creates FeatureGate/cluster if missing (with `spec`) and replaces its status entries. */
+export async function setFeatureGateStatus(kc: KubeConfig, entries: FeatureGateDetails[], spec: FeatureGate['spec'] = {}): Promise<FeatureGate> {
+  const client = new ResourceClient(kc, FeatureGates);
+  return withConflictRetry(async () => {
+    const fg = await getOrCreate(client, FEATURE_GATE_NAME, () => emptyFeatureGate(spec));
+    return client.replaceStatus({ ...fg, status: { ...(fg.status ?? {}), featureGates: entries } });
+  });
+}
+
+/** Creates or replaces FeatureGate/cluster's spec (keeping its status). */
+export async function setFeatureGateSpec(kc: KubeConfig, spec: FeatureGate['spec']): Promise<FeatureGate> {
+  const client = new ResourceClient(kc, FeatureGates);
+  return withConflictRetry(async () => {
+    const fg = await getOrCreate(client, FEATURE_GATE_NAME, () => emptyFeatureGate(spec));
+    return client.replace({ ...fg, spec });
+  });
+}
