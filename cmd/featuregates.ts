@@ -9,7 +9,9 @@ const commands: { name: string; summary: string; load: () => Promise<CommandSpec
     load: async () => (await import('./render.js')).renderCommand },
   { name: 'operator', summary: 'run the operator: FeatureGate status per version, Upgradeable, ClusterOperator status',
     load: async () => (await import('./operator.js')).operatorCommand },
-  { name: 'start', summary: 'run locally: a local control plane with the CRDs (until Ctrl-C)',
+  { name: 'status', summary: 'show the feature set, whether upgrades are allowed, and the gates per version',
+    load: async () => (await import('./status.js')).statusCommand },
+  { name: 'start', summary: 'run locally: a local control plane (when no cluster is configured) and the operator, until Ctrl-C',
     load: async () => (await import('./start.js')).startCommand },
 ];
 

@@ -107,7 +107,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       elector = new LeaderElector(kc, {
         namespace: options.leaderElectionNamespace ?? namespace,
         name: options.leaderElectionId ?? DEFAULT_LEADER_ELECTION_ID,
-        identity: `${hostname()}_${randomBytes(6).toString('hex')}`,
+        identity: `${hostname()}_${process.pid}_${randomBytes(4).toString("hex")}`,
         metrics, logger: log,
         onStoppedLeading: options.onLostLeadership ?? (() => { throw new Error('leader election lost'); }),
       });

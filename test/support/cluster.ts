@@ -1,4 +1,6 @@
-// Access to the shared control planes started by test/global-setup.ts.
+// Access to the shared control planes started by test/global-setup.ts. Tests on them use unique object
+// names; the singletons FeatureGate/cluster and ClusterVersion/version are never created there (tests of
+// code that reads them start a control plane of their own).
 import { KubeConfig } from '@kubernetes/client-node';
 
 export type CRDSet = 'ours' | 'upstream';

@@ -1,0 +1,71 @@
+// `featuregates status`: the feature set, whether minor upgrades are allowed, and per-version counts.
+import {
+  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, featureGatesUpgradeable, featureSetName, type ClusterOperator, type FeatureGate,
+} from '../api-types/index.js';
+import { ClusterOperators, ClusterVersions, FeatureGates, ResourceClient, apiErrorMessage, isNotFound, loadKubeConfig } from '../runtime/index.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { UsageError, type CommandSpec } from './args.js';
+
+export interface StatusSummary {
+  featureSet: string;
+  upgradeable: { status: string; reason: string; message: string; source: string };
+  clusterVersion: { desired: string | undefined; history: string[] } | undefined;
+  versions: { version: string; enabled: number; disabled: number }[];
+}
+
+export function summarize(fg: FeatureGate, co: ClusterOperator | undefined, cvHistory: string[] | undefined, desired?: string): StatusSummary {
+  const coCond = co?.status?.conditions?.find((c) => c.type === 'Upgradeable');
+  const own = featureGatesUpgradeable(fg.spec.featureSet);
+  return {
+    featureSet: featureSetName(fg.spec.featureSet ?? ''),
+    upgradeable: coCond
+      ? { status: coCond.status, reason: coCond.reason ?? '', message: coCond.message ?? '', source: `clusteroperator/${co?.metadata.name}` }
+      : { status: own.status, reason: own.reason, message: own.message, source: 'computed from spec' },
+    clusterVersion: cvHistory ? { desired, history: cvHistory } : undefined,
+    versions: (fg.status?.featureGates ?? []).map((e) => ({ version: e.version, enabled: e.enabled.length, disabled: e.disabled.length })),
+  };
+}
+
+export function formatTable(s: StatusSummary): string {
+  const lines = [
+    `Feature set:  ${s.featureSet}`,
+    `Upgradeable:  ${s.upgradeable.status}${s.upgradeable.reason ? ` (${s.upgradeable.reason})` : ''}${s.upgradeable.message && s.upgradeable.status !== 'True' ? ` — ${s.upgradeable.message}` : ''}`,
+  ];
+  if (s.clusterVersion) lines.push(`Cluster:      desired ${s.clusterVersion.desired ?? '-'}, history ${s.clusterVersion.history.join(', ') || '-'}`);
+  lines.push('', `${'VERSION'.padEnd(24)} ${'ENABLED'.padStart(7)} ${'DISABLED'.padStart(8)}`);
+  if (s.versions.length === 0) lines.push('(no status entries yet)');
+  for (const v of s.versions) lines.push(`${v.version.padEnd(24)} ${String(v.enabled).padStart(7)} ${String(v.disabled).padStart(8)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export async function readStatus(kc: KubeConfig, clusterOperatorName = 'config-operator'): Promise<StatusSummary> {
+  let fg: FeatureGate;
+  try {
+    fg = await new ResourceClient(kc, FeatureGates).get(FEATURE_GATE_NAME);
+  } catch (e) {
+    if (isNotFound(e)) throw new Error('featuregates.config.openshift.io/cluster not found: is the cluster running featuregate-coordinator or OpenShift?', { cause: e });
+    throw new Error(`reading featuregates/cluster: ${apiErrorMessage(e)}`, { cause: e });
+  }
+  const optional = async <T>(p: Promise<T>) => p.catch((e: unknown) => { if (isNotFound(e)) return undefined; throw e; });
+  const co = await optional(new ResourceClient(kc, ClusterOperators).get(clusterOperatorName));
+  const cv = await optional(new ResourceClient(kc, ClusterVersions).get(CLUSTER_VERSION_NAME));
+  return summarize(fg, co, cv?.status?.history.map((h) => `${h.version}${h.state === 'Partial' ? ' (Partial)' : ''}`), cv?.status?.desired?.version);
+}
+
+export const statusCommand: CommandSpec = {
+  name: 'status',
+  summary: 'show the feature set, whether upgrades are allowed, and the gates per version',
+  usage: 'featuregates status [--kubeconfig P] [-o table|json]',
+  options: {
+    kubeconfig: { type: 'string', help: 'kubeconfig file (default: $KUBECONFIG, then in-cluster)' },
+    output: { type: 'string', short: 'o', help: 'table (default) or json' },
+    'cluster-operator-name': { type: 'string', help: 'ClusterOperator to read Upgradeable from (default config-operator)' },
+  },
+  async run(values) {
+    const output = values.output ?? 'table';
+    if (output !== 'table' && output !== 'json') throw new UsageError(`-o must be table or json, got ${JSON.stringify(output)}`);
+    const s = await readStatus(loadKubeConfig(values.kubeconfig), values['cluster-operator-name']);
+    process.stdout.write(output === 'json' ? `${JSON.stringify(s, null, 2)}\n` : formatTable(s));
+    return 0;
+  },
+};
