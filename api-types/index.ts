@@ -10,3 +10,4 @@ export * from './conditions.js';
 export * from './render.js';
 export * from './status-size.js';
 export * from './deep-equal.js';
+export * from './operand-render.js';

@@ -12,6 +12,7 @@ import {
   type EventRecorder, type Logger,
 } from '../runtime/index.js';
 import { FeatureGates } from './feature-gates.js';
+import { exitOnChange } from './exit-on-change.js';
 
 export interface FeatureGateChange {
   /** undefined on the first observation. */
@@ -27,7 +28,10 @@ export interface FeatureGateAccessOptions {
   desiredVersion: string;
   /** When desiredVersion equals this marker, follow ClusterVersion instead. Default "0.0.1-snapshot". */
   missingVersionMarker?: string;
-  /** Called once at the first observation (previous undefined), then on every change of this version's entry. */
+  /**
+   * Called once at the first observation (previous undefined), then on every change of this version's
+   * entry. Default: exitOnChange() — exit 0 on a change, so the component restarts with the new gates.
+   */
   onChange?: FeatureGateChangeHandler;
   /** Records FeatureGatesInitialized / FeatureGatesModified events. */
   events?: EventRecorder;
@@ -80,6 +84,7 @@ export function createFeatureGateAccess(options: FeatureGateAccessOptions): Feat
   const marker = options.missingVersionMarker ?? MISSING_VERSION_MARKER;
   const log = (options.logger ?? silentLogger).with({ component: 'feature-gate-detector' });
   const events = options.events ?? noEvents;
+  const onChange = options.onChange ?? exitOnChange();
   const reflectorOptions = { logger: log, ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), ...options.reflector };
   const featureGates = new Reflector(new ResourceClient(options.kubeConfig, FeatureGateResource, options.metricsRegistry),
     { ...reflectorOptions, name: FEATURE_GATE_NAME });
@@ -90,6 +95,7 @@ export function createFeatureGateAccess(options: FeatureGateAccessOptions): Feat
   let resolveInitial!: (g: FeatureGates) => void;
   const initial = new Promise<FeatureGates>((resolve) => { resolveInitial = resolve; });
   let lastMissing = '';
+  let handlers: Promise<void> = Promise.resolve();
 
   const sync = async (): Promise<void> => {
     if (!featureGates.hasSynced() || !clusterVersions.hasSynced()) return;
@@ -118,13 +124,14 @@ export function createFeatureGateAccess(options: FeatureGateAccessOptions): Feat
       log.info('feature gates changed', { version });
       await events.event(INVOLVED, 'Normal', 'FeatureGatesModified', message);
     }
-    if (options.onChange) {
+    // Handlers run one at a time, outside the sync worker: a handler may call current() or stop().
+    handlers = handlers.then(async () => {
       try {
-        await options.onChange({ previous, current: next });
+        await onChange({ previous, current: next });
       } catch (e) {
         log.error('feature-gate change handler failed', { error: e });
       }
-    }
+    });
   };
 
   const queue = new WorkQueue('feature-gate-detector', sync, {

@@ -11,7 +11,7 @@ export class FeatureGates<Name extends string = string> {
   readonly disabledNames: readonly Name[];
   private readonly state: ReadonlyMap<string, boolean>;
 
-  constructor(enabled: Iterable<Name>, disabled: Iterable<Name>) {
+  constructor(enabled: Iterable<NoInfer<Name>>, disabled: Iterable<NoInfer<Name>>) {
     const on = [...new Set(enabled)].sort(compareNames);
     const onSet = new Set<string>(on);
     // As upstream: a name in both lists is enabled.

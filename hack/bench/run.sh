@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compiles the project (sources, hack/bench) into .cache/bench-build and runs one benchmark:
-#   npm run bench -- <name>     (a file hack/bench/<name>.ts)
+#   npm run bench -- <name>     (a file hack/bench/<name>.ts; "../x" runs hack/x.ts)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 name="${1:?usage: npm run bench -- <name>; one of: $(ls hack/bench/*.ts | xargs -n1 basename | sed 's/\.ts$//' | grep -v stats | tr '\n' ' ')}"

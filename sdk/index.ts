@@ -1,0 +1,13 @@
+// featuregate-coordinator/sdk: what component operators import.
+export {
+  createFeatureGateAccess, gatesForVersion, targetVersion, FeatureGatesNotObservedError,
+  type FeatureGateAccess, type FeatureGateAccessOptions, type FeatureGateChange, type FeatureGateChangeHandler,
+} from './feature-gate-access.js';
+export { FeatureGates, UnknownFeatureGateError } from './feature-gates.js';
+export { exitOnChange, type ExitOnChangeOptions } from './exit-on-change.js';
+export { staticFeatureGateAccess, featureGateAccessFromObject, testingFeatureGateAccess, type TestingFeatureGateAccess } from './static-access.js';
+export {
+  renderKubeAPIServerArgs, renderKubeletFeatureGates, parseFeatureGates, operandGates, type GateLists, type OperandFilter,
+  MISSING_VERSION_MARKER, type FeatureGate, type FeatureGateDetails,
+} from '../api-types/index.js';
+export { createLogger, createEventRecorder, type Logger, type EventRecorder } from '../runtime/index.js';
