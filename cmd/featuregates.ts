@@ -11,6 +11,8 @@ const commands: { name: string; summary: string; load: () => Promise<CommandSpec
     load: async () => (await import('./operator.js')).operatorCommand },
   { name: 'status', summary: 'show the feature set, whether upgrades are allowed, and the gates per version',
     load: async () => (await import('./status.js')).statusCommand },
+  { name: 'standalone', summary: 'single-node mode: check the feature-gate config and lock, or render operand flags',
+    load: async () => (await import('./standalone.js')).standaloneCommand },
   { name: 'start', summary: 'run locally: a local control plane (when no cluster is configured) and the operator, until Ctrl-C',
     load: async () => (await import('./start.js')).startCommand },
 ];

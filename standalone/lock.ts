@@ -1,0 +1,100 @@
+// The feature-gate lock `<data-dir>/no-upgrade`: what it holds, how it is encoded, and the checks a
+// start must pass while it exists (pure; standalone/files.ts does the I/O).
+import { parseDocument, stringify } from 'yaml';
+import { describe, FeatureSets } from '../api-types/index.js';
+import type { GateLists, StandaloneFeatureGates } from './config.js';
+import { goSet } from './validate.js';
+import { formatVersion, parseExecVersion, type ExecVersion } from './version.js';
+
+export interface FeatureGateLock {
+  featureSet: string;
+  customNoUpgrade: GateLists;
+  version: string;
+}
+
+export function lockFor(fg: StandaloneFeatureGates, version: ExecVersion): FeatureGateLock {
+  return { featureSet: fg.featureSet, customNoUpgrade: { enabled: [...fg.customNoUpgrade.enabled], disabled: [...fg.customNoUpgrade.disabled] }, version: formatVersion(version) };
+}
+
+/** YAML with sorted keys, empty lists as []. */
+export function encodeLock(lock: FeatureGateLock): string {
+  return stringify({
+    customNoUpgrade: { disabled: lock.customNoUpgrade.disabled, enabled: lock.customNoUpgrade.enabled },
+    featureSet: lock.featureSet,
+    version: lock.version,
+  }, { sortMapEntries: true });
+}
+
+function names(v: unknown, where: string): string[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new Error(`${where}: expected a list of gate names, got ${describe(v)}`);
+  return v as string[];
+}
+
+/** Strict: an empty, truncated, unparsable or wrongly shaped lock is an error, never "no lock". */
+export function decodeLock(text: string): FeatureGateLock {
+  if (text.trim() === '') throw new Error('the lock file is empty');
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) throw new Error(`not valid YAML: ${doc.errors[0]?.message.split('\n')[0]}`);
+  const o = doc.toJS() as unknown;
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new Error(`expected a mapping, got ${describe(o)}`);
+  const r = o as Record<string, unknown>;
+  for (const k of Object.keys(r)) if (!['featureSet', 'customNoUpgrade', 'version'].includes(k)) throw new Error(`unexpected field ${JSON.stringify(k)}`);
+  if (typeof r.featureSet !== 'string') throw new Error(`featureSet: expected a string, got ${describe(r.featureSet)}`);
+  if (typeof r.version !== 'string') throw new Error(`version: expected a string, got ${describe(r.version)}`);
+  parseExecVersion(r.version);
+  const c = r.customNoUpgrade;
+  if (c !== undefined && c !== null && (typeof c !== 'object' || Array.isArray(c))) throw new Error(`customNoUpgrade: expected a mapping, got ${describe(c)}`);
+  const co = (c ?? {}) as Record<string, unknown>;
+  return { featureSet: r.featureSet, version: r.version, customNoUpgrade: { enabled: names(co.enabled, 'customNoUpgrade.enabled'), disabled: names(co.disabled, 'customNoUpgrade.disabled') } };
+}
+
+export const RESTORE_STEPS = [
+  'To restore MicroShift to a supported state, you must:',
+  '1. Run: sudo microshift-cleanup-data --all',
+  '2. Remove custom feature gates from /etc/microshift/config.yaml',
+  '3. Restart MicroShift: sudo systemctl restart microshift',
+].join('\n');
+
+/** The config may not unset the locked feature set nor move to another one (OpenShift's CEL rules). */
+export function configChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates): string | undefined {
+  let inner: string | undefined;
+  if (lock.featureSet !== '' && fg.featureSet === '') {
+    inner = `cannot unset feature set. Previous config had feature set ${JSON.stringify(lock.featureSet)}, current config has no feature set configured`;
+  } else if (lock.featureSet !== '' && fg.featureSet !== lock.featureSet) {
+    // Upstream only has this rule for CustomNoUpgrade; every NoUpgrade set is one-way here.
+    inner = `cannot change ${lock.featureSet} feature set. Previous feature set was ${JSON.stringify(lock.featureSet)}, current feature set is ${JSON.stringify(fg.featureSet)}`;
+  }
+  return inner === undefined ? undefined : `detected invalid changes in feature gate configuration: ${inner}\n\n${RESTORE_STEPS}`;
+}
+
+/**
+ * A major or minor change (either direction) is refused unless every locked gate is exempted by the
+ * current config's specialHandlingSupportExceptionRequired lists of the same polarity. Patch changes pass.
+ * A locked TechPreviewNoUpgrade/DevPreviewNoUpgrade set (an extension) cannot be exempted.
+ */
+export function upgradeChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates, exec: ExecVersion): string | undefined {
+  const locked = parseExecVersion(lock.version);
+  if (locked.major === exec.major && locked.minor === exec.minor) return undefined;
+  const se = new Set(fg.specialHandlingSupportExceptionRequired.enabled);
+  const sd = new Set(fg.specialHandlingSupportExceptionRequired.disabled);
+  const blockedEnabled = lock.customNoUpgrade.enabled.filter((n) => !se.has(n));
+  const blockedDisabled = lock.customNoUpgrade.disabled.filter((n) => !sd.has(n));
+  const preset = lock.featureSet === FeatureSets.TechPreviewNoUpgrade || lock.featureSet === FeatureSets.DevPreviewNoUpgrade;
+  if (!preset && blockedEnabled.length === 0 && blockedDisabled.length === 0) return undefined;
+  const E = formatVersion(exec);
+  return [
+    `version upgrade detected with custom feature gates: locked version ${lock.version}, current version ${E}`,
+    '',
+    'Upgrades are not supported when custom feature gates are configured.',
+    `Custom feature gates were configured in version ${lock.version}.`,
+    ...(preset ? [`Feature set: ${lock.featureSet}`] : []),
+    `Gates Enabled: ${goSet(blockedEnabled)}`,
+    `Gates Disabled: ${goSet(blockedDisabled)}`,
+    'To restore MicroShift to a supported state, you must:',
+    `1. Roll back to version ${lock.version}, OR`,
+    '2. Run: sudo microshift-cleanup-data --all',
+    '3. Remove custom feature gates from /etc/microshift/config.yaml',
+    '4. Restart MicroShift: sudo systemctl restart microshift',
+  ].join('\n');
+}

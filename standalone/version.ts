@@ -1,0 +1,38 @@
+// Executable / data versions (X.Y.Z) and MicroShift's version compatibility rules: no going back below
+// the data's version, at most 2 minor steps forward (4.22 → 5.0 counts as one step); patch changes are free.
+export interface ExecVersion {
+  major: number;
+  minor: number;
+  patch: number;
+}
+
+export function parseExecVersion(v: string): ExecVersion {
+  const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(v.trim());
+  if (!m) throw new Error(`invalid version string (${v}): expected Major.Minor.Patch`);
+  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]) };
+}
+
+export const formatVersion = (v: ExecVersion) => `${v.major}.${v.minor}.${v.patch}`;
+
+export const MAX_VERSION_SKEW = 2;
+const LAST_MINOR_FOR_MAJOR: Record<number, number> = { 4: 22 };
+
+/** major.minor as one linear number, so that the last minor of a major is one step from the next major. */
+function linear(v: ExecVersion): number {
+  let n = 0;
+  for (let major = 4; major < v.major; major++) n += (LAST_MINOR_FOR_MAJOR[major] ?? 99) + 1;
+  return n + v.minor;
+}
+
+/** Throws when the executable may not run on data of version `data`; returns the log line otherwise. */
+export function checkVersionCompatibility(exec: ExecVersion, data: ExecVersion): string | undefined {
+  if (exec.major === data.major && exec.minor === data.minor && exec.patch === data.patch) return undefined;
+  const distance = linear(exec) - linear(data);
+  const E = formatVersion(exec);
+  const D = formatVersion(data);
+  if (distance < 0) throw new Error(`executable (${E}) is older than existing data (${D}): migrating data to older version is not supported`);
+  if (distance > MAX_VERSION_SKEW) {
+    throw new Error(`executable (${E}) is too recent compared to existing data (${D}): version distance is ${distance}, maximum allowed is ${MAX_VERSION_SKEW}`);
+  }
+  return `Version upgrade from ${D} to ${E} (distance ${distance}), continuing`;
+}
