@@ -25,11 +25,11 @@ export const startCommand: CommandSpec = {
   options: {
     kubeconfig: { type: 'string', help: 'run against this cluster instead of a local control plane' },
     'operator-version': { type: 'string', help: `payload version (default: $OPERATOR_IMAGE_VERSION, else ${EXAMPLE_VERSION})` },
-    'authoritative-feature-gate-dir': { type: 'string', help: 'payload manifests (default: examples/payload-featuregates)' },
+    'authoritative-feature-gate-dir': { type: 'string', help: 'payload manifests (default: the example set in deploy/base/payload)' },
   },
   async run(values) {
     const version = values['operator-version'] ?? process.env.OPERATOR_IMAGE_VERSION ?? EXAMPLE_VERSION;
-    const dir = values['authoritative-feature-gate-dir'] ?? join(packageRoot(), 'examples', 'payload-featuregates');
+    const dir = values['authoritative-feature-gate-dir'] ?? join(packageRoot(), 'deploy', 'base', 'payload');
     const logger = createLogger({ fields: { operator: 'featuregates' } });
     let plane: ControlPlane | undefined;
     const signal = untilSignal();

@@ -11,5 +11,5 @@ if (!dir || !out) {
   process.exit(2);
 }
 const names = gateNamesFromManifests(readPayloadManifests(dir));
-writeFileSync(out, gateNamesModule(names, dir.replace(/.*\/(shared\/)/, '../$1')));
+writeFileSync(out, gateNamesModule(names, dir));
 process.stderr.write(`wrote ${names.length} gate names to ${out}\n`);

@@ -1,6 +1,10 @@
-// An event recorder: core/v1 Events about an object, created in the recorder's namespace.
+// An event recorder: core/v1 Events created in the recorder's namespace. Kubernetes only accepts an Event
+// about a cluster-scoped object (FeatureGate, ClusterVersion) in the "default" namespace, so — as
+// library-go does — such events are recorded about this process's own Pod in its namespace, with the
+// cluster-scoped object as the Event's `related` object.
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
 import { apiErrorMessage } from './api-errors.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -19,9 +23,20 @@ export interface EventRecorder {
   event(object: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
 }
 
-export function createEventRecorder(kc: KubeConfig, options: { namespace: string; component: string; logger?: Logger; metrics?: Registry }): EventRecorder {
+export interface EventRecorderOptions {
+  namespace: string;
+  component: string;
+  /** What namespaced object events about cluster-scoped objects are recorded against. Default: this Pod. */
+  regarding?: InvolvedObject;
+  logger?: Logger;
+  metrics?: Registry;
+}
+
+export function createEventRecorder(kc: KubeConfig, options: EventRecorderOptions): EventRecorder {
   const api = kc.makeApiClient(CoreV1Api);
   const log = options.logger ?? silentLogger;
+  const self: InvolvedObject = options.regarding
+    ?? { apiVersion: 'v1', kind: 'Pod', name: process.env.POD_NAME ?? hostname(), namespace: options.namespace };
   return {
     async event(object, type, reason, message) {
       const now = new Date();
@@ -30,7 +45,8 @@ export function createEventRecorder(kc: KubeConfig, options: { namespace: string
           namespace: options.namespace,
           body: {
             metadata: { name: `${object.name}.${randomBytes(8).toString('hex')}`, namespace: options.namespace },
-            involvedObject: { ...object },
+            involvedObject: object.namespace === options.namespace ? { ...object } : { ...self },
+            ...(object.namespace === options.namespace ? {} : { related: { ...object } }),
             type, reason, message: message.slice(0, 1024),
             source: { component: options.component },
             reportingComponent: options.component,

@@ -14,7 +14,7 @@ const kc = plane.kubeConfig;
 await setFeatureGateSpec(kc, {});
 await setClusterVersion(kc, { history: ['4.22.0'] });
 const op = await startOperator({
-  kubeConfig: kc, operatorVersion: '4.22.0', featureGateDir: join(packageRoot(), 'examples', 'payload-featuregates'),
+  kubeConfig: kc, operatorVersion: '4.22.0', featureGateDir: join(packageRoot(), 'deploy', 'base', 'payload'),
   metricsBindAddress: '0', healthProbeBindAddress: '0',
 });
 await op.ready;

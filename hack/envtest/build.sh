@@ -42,11 +42,18 @@ minor="$(echo "$k8s_version" | cut -d. -f2)"
 bin="${ENVTEST_CACHE_DIR:-$root/.cache/envtest}/k8s-${k8s_version}-etcd-${etcd_version}"
 mkdir -p "$bin"
 
+kubectl_ok() { [[ -x "$bin/kubectl" ]] && "$bin/kubectl" version --client 2>/dev/null | grep -qx "Client Version: $k8s_version"; }
 apiserver_ok() { [[ -x "$bin/kube-apiserver" ]] && "$bin/kube-apiserver" --version 2>/dev/null | grep -qx "Kubernetes $k8s_version"; }
 etcd_ok() { [[ -x "$bin/etcd" ]] && "$bin/etcd" --version 2>/dev/null | grep -q "^etcd Version: ${etcd_version#v}$"; }
 
 export CGO_ENABLED=0
-if apiserver_ok && etcd_ok; then
+ldflags_common="-s -w"
+ldflags_common+=" -X k8s.io/component-base/version.gitVersion=$k8s_version"
+ldflags_common+=" -X k8s.io/component-base/version.gitMajor=1"
+ldflags_common+=" -X k8s.io/component-base/version.gitMinor=$minor"
+ldflags_common+=" -X k8s.io/component-base/version.gitTreeState=clean"
+ldflags_common+=" -X k8s.io/client-go/pkg/version.gitVersion=$k8s_version"
+if apiserver_ok && etcd_ok && kubectl_ok; then
   echo "$bin"   # warm cache: nothing to do, nothing to say
   exit 0
 fi
@@ -58,13 +65,7 @@ else
   go mod download
   log "building kube-apiserver $k8s_version (cold: 10-20 minutes on 2 cores; later runs reuse the Go build cache)"
   start=$SECONDS
-  ldflags="-s -w"
-  ldflags+=" -X k8s.io/component-base/version.gitVersion=$k8s_version"
-  ldflags+=" -X k8s.io/component-base/version.gitMajor=1"
-  ldflags+=" -X k8s.io/component-base/version.gitMinor=$minor"
-  ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
-  ldflags+=" -X k8s.io/client-go/pkg/version.gitVersion=$k8s_version"
-  go build -trimpath -ldflags "$ldflags" -o "$bin/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
+  go build -trimpath -ldflags "$ldflags_common" -o "$bin/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
   mv "$bin/kube-apiserver.tmp" "$bin/kube-apiserver"
   log "kube-apiserver built in $((SECONDS - start)) s"
   apiserver_ok || { log "built kube-apiserver does not report 'Kubernetes $k8s_version': $("$bin/kube-apiserver" --version 2>&1)"; exit 1; }
@@ -79,6 +80,17 @@ else
   mv "$bin/etcd.tmp" "$bin/etcd"
   log "etcd built in $((SECONDS - start)) s"
   etcd_ok || { log "built etcd does not report version $etcd_version: $("$bin/etcd" --version 2>&1 | head -1)"; exit 1; }
+fi
+
+if kubectl_ok; then
+  log "kubectl $k8s_version already built in $bin"
+else
+  log "building kubectl $k8s_version (for kustomize rendering and apply tests; cold: a few minutes)"
+  start=$SECONDS
+  go build -trimpath -ldflags "$ldflags_common" -o "$bin/kubectl.tmp" k8s.io/kubernetes/cmd/kubectl
+  mv "$bin/kubectl.tmp" "$bin/kubectl"
+  log "kubectl built in $((SECONDS - start)) s"
+  kubectl_ok || { log "built kubectl does not report 'Client Version: $k8s_version'"; exit 1; }
 fi
 
 echo "$bin"

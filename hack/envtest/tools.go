@@ -1,9 +1,10 @@
 //go:build tools
 
-// Package tools pins the two programs this module exists to build.
+// Package tools pins the programs this module exists to build.
 package tools
 
 import (
 	_ "go.etcd.io/etcd/server/v3"
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kubectl"
 )

@@ -2,22 +2,37 @@
 // TEST_ASSET_ETCD, then KUBEBUILDER_ASSETS (as controller-runtime's envtest), then the project's own
 // build from Go modules (hack/envtest/build.sh, cached by version).
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface ControlPlaneBinaries {
   kubeAPIServer: string;
   etcd: string;
+  /** kubectl, when the folder has one (the project's build does; TEST_ASSET_KUBECTL overrides). */
+  kubectl?: string;
 }
 
-/** The package root (the folder holding package.json), from sources or from dist/. */
+function withKubectl(b: ControlPlaneBinaries, dir: string | undefined, env: NodeJS.ProcessEnv): ControlPlaneBinaries {
+  const candidate = env.TEST_ASSET_KUBECTL ?? (dir ? join(dir, 'kubectl') : undefined);
+  if (candidate) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return { ...b, kubectl: candidate };
+    } catch { /* none */ }
+  }
+  return b;
+}
+
+/** The package root (the folder holding our package.json), from sources or from dist/. */
 export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'hack', 'envtest'))) return dir;
+    try {
+      if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === 'featuregate-coordinator') return dir;
+    } catch { /* no package.json here */ }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('cannot find the featuregate-coordinator package root (hack/envtest)');
+    if (parent === dir) throw new Error('cannot find the featuregate-coordinator package root');
     dir = parent;
   }
 }
@@ -33,22 +48,22 @@ function executable(path: string, what: string): string {
 
 export function resolveBinaries(assetsDir?: string, env: NodeJS.ProcessEnv = process.env): ControlPlaneBinaries {
   if (assetsDir) {
-    return {
+    return withKubectl({
       kubeAPIServer: executable(join(assetsDir, 'kube-apiserver'), 'assetsDir'),
       etcd: executable(join(assetsDir, 'etcd'), 'assetsDir'),
-    };
+    }, assetsDir, env);
   }
   if (env.TEST_ASSET_KUBE_APISERVER && env.TEST_ASSET_ETCD) {
-    return {
+    return withKubectl({
       kubeAPIServer: executable(env.TEST_ASSET_KUBE_APISERVER, 'TEST_ASSET_KUBE_APISERVER'),
       etcd: executable(env.TEST_ASSET_ETCD, 'TEST_ASSET_ETCD'),
-    };
+    }, undefined, env);
   }
   if (env.KUBEBUILDER_ASSETS) {
-    return {
+    return withKubectl({
       kubeAPIServer: executable(join(env.KUBEBUILDER_ASSETS, 'kube-apiserver'), 'KUBEBUILDER_ASSETS'),
       etcd: executable(join(env.KUBEBUILDER_ASSETS, 'etcd'), 'KUBEBUILDER_ASSETS'),
-    };
+    }, env.KUBEBUILDER_ASSETS, env);
   }
   const script = join(packageRoot(), 'hack', 'envtest', 'build.sh');
   let out: string;
@@ -60,8 +75,8 @@ export function resolveBinaries(assetsDir?: string, env: NodeJS.ProcessEnv = pro
       `set KUBEBUILDER_ASSETS to a folder with kube-apiserver and etcd to skip the build: ${(e as Error).message}`, { cause: e });
   }
   const dir = resolve(out.trim().split('\n').pop() ?? '');
-  return {
+  return withKubectl({
     kubeAPIServer: executable(join(dir, 'kube-apiserver'), script),
     etcd: executable(join(dir, 'etcd'), script),
-  };
+  }, dir, env);
 }

@@ -9,11 +9,13 @@ export function bundledCRDPaths(): string[] {
   return ['featuregates', 'clusterversions', 'clusteroperators'].map((r) => join(dir, `${r}.config.openshift.io.yaml`));
 }
 
-/**
- * openshift/api's own CRDs for the same resources, from a folder holding the upstream files
- * (default: ../shared/openshift-api next to the repository, or $OPENSHIFT_API_DIR).
- */
-export function upstreamCRDPaths(dir = process.env.OPENSHIFT_API_DIR ?? join(packageRoot(), '..', 'shared', 'openshift-api')): string[] {
+/** Where openshift/api's data is: $OPENSHIFT_API_DIR, else this repository's test fixtures copy. */
+export function openshiftAPIDir(): string {
+  return process.env.OPENSHIFT_API_DIR ?? join(packageRoot(), 'test', 'fixtures', 'openshift-api');
+}
+
+/** openshift/api's own CRDs for the same resources, from a folder holding the upstream files. */
+export function upstreamCRDPaths(dir = openshiftAPIDir()): string[] {
   const files = [
     '0000_10_config-operator_01_featuregates.crd.yaml',
     '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml',

@@ -1,5 +1,6 @@
 // featuregate-coordinator/sdk/testing: a real local control plane for tests, and helpers.
 export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
 export { resolveBinaries, packageRoot, type ControlPlaneBinaries } from './binaries.js';
-export { bundledCRDPaths, upstreamCRDPaths } from './crds.js';
+export { bundledCRDPaths, upstreamCRDPaths, openshiftAPIDir } from './crds.js';
 export { setClusterVersion, upgrade, setFeatureGateStatus, setFeatureGateSpec, historyEntry, type HistoryInput, type UpgradeInProgress } from './fake-versions.js';
+export { serviceAccountKubeConfig } from './service-account.js';

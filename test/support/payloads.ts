@@ -1,9 +1,10 @@
-// The real payload FeatureGate manifests in ../shared/openshift-api/payload-featuregates/ and their INDEX.json.
+// The real payload FeatureGate manifests (openshift/api, copied into test/fixtures) and their INDEX.json.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterProfile } from '../../api-types/index.js';
 
-export const PAYLOAD_ROOT = join(process.env.OPENSHIFT_API_DIR ?? join(process.cwd(), '..', 'shared', 'openshift-api'), 'payload-featuregates');
+// test/fixtures/openshift-api (a copy of ../shared/openshift-api), or $OPENSHIFT_API_DIR.
+export const PAYLOAD_ROOT = join(process.env.OPENSHIFT_API_DIR ?? join(process.cwd(), 'test', 'fixtures', 'openshift-api'), 'payload-featuregates');
 
 export interface IndexEntry {
   path: string;

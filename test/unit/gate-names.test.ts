@@ -13,7 +13,7 @@ describe('typed gate names', () => {
     const names = gateNamesFromManifests(readPayloadManifests(join(PAYLOAD_ROOT, 'current')));
     expect(names).toHaveLength(126);
     expect(readFileSync(join(process.cwd(), 'test/fixtures/gate-names.generated.ts'), 'utf8'))
-      .toBe(gateNamesModule(names, '../shared/openshift-api/payload-featuregates/current'));
+      .toBe(gateNamesModule(names, 'test/fixtures/openshift-api/payload-featuregates/current'));
   });
 
   it('lets typed FeatureGates accept known names and reject others at compile time', () => {

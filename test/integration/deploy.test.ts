@@ -1,0 +1,144 @@
+// deploy/: every manifest the overlays render is accepted by the API server, and the RBAC is proven by
+// running the operator (and an SDK accessor) as their ServiceAccounts.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ApiException, CoordinationV1Api, CoreV1Api, RbacAuthorizationV1Api, V1MicroTime } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { startOperator, type RunningOperator } from '../../controllers/manager.js';
+import { ClusterVersions, FeatureGates, ResourceClient } from '../../runtime/index.js';
+import { createFeatureGateAccess } from '../../sdk/index.js';
+import {
+  resolveBinaries, serviceAccountKubeConfig, setClusterVersion, setFeatureGateSpec, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
+} from '../../sdk/testing/index.js';
+import { eventually } from '../support/eventually.js';
+
+const NS = 'featuregate-coordinator';
+const kubectl = resolveBinaries().kubectl;
+
+function render(overlay: string): { kind: string; metadata: { name: string; namespace?: string } }[] {
+  const out = execFileSync(kubectl!, ['kustomize', join('deploy', 'overlays', overlay)], { encoding: 'utf8' });
+  return parseAllDocuments(out).map((d) => d.toJS()).filter(Boolean);
+}
+
+function apply(plane: ControlPlane, docs: object[], dryRun: boolean): string {
+  const input = docs.map((d) => JSON.stringify(d)).join('\n');
+  return execFileSync(kubectl!, ['--kubeconfig', plane.kubeconfigPath, 'apply', '--server-side', '--field-manager=deploy-test',
+    ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'], { input, encoding: 'utf8' });
+}
+
+async function forbidden(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(ApiException);
+    expect((e as ApiException<unknown>).code).toBe(403);
+    return;
+  }
+  throw new Error('expected 403 Forbidden, but the request was allowed');
+}
+
+describe('deploy manifests', () => {
+  it('kubectl is available for kustomize rendering', () => {
+    expect(kubectl).toBeDefined();
+  });
+
+  it('openshift overlay: every rendered manifest is accepted (server-side apply, dry run) where the CRDs exist', async () => {
+    const plane = await startControlPlane({ crdPaths: [...upstreamCRDPaths(), join('test', 'fixtures', 'crds', 'servicemonitors.monitoring.coreos.com.yaml')] });
+    try {
+      const docs = render('openshift');
+      expect(docs.map((d) => d.kind)).toEqual(expect.arrayContaining(['Deployment', 'ServiceMonitor', 'ClusterRole', 'Role', 'Service']));
+      expect(docs.map((d) => d.kind)).not.toContain('CustomResourceDefinition');
+      apply(plane, docs.filter((d) => d.kind === 'Namespace'), false);
+      const out = apply(plane, docs, true);
+      expect(out.split('\n').filter((l) => l.includes('serverside-applied')).length).toBe(docs.length);
+    } finally {
+      await plane.stop();
+    }
+  }, 120_000);
+
+  describe('vanilla overlay with RBAC proven', () => {
+    let plane: ControlPlane;
+    let op: RunningOperator | undefined;
+
+    beforeAll(async () => {
+      plane = await startControlPlane({});
+      const docs = render('vanilla');
+      expect(docs.filter((d) => d.kind === 'CustomResourceDefinition')).toHaveLength(3);
+      apply(plane, docs.filter((d) => d.kind === 'Namespace' || d.kind === 'CustomResourceDefinition'), false);
+      await plane.installCRDs([join('deploy', 'crds', 'featuregates.config.openshift.io.yaml'), join('deploy', 'crds', 'clusterversions.config.openshift.io.yaml'),
+        join('deploy', 'crds', 'clusteroperators.config.openshift.io.yaml')]); // waits until they are served
+      const out = apply(plane, docs, true);
+      expect(out.split('\n').filter((l) => l.includes('serverside-applied')).length).toBe(docs.length);
+      apply(plane, docs.filter((d) => ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(d.kind)), false);
+    }, 120_000);
+
+    afterAll(async () => {
+      await op?.stop();
+      await plane?.stop();
+    });
+
+    it('the operator runs as its ServiceAccount through an upgrade, and nothing outside its role is allowed', async () => {
+      const sa = await serviceAccountKubeConfig(plane, NS, 'featuregate-operator');
+      await setFeatureGateSpec(plane.kubeConfig, {});
+      await setClusterVersion(plane.kubeConfig, { history: ['4.22.0'] });
+      op = await startOperator({
+        kubeConfig: sa, operatorVersion: '4.22.0', featureGateDir: join('deploy', 'base', 'payload'), namespace: NS,
+        leaderElect: true, leaderElectionNamespace: NS, metricsBindAddress: '0', healthProbeBindAddress: '0',
+      });
+      await op.ready;
+      const fgs = new ResourceClient(plane.kubeConfig, FeatureGates);
+      await eventually(async () => expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual(['4.22.0']));
+      const inProgress = await upgrade(plane.kubeConfig, '4.23.0');
+      await op.stop();
+      op = await startOperator({
+        kubeConfig: sa, operatorVersion: '4.23.0', featureGateDir: join('deploy', 'base', 'payload'), namespace: NS,
+        leaderElect: true, leaderElectionNamespace: NS, metricsBindAddress: '0', healthProbeBindAddress: '0',
+      });
+      await op.ready;
+      await eventually(async () => expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual(['4.23.0', '4.22.0']));
+      await inProgress.complete();
+      await setClusterVersion(plane.kubeConfig, { history: ['4.23.0'] });
+      await eventually(async () => expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual(['4.23.0']));
+      const co = await new ResourceClient(plane.kubeConfig, (await import('../../runtime/index.js')).ClusterOperators).get('config-operator');
+      expect(co.status?.versions).toContainEqual({ name: 'operator', version: '4.23.0' });
+      const events = await plane.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: NS });
+      const update = events.items.find((e) => e.reason === 'FeatureGateUpdate' && e.message?.includes('Version="4.23.0"'));
+      expect(update?.message).toMatch(/^FeatureSet="", Version="4\.23\.0", Enabled="[A-Za-z,]+", Disabled="[A-Za-z,]+"$/);
+      expect(update?.related).toMatchObject({ kind: 'FeatureGate', name: 'cluster' });
+      const lease = await plane.kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: 'config-operator-lock', namespace: NS });
+      expect(lease.spec?.holderIdentity).toBeTruthy();
+
+      // outside its role
+      const saFgs = new ResourceClient(sa, FeatureGates);
+      const fg = await saFgs.get('cluster');
+      await forbidden(saFgs.replace({ ...fg, spec: { featureSet: 'TechPreviewNoUpgrade' } }));
+      await forbidden(new ResourceClient(sa, ClusterVersions).delete('version'));
+      await forbidden(sa.makeApiClient(CoordinationV1Api).createNamespacedLease({ namespace: 'default', body: {
+        metadata: { name: 'steal', namespace: 'default' }, spec: { holderIdentity: 'x', renewTime: new V1MicroTime() } } }));
+      await forbidden(sa.makeApiClient(CoreV1Api).listNamespacedSecret({ namespace: NS }));
+      await forbidden(new ResourceClient(sa, (await import('../../runtime/index.js')).ClusterOperators).delete('config-operator'));
+    }, 120_000);
+
+    it('an SDK accessor works with the featuregate-reader role, and cannot write', async () => {
+      const core = plane.kubeConfig.makeApiClient(CoreV1Api);
+      await core.createNamespacedServiceAccount({ namespace: 'default', body: { metadata: { name: 'component' } } });
+      await plane.kubeConfig.makeApiClient(RbacAuthorizationV1Api).createClusterRoleBinding({ body: {
+        metadata: { name: 'component-featuregates' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'featuregate-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: 'component', namespace: 'default' }] } });
+      const sa = await serviceAccountKubeConfig(plane, 'default', 'component');
+      const access = createFeatureGateAccess({ kubeConfig: sa, desiredVersion: '4.23.0', onChange: () => undefined });
+      access.start();
+      try {
+        const gates = await access.waitForInitial({ timeoutMs: 20_000 });
+        expect(gates.known().length).toBe(8);
+      } finally {
+        await access.stop();
+      }
+      const fgs = new ResourceClient(sa, FeatureGates);
+      const fg = await fgs.get('cluster');
+      await forbidden(fgs.replaceStatus({ ...fg, status: { featureGates: [] } }));
+      await forbidden(fgs.replace({ ...fg, spec: { featureSet: 'TechPreviewNoUpgrade' } }));
+    }, 60_000);
+  });
+});

@@ -1,0 +1,67 @@
+// The npm package as a consumer gets it: `npm pack`, install the tarball into a fresh project, import
+// featuregate-coordinator/sdk from ESM and from CommonJS require() on this Node, and type-check an ESM consumer.
+import { describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
+
+describe('npm package', () => {
+  it('installs from the packed tarball and works from ESM, CommonJS and TypeScript consumers', () => {
+    const out = mkdtempSync(join(tmpdir(), 'fgc-pack-'));
+    npm(['pack', '--pack-destination', out, '--ignore-scripts'], process.cwd()); // npm test already built dist/
+    const tarball = join(out, readdirSync(out).find((f) => f.endsWith('.tgz'))!);
+    const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n');
+    for (const f of ['package/dist/sdk/index.js', 'package/dist/sdk/index.d.ts', 'package/dist/sdk/testing/index.d.ts', 'package/dist/api-types/index.d.ts',
+      'package/docs/sdk.md', 'package/deploy/crds/featuregates.config.openshift.io.yaml', 'package/hack/envtest/build.sh']) expect(files).toContain(f);
+    expect(files.some((f) => f.startsWith('package/test/'))).toBe(false);
+
+    const consumer = mkdtempSync(join(tmpdir(), 'fgc-consumer-'));
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+    npm(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], consumer);
+
+    writeFileSync(join(consumer, 'esm.mjs'), [
+      "import { FeatureGates, renderKubeAPIServerArgs, staticFeatureGateAccess } from 'featuregate-coordinator/sdk';",
+      "import { startControlPlane } from 'featuregate-coordinator/sdk/testing';",
+      "import { resolveFeatureSet } from 'featuregate-coordinator/api-types';",
+      "const g = staticFeatureGateAccess({ enabled: ['A'], disabled: ['B'] }).current();",
+      "console.log(JSON.stringify({ args: renderKubeAPIServerArgs(g), isClass: g instanceof FeatureGates, fns: [typeof startControlPlane, typeof resolveFeatureSet] }));",
+    ].join('\n'));
+    const esm = JSON.parse(execFileSync(process.execPath, ['esm.mjs'], { cwd: consumer, encoding: 'utf8' }));
+    expect(esm).toEqual({ args: ['--feature-gates=A=true', '--feature-gates=B=false'], isClass: true, fns: ['function', 'function'] });
+
+    writeFileSync(join(consumer, 'cjs.cjs'), [
+      "const sdk = require('featuregate-coordinator/sdk');",
+      "const g = new sdk.FeatureGates(['X'], []);",
+      "console.log(JSON.stringify({ x: g.enabled('X'), create: typeof sdk.createFeatureGateAccess }));",
+    ].join('\n'));
+    const cjs = JSON.parse(execFileSync(process.execPath, ['cjs.cjs'], { cwd: consumer, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    expect(cjs).toEqual({ x: true, create: 'function' });
+
+    writeFileSync(join(consumer, 'main.ts'), [
+      "import { createFeatureGateAccess, type FeatureGates } from 'featuregate-coordinator/sdk';",
+      "import type { FeatureGate } from 'featuregate-coordinator/api-types';",
+      "export function on(g: FeatureGates): boolean { return g.enabled('A'); }",
+      "export const make = createFeatureGateAccess;",
+      "export const fg: FeatureGate = { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster' }, spec: {} };",
+    ].join('\n'));
+    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: [] },
+      files: ['main.ts'],
+    }));
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ ...JSON.parse(execFileSync('cat', [join(consumer, 'package.json')], { encoding: 'utf8' })), type: 'module' }));
+    execFileSync(process.execPath, [join(process.cwd(), 'node_modules', 'typescript', 'bin', 'tsc'), '-p', consumer], { encoding: 'utf8' });
+
+    writeFileSync(join(consumer, 'bad.ts'), "import { FeatureGates } from 'featuregate-coordinator/sdk';\nconst n: number = new FeatureGates([], []);\n");
+    writeFileSync(join(consumer, 'tsconfig.bad.json'), JSON.stringify({ extends: './tsconfig.json', files: ['bad.ts'] }));
+    let typeErrors = '';
+    try {
+      execFileSync(process.execPath, [join(process.cwd(), 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(consumer, 'tsconfig.bad.json')], { encoding: 'utf8', stdio: 'pipe' });
+    } catch (e) {
+      typeErrors = String((e as { stdout?: string }).stdout);
+    }
+    expect(typeErrors).toContain("error TS2322: Type 'FeatureGates<string>' is not assignable to type 'number'");
+  }, 300_000);
+});
