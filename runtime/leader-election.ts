@@ -1,5 +1,6 @@
 // A Lease leader elector with client-go semantics: lease 15 s, renew deadline 10 s, retry 2 s; expiry is
-// judged by the locally observed time of the last change to the lease (not the holder's clock); writes
+// judged by the locally observed time of the last change to the lease (not the holder's clock), and a
+// follower retries right when the lease it watches expires, so it takes over ~15 s after a crash; writes
 // carry the lease's resourceVersion, so a 409 means someone else won; leaseTransitions counts holder
 // changes; release on shutdown empties the holder. `leader_election_master_status{name}` is 1 while
 // leading.
@@ -35,6 +36,8 @@ export class LeaderElector {
   private readonly renewDeadlineMs: number;
   private readonly retryMs: number;
   private observed: { key: string; at: number } | undefined;
+  private observedDurationMs = 15_000;
+  private lastPollAt: number | undefined;
   private lease: V1Lease | undefined;
   private leading = false;
   private stopped = false;
@@ -68,7 +71,7 @@ export class LeaderElector {
         this.scheduleRenew(Date.now());
         return;
       }
-      await new Promise((r) => setTimeout(r, this.retryMs * (1 + Math.random() * 0.2)));
+      await new Promise((r) => setTimeout(r, this.nextAttemptDelay()));
     }
     throw new Error('leader election stopped before the lease was acquired');
   }
@@ -88,6 +91,14 @@ export class LeaderElector {
     } catch (e) {
       this.log.warn('could not release leader lease', { error: apiErrorMessage(e) });
     }
+  }
+
+  /** The retry period, or less when the observed lease expires sooner (take over on time, not a poll later). */
+  private nextAttemptDelay(): number {
+    const retry = this.retryMs * (1 + Math.random() * 0.1);
+    if (!this.observed) return retry;
+    const untilExpiry = this.observed.at + this.observedDurationMs - Date.now() + 20;
+    return Math.max(0, Math.min(retry, untilExpiry));
   }
 
   private request<T>(method: string, call: () => Promise<T>): Promise<T> {
@@ -142,10 +153,15 @@ export class LeaderElector {
       }
     }
     const key = this.recordKey(current);
-    if (!this.observed || this.observed.key !== key) this.observed = { key, at: Date.now() };
+    const polledAt = Date.now();
+    // The holder changed the lease some time after our previous look; dating the change to that look
+    // is safe because a holder that cannot renew steps down after renewDeadline (< leaseDuration).
+    if (!this.observed || this.observed.key !== key) this.observed = { key, at: this.lastPollAt ?? polledAt };
+    this.lastPollAt = polledAt;
     const spec = current.spec ?? {};
     const holder = spec.holderIdentity ?? '';
     const duration = (spec.leaseDurationSeconds ?? leaseSeconds) * 1000;
+    this.observedDurationMs = duration;
     if (holder !== '' && holder !== identity && this.observed.at + duration > Date.now()) return false;
     const next = structuredClone(current);
     next.spec = {

@@ -1,15 +1,9 @@
 // The operator-side CLI commands as a user runs them: start, status, operator flag errors.
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
 import { runCLI, spawnCLI } from '../support/cli.js';
 import { kubeconfigPath } from '../support/cluster.js';
 import { eventually } from '../support/eventually.js';
-
-function processesMentioning(needle: string): number[] {
-  return readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => {
-    try { return readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(needle); } catch { return false; }
-  }).map(Number);
-}
+import { processesMentioning } from '../support/processes.js';
 
 describe('featuregates CLI (operator side)', () => {
   it('start: with no cluster configured runs a local control plane and the operator, prints status, and leaves nothing on Ctrl-C', async () => {

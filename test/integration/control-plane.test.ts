@@ -1,28 +1,17 @@
 // The test control plane itself: serves, restarts on the same etcd, stops, leaves no orphans.
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, VersionApi } from '@kubernetes/client-node';
 import { bundledCRDPaths, startControlPlane } from '../../sdk/testing/index.js';
 import { kubeConfig } from '../support/cluster.js';
 import { featureGate, uniqueName } from '../support/objects.js';
+import { processesMentioning as running } from '../support/processes.js';
+import { sleep } from '../support/eventually.js';
 
-/** PIDs of processes whose command line mentions `needle`. */
-function processesMentioning(needle: string): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmd.includes(needle) && !cmd.includes('start-and-wait')) out.push(Number(entry));
-    } catch { /* exited */ }
-  }
-  return out;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const processesMentioning = (needle: string) => running(needle, 'start-and-wait');
 
 describe('local control plane', () => {
   it(`serves kube-apiserver ${process.env.FGC_TEST_KUBE_VERSION ?? ''} with RBAC and the admin identity`, async () => {
