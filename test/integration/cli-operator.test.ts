@@ -4,6 +4,7 @@ import { runCLI, spawnCLI } from '../support/cli.js';
 import { kubeconfigPath } from '../support/cluster.js';
 import { eventually } from '../support/eventually.js';
 import { processesMentioning } from '../support/processes.js';
+import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
 
 describe('featuregates CLI (operator side)', () => {
   it('start: with no cluster configured runs a local control plane and the operator, prints status, and leaves nothing on Ctrl-C', async () => {
@@ -31,6 +32,29 @@ describe('featuregates CLI (operator side)', () => {
     expect(await exited).toBe(0);
     expect(err).toContain('local control plane stopped');
     expect(processesMentioning(dir)).toEqual([]);
+  }, 120_000);
+
+  it('start: with KUBECONFIG set runs the operator against that cluster (no local control plane)', async () => {
+    const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
+    try {
+      await setFeatureGateSpec(plane.kubeConfig, { featureSet: 'TechPreviewNoUpgrade' });
+      await setClusterVersion(plane.kubeConfig, { history: ['4.22.0'] });
+      const p = spawnCLI(['start'], { KUBECONFIG: plane.kubeconfigPath });
+      let out = '';
+      let err = '';
+      p.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+      p.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+      await eventually(() => expect(out).toContain('press Ctrl-C to stop'), 60_000, 200);
+      expect(err).toContain(`running the operator against ${plane.server}`);
+      expect(err).not.toContain('starting a local control plane');
+      expect(out).toMatch(/Feature set:\s+TechPreviewNoUpgrade/);
+      expect(out).toMatch(/4\.22\.0\s+6\s+2/);
+      const exited = new Promise<number | null>((resolve) => p.once('exit', (c) => resolve(c)));
+      p.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      await plane.stop();
+    }
   }, 120_000);
 
   it('operator: refuses an empty version and a bad profile with usage errors', () => {

@@ -13,14 +13,14 @@ const index = payloadIndex();
 const names = (xs: { name: string }[] | null) => (xs ?? []).map((x) => x.name);
 
 const cases = payloadFolders().flatMap(({ folder, dir, version }) =>
-  index.filter((f) => f.path.startsWith(`${folder}/`) && f.profile !== 'Hypershift' && f.featureSet !== 'LatencySensitive')
-    .map((f) => ({ folder, dir, version, file: f.path, featureSet: f.specFeatureSet ?? '' })));
+  index.filter((f) => f.path.startsWith(`${folder}/`) && f.featureSet !== 'LatencySensitive')
+    .map((f) => ({ folder, dir, version, file: f.path, featureSet: f.specFeatureSet ?? '', profile: f.profile === 'Hypershift' ? 'ibm-cloud-managed' : 'self-managed-high-availability' })));
 
 describe('featuregates render', () => {
-  it.each(cases)('$folder $featureSet', ({ dir, version, file, featureSet }) => {
-    const input = join(tmp, `${featureSet || 'Default'}-${version}.yaml`);
+  it.each(cases)('$folder $profile $featureSet', ({ dir, version, file, featureSet, profile }) => {
+    const input = join(tmp, `${featureSet || 'Default'}-${version}-${profile}.yaml`);
     writeFileSync(input, `apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata:\n  name: cluster\nspec:\n  featureSet: "${featureSet}"\n`);
-    const out = runCLI(['render', '--payload-version', version, '--authoritative-feature-gate-dir', dir, '--featuregate', input, '-o', 'json']);
+    const out = runCLI(['render', '--payload-version', version, '--authoritative-feature-gate-dir', dir, '--featuregate', input, '--cluster-profile', profile, '-o', 'json']);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
     const rendered = JSON.parse(out.stdout);

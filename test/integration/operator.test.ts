@@ -73,6 +73,13 @@ describe.each([
     });
     const { enabled, total } = defaultGates('4.21');
     expect(got.version).toBe('4.21.3');
+    const ready = await fetch(`http://${running.healthAddress}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await (await fetch(`http://${running.healthAddress}/healthz`)).text()).toBe('ok');
+    const metrics = await (await fetch(`http://${running.metricsAddress}/metrics`)).text();
+    expect(metrics).toMatch(/controller_runtime_reconcile_total\{controller="FeatureGateController",result="requeue_after"\} [1-9]/);
+    expect(metrics).toMatch(/featuregates_status_versions 1/);
+    expect(metrics).toContain('process_open_fds');
     expect(names(got.enabled)).toEqual(enabled);
     expect(got.enabled.length + got.disabled.length).toBe(total);
     await eventually(async () => {
