@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver and etcd from the Go module proxy into a cache folder keyed by version.
+# Builds kube-apiserver, etcd and kubectl from the Go module proxy into a cache folder keyed by version.
 #
 #   hack/envtest/build.sh            build if needed, print the bin folder on the last line of stdout
 #
@@ -63,7 +63,7 @@ if apiserver_ok; then
 else
   log "downloading Go modules (cold: a few minutes)"
   go mod download
-  log "building kube-apiserver $k8s_version (cold: 10-20 minutes on 2 cores; later runs reuse the Go build cache)"
+  log "building kube-apiserver $k8s_version (cold: about 4 minutes on 2 cores, more on slower machines; later runs reuse the Go build cache)"
   start=$SECONDS
   go build -trimpath -ldflags "$ldflags_common" -o "$bin/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
   mv "$bin/kube-apiserver.tmp" "$bin/kube-apiserver"
@@ -74,7 +74,7 @@ fi
 if etcd_ok; then
   log "etcd $etcd_version already built in $bin"
 else
-  log "building etcd $etcd_version (cold: 1-3 minutes)"
+  log "building etcd $etcd_version (cold: under a minute)"
   start=$SECONDS
   go build -trimpath -ldflags "-s -w" -o "$bin/etcd.tmp" go.etcd.io/etcd/server/v3
   mv "$bin/etcd.tmp" "$bin/etcd"
@@ -85,7 +85,7 @@ fi
 if kubectl_ok; then
   log "kubectl $k8s_version already built in $bin"
 else
-  log "building kubectl $k8s_version (for kustomize rendering and apply tests; cold: a few minutes)"
+  log "building kubectl $k8s_version (for kustomize rendering and apply tests; under a minute after kube-apiserver)"
   start=$SECONDS
   go build -trimpath -ldflags "$ldflags_common" -o "$bin/kubectl.tmp" k8s.io/kubernetes/cmd/kubectl
   mv "$bin/kubectl.tmp" "$bin/kubectl"
