@@ -87,6 +87,16 @@ function fsyncDir(dir: string): void {
   try { fsyncSync(fd); } finally { closeSync(fd); }
 }
 
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export interface LockWriteHooks {
   /** Test seam: runs after the temporary file is durable and before it is linked into place. */
   afterTempWrite?: () => void;
@@ -100,8 +110,11 @@ export interface LockWriteHooks {
 export function createLock(dataDir: string, lock: FeatureGateLock, hooks: LockWriteHooks = {}): 'created' | 'exists' {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, LOCK_FILE);
-  for (const stale of readdirSync(dataDir).filter((n) => n.startsWith(`.${LOCK_FILE}.`) && n.endsWith('.tmp'))) {
-    try { unlinkSync(join(dataDir, stale)); } catch { /* another start's temp file */ }
+  // Temporary files of crashed starts are removed; those of starts still running are theirs to finish.
+  for (const name of readdirSync(dataDir)) {
+    const m = new RegExp(`^\\.${LOCK_FILE}\\.(\\d+)\\.[0-9a-f]+\\.tmp$`).exec(name);
+    if (!m || processAlive(Number(m[1]))) continue;
+    try { unlinkSync(join(dataDir, name)); } catch { /* removed meanwhile */ }
   }
   const tmp = join(dataDir, `.${LOCK_FILE}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
@@ -109,8 +122,8 @@ export function createLock(dataDir: string, lock: FeatureGateLock, hooks: LockWr
   } catch (e) {
     throw new Error(`failed to write lock file: failed to write lock file to ${JSON.stringify(path)}: ${(e as Error).message}`, { cause: e });
   }
-  hooks.afterTempWrite?.();
   try {
+    hooks.afterTempWrite?.();
     linkSync(tmp, path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return 'exists';

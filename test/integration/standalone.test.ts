@@ -1,7 +1,7 @@
 // Standalone mode through its files and its CLI: drop-in merge order, exit codes, the lock's life
 // (creation, corruption, concurrency, crash), the upgrade truth table end to end, rollback, presets, mirror.
 import { describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -123,15 +123,26 @@ describe('the lock', () => {
     }
   }, 60_000);
 
-  it('an interrupted write (crash between temp write and link) leaves no half lock; the next start creates it whole', () => {
+  it('a crash between temp write and link (SIGKILL) leaves no half lock; the next start creates it whole', () => {
     const n = node({ 'config.yaml': custom(['Crash']) });
-    const fg = featureGatesFromConfig(parse(readFileSync(n.config, 'utf8')));
-    expect(() => createLock(n.dataDir, lockFor(fg, parseExecVersion('4.21.0')), { afterTempWrite: () => { throw new Error('power cut'); } })).toThrow('power cut');
+    // A real process that dies by SIGKILL right after its temporary lock file is durable.
+    const script = `const { createLock, lockFor, featureGatesFromConfig, parseExecVersion } = await import(${JSON.stringify(join(process.cwd(), 'dist/standalone/index.js'))});
+      const fg = featureGatesFromConfig({ apiServer: { featureGates: { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: ['Crash'] } } } });
+      createLock(${JSON.stringify(n.dataDir)}, lockFor(fg, parseExecVersion('4.21.0')), { afterTempWrite: () => process.kill(process.pid, 'SIGKILL') });`;
+    const crashed = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(crashed.signal).toBe('SIGKILL');
     expect(existsSync(join(n.dataDir, 'no-upgrade'))).toBe(false);
-    expect(readdirSync(n.dataDir).filter((f) => f.endsWith('.tmp'))).toHaveLength(1); // the orphaned temp file
+    expect(readdirSync(n.dataDir).filter((f) => f.endsWith('.tmp'))).toHaveLength(1); // the crashed start's temp file
     expect(cli(n, 'check', '4.21.0').code).toBe(0);
     expect(readdirSync(n.dataDir).sort()).toEqual(['no-upgrade', 'version']);
     expect(decodeLock(readFileSync(join(n.dataDir, 'no-upgrade'), 'utf8')).customNoUpgrade.enabled).toEqual(['Crash']);
+  });
+
+  it('a failed write in this process leaves no lock and reports the cause', () => {
+    const n = node({ 'config.yaml': custom(['Crash']) });
+    const fg = featureGatesFromConfig(parse(readFileSync(n.config, 'utf8')));
+    expect(() => createLock(n.dataDir, lockFor(fg, parseExecVersion('4.21.0')), { afterTempWrite: () => { throw new Error('disk gone'); } })).toThrow('disk gone');
+    expect(readdirSync(n.dataDir)).toEqual([]); // neither a lock nor the temporary file
   });
 
   it('refuses unsetting the feature set (exit 1, prerun_failed.log) and keeps the data version', () => {
