@@ -1,5 +1,6 @@
 // Argument parsing for the `featuregates` CLI: node:util parseArgs, strict, with generated --help.
 import { parseArgs } from 'node:util';
+import { ALL_CLUSTER_PROFILES, type ClusterProfile } from '../api-types/index.js';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -46,4 +47,20 @@ export function parseCommand(cmd: CommandSpec, argv: string[]) {
     else if (typeof v === 'string') values[k] = v;
   }
   return { values, flags, positionals: parsed.positionals };
+}
+
+/** "2m", "30s", "1500ms" or a number of seconds. */
+export function parseDuration(v: string, flag: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim());
+  if (!m) throw new UsageError(`${flag}: expected a duration such as 2m, 30s or 500ms, got ${JSON.stringify(v)}`);
+  const n = Number(m[1]);
+  return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] as number);
+}
+
+export function clusterProfileFlag(v: string | undefined): ClusterProfile | undefined {
+  if (v === undefined) return undefined;
+  if (!(ALL_CLUSTER_PROFILES as readonly string[]).includes(v)) {
+    throw new UsageError(`--cluster-profile must be one of ${ALL_CLUSTER_PROFILES.join(', ')}, got ${JSON.stringify(v)}`);
+  }
+  return v as ClusterProfile;
 }

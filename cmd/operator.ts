@@ -1,9 +1,8 @@
 // `featuregates operator`: flags (mirroring the Go operator and controller-runtime), then the manager.
 import { existsSync, readFileSync } from 'node:fs';
-import { ALL_CLUSTER_PROFILES, type ClusterProfile } from '../api-types/index.js';
 import { createLogger, loadKubeConfig } from '../runtime/index.js';
 import { DEFAULT_CLUSTER_OPERATOR_NAME, startOperator } from '../controllers/manager.js';
-import { UsageError, type CommandSpec } from './args.js';
+import { clusterProfileFlag, parseDuration, UsageError, type CommandSpec } from './args.js';
 
 const SA_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -11,22 +10,6 @@ export function defaultNamespace(env: NodeJS.ProcessEnv = process.env): string {
   if (env.POD_NAMESPACE) return env.POD_NAMESPACE;
   if (existsSync(SA_NAMESPACE)) return readFileSync(SA_NAMESPACE, 'utf8').trim();
   return 'default';
-}
-
-/** "2m", "30s", "1500ms" or a number of seconds. */
-export function parseDuration(v: string, flag: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim());
-  if (!m) throw new UsageError(`${flag}: expected a duration such as 2m, 30s or 500ms, got ${JSON.stringify(v)}`);
-  const n = Number(m[1]);
-  return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] as number);
-}
-
-export function clusterProfileFlag(v: string | undefined): ClusterProfile | undefined {
-  if (v === undefined) return undefined;
-  if (!(ALL_CLUSTER_PROFILES as readonly string[]).includes(v)) {
-    throw new UsageError(`--cluster-profile must be one of ${ALL_CLUSTER_PROFILES.join(', ')}, got ${JSON.stringify(v)}`);
-  }
-  return v as ClusterProfile;
 }
 
 export const operatorCommand: CommandSpec = {

@@ -2,9 +2,9 @@
 // empty spec) with its status filled for --payload-version.
 import { readFileSync } from 'node:fs';
 import { parseDocument, stringify } from 'yaml';
-import { decodeFeatureGate, emptyFeatureGate, renderFeatureGate, type ClusterProfile } from '../api-types/index.js';
+import { decodeFeatureGate, emptyFeatureGate, renderFeatureGate } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
-import { UsageError, type CommandSpec } from './args.js';
+import { clusterProfileFlag, UsageError, type CommandSpec } from './args.js';
 
 export const renderCommand: CommandSpec = {
   name: 'render',
@@ -22,6 +22,7 @@ export const renderCommand: CommandSpec = {
     const dir = values['authoritative-feature-gate-dir'];
     if (!version) throw new UsageError('--payload-version is required');
     if (!dir) throw new UsageError('--authoritative-feature-gate-dir is required');
+    const profile = clusterProfileFlag(values['cluster-profile']);
     const output = values.output ?? 'yaml';
     if (output !== 'yaml' && output !== 'json') throw new UsageError(`-o must be yaml or json, got ${JSON.stringify(output)}`);
     let fg = emptyFeatureGate();
@@ -37,7 +38,7 @@ export const renderCommand: CommandSpec = {
     }
     const registry = loadRegistry(dir, {
       operatorVersion: version,
-      ...(values['cluster-profile'] ? { clusterProfile: values['cluster-profile'] as ClusterProfile } : {}),
+      ...(profile ? { clusterProfile: profile } : {}),
     });
     const rendered = renderFeatureGate(fg, registry, version);
     process.stdout.write(output === 'json' ? `${JSON.stringify(rendered, null, 2)}\n` : stringify(rendered));

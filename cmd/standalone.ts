@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { stringify, parseDocument } from 'yaml';
 import { createLogger } from '../runtime/logger.js';
 import {
-  appendPrerunFailure, InvalidConfigurationError, prerun, PrerunError, resolveStandaloneGates,
+  appendPrerunFailure, InvalidConfigurationError, parseExecVersion, prerun, resolveStandaloneGates,
   standaloneAPIServerArgs, standaloneKubeletConfig,
 } from '../standalone/index.js';
 import { UsageError, type CommandSpec } from './args.js';
@@ -44,6 +44,11 @@ export const standaloneCommand: CommandSpec = {
     const action = positionals[0];
     if (action !== 'check' && action !== 'render') throw new UsageError(`expected "check" or "render", got ${JSON.stringify(action ?? '')}`);
     if (!values.version) throw new UsageError('--version is required (the version of the binaries being started, X.Y.Z)');
+    try {
+      parseExecVersion(values.version);
+    } catch (e) {
+      throw new UsageError(`--version: ${(e as Error).message}`);
+    }
     const output = values.output ?? 'yaml';
     if (output !== 'yaml' && output !== 'json') throw new UsageError(`-o must be yaml or json, got ${JSON.stringify(output)}`);
     const logger = createLogger({ fields: { component: 'featuregates-standalone' } });
@@ -79,17 +84,15 @@ export const standaloneCommand: CommandSpec = {
         process.stderr.write(`${e.message}\n`);
         return 2;
       }
+      // A check refused the start (PrerunError) or its I/O failed: both are recorded for the administrator.
       const message = (e as Error).message;
       process.stderr.write(`${message}\n`);
-      if (e instanceof PrerunError || !(e instanceof UsageError)) {
-        try {
-          const log = appendPrerunFailure(backupDir, message);
-          process.stderr.write(`(also written to ${log})\n`);
-        } catch (w) {
-          process.stderr.write(`could not write to ${backupDir}: ${(w as Error).message}\n`);
-        }
+      try {
+        const log = appendPrerunFailure(backupDir, message);
+        process.stderr.write(`(also written to ${log})\n`);
+      } catch (w) {
+        process.stderr.write(`could not write to ${backupDir}: ${(w as Error).message}\n`);
       }
-      if (/invalid version string/.test(message)) return 2;
       return 1;
     }
   },

@@ -6,7 +6,7 @@ import {
   resolveFeatureGateDetails, serializedSizeBytes, syncDegraded, type ClusterVersion, type FeatureGate, type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
-  apiErrorMessage, gauge, isConflict, silentLogger, type EventRecorder, type Logger, type ReconcileResult, type Reflector,
+  apiErrorMessage, counter, gauge, isConflict, silentLogger, type EventRecorder, type Logger, type ReconcileResult, type Reflector,
   type ResourceClient,
 } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
@@ -36,8 +36,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
   const log = (deps.logger ?? silentLogger).with({ controller: FEATURE_GATE_CONTROLLER });
   const size = deps.metrics && gauge(deps.metrics, 'featuregates_status_size_bytes', 'Serialized size of FeatureGate/cluster status.featureGates', []);
   const versions = deps.metrics && gauge(deps.metrics, 'featuregates_status_versions', 'Number of versions in FeatureGate/cluster status', []);
-  const writes = deps.metrics && gauge(deps.metrics, 'featuregates_status_writes', 'FeatureGate status writes made by this process', []);
-  let writeCount = 0;
+  const writes = deps.metrics && counter(deps.metrics, 'featuregates_status_writes_total', 'FeatureGate status writes made by this process', []);
 
   const sync = async (): Promise<ReconcileResult> => {
     const fg = deps.featureGates.get(FEATURE_GATE_NAME);
@@ -62,7 +61,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
       }
       throw new Error(`updating FeatureGate status: ${apiErrorMessage(e)}`, { cause: e });
     }
-    writes?.set(++writeCount);
+    writes?.inc();
     const enabled = current.enabled.map((g) => g.name);
     const disabled = current.disabled.map((g) => g.name);
     log.info('FeatureGate status updated', { version: deps.operatorVersion, versions: desired.map((d) => d.version) });

@@ -11,7 +11,7 @@ import {
   ClusterOperators, ClusterVersions, FeatureGates, LeaderElector, Reflector, ResourceClient, WorkQueue, createEventRecorder,
   loadRegistry, serveEndpoints, silentLogger, type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
-import { createFeatureGateAccess } from '../sdk/feature-gate-access.js';
+import { featureGateAccessOverCaches } from '../sdk/feature-gate-access.js';
 import { clusterOperatorStatusReconciler } from './cluster-operator-status.js';
 import { FEATURE_GATE_CONTROLLER, featureGateStatusReconciler } from './feature-gate-status.js';
 import { OperatorConditions } from './operator-conditions.js';
@@ -95,9 +95,9 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   let stopped = false;
   const abort = new AbortController();
   let elector: LeaderElector | undefined;
-  const accessor = createFeatureGateAccess({
-    kubeConfig: kc, desiredVersion: options.operatorVersion, logger: log, metricsRegistry: metrics,
-    ...(options.reflector ? { reflector: options.reflector } : {}),
+  // Over the manager's own caches: no second pair of watches.
+  const accessor = featureGateAccessOverCaches({ featureGates, clusterVersions, owned: false }, {
+    desiredVersion: options.operatorVersion, logger: log, metricsRegistry: metrics,
     // The operator itself uses no gates, so a change needs no restart (a component would exit here).
     onChange: ({ previous }) => { if (previous) log.info('feature gates of this version changed'); },
   });

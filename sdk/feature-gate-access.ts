@@ -77,6 +77,28 @@ export function gatesForVersion(featureGate: FeatureGate, version: string): Feat
 const INVOLVED = { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', name: FEATURE_GATE_NAME };
 
 export function createFeatureGateAccess(options: FeatureGateAccessOptions): FeatureGateAccess {
+  const log = (options.logger ?? silentLogger).with({ component: 'feature-gate-detector' });
+  const reflectorOptions = { logger: log, ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), ...options.reflector };
+  const featureGates = new Reflector(new ResourceClient(options.kubeConfig, FeatureGateResource, options.metricsRegistry),
+    { ...reflectorOptions, name: FEATURE_GATE_NAME });
+  const clusterVersions = new Reflector(new ResourceClient(options.kubeConfig, ClusterVersions, options.metricsRegistry),
+    { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
+  return featureGateAccessOverCaches({ featureGates, clusterVersions, owned: true }, options);
+}
+
+export interface FeatureGateCaches {
+  featureGates: Reflector<FeatureGate>;
+  clusterVersions: Reflector<ClusterVersion>;
+  /** start()/stop() start and stop the caches too (false: the caller runs them). */
+  owned: boolean;
+}
+
+/**
+ * The accessor over caches a process already runs (the operator's manager does), so FeatureGate and
+ * ClusterVersion are not watched twice. createFeatureGateAccess builds its own caches.
+ */
+export function featureGateAccessOverCaches(caches: FeatureGateCaches,
+  options: Omit<FeatureGateAccessOptions, 'kubeConfig' | 'reflector'>): FeatureGateAccess {
   if (!options.desiredVersion) {
     throw new Error('createFeatureGateAccess: desiredVersion is empty; pass the version this component reports ' +
       `(usually $OPERATOR_IMAGE_VERSION), or "${MISSING_VERSION_MARKER}" to follow ClusterVersion`);
@@ -85,11 +107,7 @@ export function createFeatureGateAccess(options: FeatureGateAccessOptions): Feat
   const log = (options.logger ?? silentLogger).with({ component: 'feature-gate-detector' });
   const events = options.events ?? noEvents;
   const onChange = options.onChange ?? exitOnChange();
-  const reflectorOptions = { logger: log, ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), ...options.reflector };
-  const featureGates = new Reflector(new ResourceClient(options.kubeConfig, FeatureGateResource, options.metricsRegistry),
-    { ...reflectorOptions, name: FEATURE_GATE_NAME });
-  const clusterVersions = new Reflector(new ResourceClient(options.kubeConfig, ClusterVersions, options.metricsRegistry),
-    { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
+  const { featureGates, clusterVersions } = caches;
 
   let current: FeatureGates | undefined;
   let resolveInitial!: (g: FeatureGates) => void;
@@ -138,21 +156,23 @@ export function createFeatureGateAccess(options: FeatureGateAccessOptions): Feat
     ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), logger: silentLogger,
   });
   const enqueue = () => queue.add(FEATURE_GATE_NAME);
-  featureGates.addListener(enqueue);
-  clusterVersions.addListener(enqueue);
+  const unsubscribe = [featureGates.addListener(enqueue), clusterVersions.addListener(enqueue)];
   let started = false;
 
   return {
     start() {
       if (started) return;
       started = true;
-      featureGates.start();
-      clusterVersions.start();
+      if (caches.owned) {
+        featureGates.start();
+        clusterVersions.start();
+      }
       void Promise.all([featureGates.synced, clusterVersions.synced]).then(enqueue);
     },
     async stop() {
       await queue.shutDown();
-      await Promise.all([featureGates.stop(), clusterVersions.stop()]);
+      unsubscribe.forEach((u) => u());
+      if (caches.owned) await Promise.all([featureGates.stop(), clusterVersions.stop()]);
     },
     async waitForInitial({ timeoutMs, signal } = {}) {
       if (current) return current;

@@ -1,7 +1,7 @@
 // featuregate-coordinator/sdk: what component operators import.
 export {
-  createFeatureGateAccess, gatesForVersion, targetVersion, FeatureGatesNotObservedError,
-  type FeatureGateAccess, type FeatureGateAccessOptions, type FeatureGateChange, type FeatureGateChangeHandler,
+  createFeatureGateAccess, featureGateAccessOverCaches, gatesForVersion, targetVersion, FeatureGatesNotObservedError,
+  type FeatureGateAccess, type FeatureGateAccessOptions, type FeatureGateCaches, type FeatureGateChange, type FeatureGateChangeHandler,
 } from './feature-gate-access.js';
 export { FeatureGates, UnknownFeatureGateError } from './feature-gates.js';
 export { exitOnChange, type ExitOnChangeOptions } from './exit-on-change.js';

@@ -64,6 +64,9 @@ describe('featuregates render', () => {
     const badFile = runCLI(['render', '--payload-version', '4.22.0', '--authoritative-feature-gate-dir', payloadFolders()[0]!.dir, '--featuregate', bad]);
     expect(badFile.code).toBe(1);
     expect(badFile.stderr).toContain(`${bad}: not valid YAML or JSON`);
+    const profile = runCLI(['render', '--payload-version', '4.22.0', '--authoritative-feature-gate-dir', payloadFolders()[0]!.dir, '--cluster-profile', 'hypershift']);
+    expect(profile.code).toBe(2);
+    expect(profile.stderr).toContain('--cluster-profile must be one of self-managed-high-availability, ibm-cloud-managed, got "hypershift"');
     const unknown = runCLI(['render', '--bogus']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("Unknown option '--bogus'");

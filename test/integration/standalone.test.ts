@@ -65,6 +65,10 @@ describe('standalone configuration files', () => {
     expect(r2.stderr).toContain('invalid configuration: error validating feature gates: feature gates cannot be both enabled and disabled in customNoUpgrade: [A]');
     expect(existsSync(join(both.dataDir, 'no-upgrade'))).toBe(false);
     expect(existsSync(join(both.backupDir, 'prerun_failed.log'))).toBe(false);
+    const badVersion = cli(both, 'check', '4.21');
+    expect(badVersion.code).toBe(2);
+    expect(badVersion.stderr).toContain('--version: invalid version string (4.21): expected Major.Minor.Patch');
+    expect(existsSync(join(both.backupDir, 'prerun_failed.log'))).toBe(false);
   });
 });
 
