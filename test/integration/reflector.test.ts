@@ -1,0 +1,63 @@
+// The reflector against the real API server: list + watch into a store, deletes, bounded watches
+// (server timeout and client inactivity timer both lead to a fresh watch without losing events).
+import { describe, expect, it } from '@jest/globals';
+import { Registry } from 'prom-client';
+import { FeatureGates, Reflector, ResourceClient } from '../../runtime/index.js';
+import { kubeConfig } from '../support/cluster.js';
+import { eventually, sleep } from '../support/eventually.js';
+import { featureGate, uniqueName } from '../support/objects.js';
+
+describe('Reflector', () => {
+  const kc = kubeConfig('ours');
+  const client = new ResourceClient(kc, FeatureGates);
+
+  it('lists, follows adds, updates and deletes of one named object, and signals synced', async () => {
+    const name = uniqueName('reflect');
+    const r = new Reflector(client, { name });
+    const changes: string[] = [];
+    r.addListener((n) => changes.push(`${n}:${r.get(n)?.spec.featureSet ?? 'gone'}`));
+    r.start();
+    await r.synced;
+    expect(r.hasSynced()).toBe(true);
+    expect(r.list()).toEqual([]);
+    const created = await client.create(featureGate(name, { featureSet: '' }));
+    await eventually(() => expect(r.get(name)?.metadata.resourceVersion).toBe(created.metadata.resourceVersion));
+    await client.replace({ ...created, spec: { featureSet: 'TechPreviewNoUpgrade' } });
+    await eventually(() => expect(r.get(name)?.spec.featureSet).toBe('TechPreviewNoUpgrade'));
+    await client.create(featureGate(uniqueName('other'))); // not selected by the field selector
+    await client.delete(name);
+    await eventually(() => expect(r.get(name)).toBeUndefined());
+    expect(changes).toEqual([`${name}:`, `${name}:TechPreviewNoUpgrade`, `${name}:gone`]);
+    expect(r.list()).toEqual([]);
+    await r.stop();
+  });
+
+  it('replaces watches that end (server timeout, client inactivity) and misses nothing in between', async () => {
+    const metrics = new Registry();
+    const name = uniqueName('bounded');
+    const r = new Reflector(client, { name, metrics, watchTimeoutSeconds: [1, 1], inactivityMs: 700, backoffInitialMs: 50, backoffMaxMs: 200 });
+    r.start();
+    await r.synced;
+    await sleep(2500); // several watches time out or go idle and are replaced
+    const fg = await client.create(featureGate(name, { featureSet: 'DevPreviewNoUpgrade' }));
+    await eventually(() => expect(r.get(name)?.metadata.resourceVersion).toBe(fg.metadata.resourceVersion));
+    const text = await metrics.metrics();
+    const watches = Number(/rest_client_requests_total\{method="WATCH",resource="featuregates",code="200"\} (\d+)/.exec(text)?.[1]);
+    expect(watches).toBeGreaterThanOrEqual(3);
+    await r.stop();
+  });
+
+  it('retries a failing list with backoff instead of stopping (a resource that is not served)', async () => {
+    const metrics = new Registry();
+    const bogus = new ResourceClient(kc, { ...FeatureGates, plural: 'nosuchthings' }, metrics);
+    const r = new Reflector(bogus, { metrics, backoffInitialMs: 50, backoffMaxMs: 100 });
+    r.start();
+    await sleep(800);
+    expect(r.hasSynced()).toBe(false);
+    const text = await metrics.metrics();
+    const lists = Number(/rest_client_requests_total\{method="LIST",resource="nosuchthings",code="404"\} (\d+)/.exec(text)?.[1]);
+    expect(lists).toBeGreaterThanOrEqual(4);
+    expect(lists).toBeLessThan(20);
+    await r.stop();
+  });
+});
