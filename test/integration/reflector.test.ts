@@ -38,7 +38,7 @@ describe('Reflector', () => {
     const r = new Reflector(client, { name, metrics, watchTimeoutSeconds: [1, 1], inactivityMs: 700, backoffInitialMs: 50, backoffMaxMs: 200 });
     r.start();
     await r.synced;
-    await sleep(2500); // several watches time out or go idle and are replaced
+    await sleep(4000); // several watches time out or go idle and are replaced
     const fg = await client.create(featureGate(name, { featureSet: 'DevPreviewNoUpgrade' }));
     await eventually(() => expect(r.get(name)?.metadata.resourceVersion).toBe(fg.metadata.resourceVersion));
     const text = await metrics.metrics();
