@@ -27,6 +27,7 @@ export const operatorCommand: CommandSpec = {
     'leader-elect': { type: 'boolean', help: 'hold a Lease before running controllers (for several replicas)' },
     'leader-election-namespace': { type: 'string', help: 'namespace of the Lease (default: the pod namespace)' },
     'degraded-inertia': { type: 'string', help: 'how long a sync error persists before Degraded=True (default 2m)' },
+    'okd-build': { type: 'boolean', help: 'this is an OKD build: feature set OKD allows upgrades (upstream: SCOS builds)' },
   },
   async run(values, flags) {
     const version = values['operator-version'] ?? process.env.OPERATOR_IMAGE_VERSION ?? '';
@@ -52,6 +53,7 @@ export const operatorCommand: CommandSpec = {
       leaderElect: flags['leader-elect'] === true,
       leaderElectionNamespace: values['leader-election-namespace'] ?? namespace,
       ...(inertia !== undefined ? { degradedInertiaMs: inertia } : {}),
+      okdBuild: flags['okd-build'] === true,
       logger,
       onLostLeadership: () => {
         logger.error('leader election lost; exiting');

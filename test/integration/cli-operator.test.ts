@@ -67,7 +67,7 @@ describe('featuregates CLI (operator side)', () => {
     const help = runCLI(['operator', '--help']);
     expect(help.code).toBe(0);
     for (const flag of ['--kubeconfig', '--operator-version', '--authoritative-feature-gate-dir', '--cluster-profile', '--metrics-bind-address',
-      '--health-probe-bind-address', '--leader-elect', '--leader-election-namespace']) expect(help.stdout).toContain(flag);
+      '--health-probe-bind-address', '--leader-elect', '--leader-election-namespace', '--okd-build']) expect(help.stdout).toContain(flag);
   });
 
   it('status: explains a missing FeatureGate/cluster', () => {

@@ -32,11 +32,11 @@ describe.each([
   let cos: ResourceClient<ClusterOperator>;
   let op: RunningOperator | undefined;
 
-  const run = async (version: string, release: string) => {
+  const run = async (version: string, release: string, okdBuild = false) => {
     await op?.stop();
     op = await startOperator({
       kubeConfig: plane.kubeConfig, operatorVersion: version, featureGateDir: dir(release),
-      metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0', degradedInertiaMs: 0,
+      metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0', degradedInertiaMs: 0, okdBuild,
       reflector: { backoffInitialMs: 100, backoffMaxMs: 1000 },
     });
     return op;
@@ -211,4 +211,18 @@ describe.each([
       message: 'FeatureGatesUpgradeable: "TechPreviewNoUpgrade" does not allow updates',
     })));
   }, 90_000);
+
+  it('OKD allows upgrades only on an OKD build, and resolves the OKD payload set', async () => {
+    await op?.stop();
+    op = undefined;
+    await fgs.delete('cluster');
+    await setFeatureGateSpec(plane.kubeConfig, { featureSet: 'OKD' });
+    await (await run('4.22.1', '4.22')).ready;
+    await eventually(async () => expect(await condition('Upgradeable')).toMatchObject({
+      status: 'False', reason: 'FeatureGates_RestrictedFeatureGates_OKD', message: 'FeatureGatesUpgradeable: "OKD" does not allow updates',
+    }));
+    expect(names((await entries())[0]!.enabled)).toEqual(names(manifest('4.22', 'OKD').enabled).sort(compareNames));
+    await (await run('4.22.1', '4.22', true)).ready;
+    await eventually(async () => expect(await condition('Upgradeable')).toMatchObject({ status: 'True', reason: 'AsExpected', message: 'All is well' }));
+  }, 60_000);
 });
