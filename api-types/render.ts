@@ -27,7 +27,7 @@ export function renderFeatureGate(featureGate: FeatureGate, registry: FeatureSet
   return out;
 }
 
-/** An empty FeatureGate/cluster, as the payload's create-only manifest defines it. */
-export function emptyFeatureGate(): FeatureGate {
-  return { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster' }, spec: {} };
+/** FeatureGate/cluster with only a spec (empty by default, as the payload's create-only manifest defines it). */
+export function emptyFeatureGate(spec: FeatureGate['spec'] = {}): FeatureGate {
+  return { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster' }, spec };
 }

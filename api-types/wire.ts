@@ -126,6 +126,11 @@ export interface ClusterOperator {
   status?: ClusterOperatorStatus;
 }
 
+/** metav1.Time on the wire: RFC 3339 in UTC, whole seconds. */
+export function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
 export const GROUP = 'config.openshift.io';
 export const VERSION = 'v1';
 export const API_VERSION = 'config.openshift.io/v1';

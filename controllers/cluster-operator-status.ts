@@ -3,7 +3,7 @@
 // version's entry, which is what tells the cluster-version operator this component has upgraded.
 // Creates the ClusterOperator if it is missing; writes /status only when something changed.
 import {
-  DEGRADED_INERTIA_MS, FEATURE_GATE_NAME, clusterOperatorConditions, jsonEqual, type ClusterOperator, type ClusterOperatorStatus,
+  DEGRADED_INERTIA_MS, FEATURE_GATE_NAME, clusterOperatorConditions, jsonEqual, rfc3339, type ClusterOperator, type ClusterOperatorStatus,
   type FeatureGate, type ObjectReference, type OperandVersion,
 } from '../api-types/index.js';
 import { apiErrorMessage, isConflict, isNotFound, type ReconcileResult, type Reflector, type ResourceClient } from '../runtime/index.js';
@@ -38,7 +38,7 @@ function setVersion(versions: OperandVersion[], name: string, version: string): 
 /** The status this controller wants, from the stored one (transition times kept while status is unchanged). */
 export function desiredClusterOperatorStatus(stored: ClusterOperatorStatus | undefined, deps: ClusterOperatorStatusDeps): ClusterOperatorStatus {
   const now = (deps.now ?? (() => new Date()))();
-  const conditions = clusterOperatorConditions(stored?.conditions ?? [], deps.conditions.all(), now.toISOString().replace(/\.\d+Z$/, 'Z'),
+  const conditions = clusterOperatorConditions(stored?.conditions ?? [], deps.conditions.all(), rfc3339(now),
     { inertiaMs: deps.degradedInertiaMs ?? DEGRADED_INERTIA_MS, now });
   let versions = stored?.versions ?? [];
   const fg = deps.featureGates.get(FEATURE_GATE_NAME);

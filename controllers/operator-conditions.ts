@@ -1,7 +1,7 @@
 // The operator's own conditions (FeatureGatesUpgradeable, FeatureGateControllerDegraded, ...), held in
 // memory: OpenShift keeps them on an operator.openshift.io Config object, which a vanilla cluster lacks.
 // The ClusterOperator status controller turns them into Available/Progressing/Degraded/Upgradeable.
-import type { OperatorCondition } from '../api-types/index.js';
+import { setCondition, type OperatorCondition } from '../api-types/index.js';
 
 export class OperatorConditions {
   private readonly byType = new Map<string, OperatorCondition>();
@@ -12,10 +12,9 @@ export class OperatorConditions {
   /** Sets a condition; its lastTransitionTime changes only when its status does. */
   set(cond: Omit<OperatorCondition, 'lastTransitionTime'>): void {
     const prior = this.byType.get(cond.type);
-    const lastTransitionTime = prior && prior.status === cond.status ? prior.lastTransitionTime : this.now().toISOString();
-    const next = { ...cond, lastTransitionTime };
-    if (prior && prior.status === next.status && prior.reason === next.reason && prior.message === next.message) return;
-    this.byType.set(cond.type, next);
+    if (prior && prior.status === cond.status && prior.reason === cond.reason && prior.message === cond.message) return;
+    const [next] = setCondition<OperatorCondition>(prior ? [prior] : [], cond, this.now().toISOString());
+    this.byType.set(cond.type, next as OperatorCondition);
     for (const fn of this.listeners) fn();
   }
 

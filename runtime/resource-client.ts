@@ -3,6 +3,7 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { countedRequest } from './metrics.js';
+import { isConflict, isNotFound } from './api-errors.js';
 
 export interface ResourceDescriptor<T> {
   group: string;
@@ -49,6 +50,21 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
     return this.resource.decode(await this.count('GET', () => this.api.getClusterCustomObject({ ...this.gvr, name })));
   }
 
+  /** The named object, created from make() if missing (a concurrent create is read back). */
+  async getOrCreate(name: string, make: () => T): Promise<T> {
+    try {
+      return await this.get(name);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      try {
+        return await this.create(make());
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+        return this.get(name);
+      }
+    }
+  }
+
   async create(obj: T): Promise<T> {
     return this.resource.decode(await this.count('POST', () => this.api.createClusterCustomObject({ ...this.gvr, body: obj })));
   }
@@ -67,5 +83,16 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
 
   async delete(name: string): Promise<void> {
     await this.count('DELETE', () => this.api.deleteClusterCustomObject({ ...this.gvr, name }));
+  }
+}
+
+/** Runs a read-modify-write again while it fails with 409 Conflict (someone wrote in between). */
+export async function retryOnConflict<R>(fn: () => Promise<R>, attempts = 20): Promise<R> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!isConflict(e) || i >= attempts) throw e;
+    }
   }
 }

@@ -3,13 +3,11 @@
 // this project's CRDs and openshift/api's.
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
-  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterVersion, type FeatureGate, type FeatureGateDetails, type UpdateHistory,
+  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, emptyFeatureGate, rfc3339, type ClusterVersion, type FeatureGate, type FeatureGateDetails, type UpdateHistory,
 } from '../../api-types/index.js';
-import { ClusterVersions, FeatureGates, ResourceClient, isConflict, isNotFound } from '../../runtime/index.js';
+import { ClusterVersions, FeatureGates, ResourceClient, retryOnConflict } from '../../runtime/index.js';
 
 export type HistoryInput = string | { version: string; state?: 'Completed' | 'Partial'; image?: string; startedTime?: string; completionTime?: string | null };
-
-const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 
 function imageFor(version: string): string {
   return `quay.io/openshift-release-dev/ocp-release:${version || 'unknown'}`;
@@ -24,35 +22,6 @@ export function historyEntry(h: HistoryInput, now = new Date()): UpdateHistory {
     completionTime: e.completionTime !== undefined ? e.completionTime : state === 'Completed' ? started : null,
     version: e.version, image: e.image ?? imageFor(e.version), verified: false,
   };
-}
-
-/** Retries a read-modify-write on 409 (someone else wrote in between). */
-async function withConflictRetry<T>(fn: () => Promise<T>, attempts = 20): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (!isConflict(e) || i >= attempts) throw e;
-    }
-  }
-}
-
-async function getOrCreate<T extends { metadata: { name?: string } }>(client: ResourceClient<T>, name: string, make: () => T): Promise<T> {
-  try {
-    return await client.get(name);
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-    try {
-      return await client.create(make());
-    } catch (err) {
-      if (!isConflict(err)) throw err;
-      return client.get(name);
-    }
-  }
-}
-
-function emptyFeatureGate(spec: FeatureGate['spec']): FeatureGate {
-  return { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: FEATURE_GATE_NAME }, spec };
 }
 
 function emptyClusterVersion(): ClusterVersion {
@@ -71,8 +40,8 @@ export async function setClusterVersion(kc: KubeConfig, input: { desired?: strin
   const client = new ResourceClient(kc, ClusterVersions);
   const history = input.history.map((h) => historyEntry(h));
   const desired = input.desired ?? history[0]?.version ?? '';
-  return withConflictRetry(async () => {
-    const cv = await getOrCreate(client, CLUSTER_VERSION_NAME, emptyClusterVersion);
+  return retryOnConflict(async () => {
+    const cv = await client.getOrCreate(CLUSTER_VERSION_NAME, emptyClusterVersion);
     return client.replaceStatus({
       ...cv,
       status: {
@@ -92,8 +61,8 @@ export interface UpgradeInProgress {
 export async function upgrade(kc: KubeConfig, toVersion: string): Promise<UpgradeInProgress> {
   const client = new ResourceClient(kc, ClusterVersions);
   const now = rfc3339(new Date());
-  await withConflictRetry(async () => {
-    const cv = await getOrCreate(client, CLUSTER_VERSION_NAME, emptyClusterVersion);
+  await retryOnConflict(async () => {
+    const cv = await client.getOrCreate(CLUSTER_VERSION_NAME, emptyClusterVersion);
     const old = (cv.status?.history ?? []).map((h, i) => (i === 0 && h.completionTime === null ? { ...h, completionTime: now } : h));
     const head = historyEntry({ version: toVersion, state: 'Partial' });
     return client.replaceStatus({
@@ -102,7 +71,7 @@ export async function upgrade(kc: KubeConfig, toVersion: string): Promise<Upgrad
     });
   });
   return {
-    complete: () => withConflictRetry(async () => {
+    complete: () => retryOnConflict(async () => {
       const cv = await client.get(CLUSTER_VERSION_NAME);
       const history = (cv.status?.history ?? []).map((h, i) =>
         (i === 0 && h.version === toVersion ? { ...h, state: 'Completed', completionTime: rfc3339(new Date()) } : h));
@@ -114,8 +83,8 @@ export async function upgrade(kc: KubeConfig, toVersion: string): Promise<Upgrad
 /** Creates FeatureGate/cluster if missing (with `spec`) and replaces its status entries. */
 export async function setFeatureGateStatus(kc: KubeConfig, entries: FeatureGateDetails[], spec: FeatureGate['spec'] = {}): Promise<FeatureGate> {
   const client = new ResourceClient(kc, FeatureGates);
-  return withConflictRetry(async () => {
-    const fg = await getOrCreate(client, FEATURE_GATE_NAME, () => emptyFeatureGate(spec));
+  return retryOnConflict(async () => {
+    const fg = await client.getOrCreate(FEATURE_GATE_NAME, () => emptyFeatureGate(spec));
     return client.replaceStatus({ ...fg, status: { ...(fg.status ?? {}), featureGates: entries } });
   });
 }
@@ -123,8 +92,8 @@ export async function setFeatureGateStatus(kc: KubeConfig, entries: FeatureGateD
 /** Creates or replaces FeatureGate/cluster's spec (keeping its status). */
 export async function setFeatureGateSpec(kc: KubeConfig, spec: FeatureGate['spec']): Promise<FeatureGate> {
   const client = new ResourceClient(kc, FeatureGates);
-  return withConflictRetry(async () => {
-    const fg = await getOrCreate(client, FEATURE_GATE_NAME, () => emptyFeatureGate(spec));
+  return retryOnConflict(async () => {
+    const fg = await client.getOrCreate(FEATURE_GATE_NAME, () => emptyFeatureGate(spec));
     return client.replace({ ...fg, spec });
   });
 }

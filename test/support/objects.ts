@@ -1,17 +1,17 @@
 // Object builders for tests, valid against both our CRDs and openshift/api's.
-import type { ClusterVersion, FeatureGate, FeatureGateDetails, UpdateHistory } from '../../api-types/index.js';
+import { rfc3339, type ClusterVersion, type FeatureGate, type FeatureGateDetails, type UpdateHistory } from '../../api-types/index.js';
+import { historyEntry as sdkHistoryEntry } from '../../sdk/testing/fake-versions.js';
 
 export function featureGate(name: string, spec: FeatureGate['spec'] = {}): FeatureGate {
   return { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name }, spec };
 }
 
+/** A history entry with a distinct start time and image per index `i` (built on the SDK's historyEntry). */
 export function historyEntry(version: string, state: 'Completed' | 'Partial' = 'Completed', i = 0): UpdateHistory {
-  const started = new Date(Date.UTC(2026, 0, 1) + i * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
-  return {
-    state, startedTime: started, completionTime: state === 'Completed' ? started : null, version,
+  return sdkHistoryEntry({
+    version, state, startedTime: rfc3339(new Date(Date.UTC(2026, 0, 1) + i * 3_600_000)),
     image: `quay.io/openshift-release-dev/ocp-release@sha256:${'0'.repeat(56)}${String(i).padStart(8, '0')}`,
-    verified: false,
-  };
+  });
 }
 
 export function clusterVersion(name: string, history: UpdateHistory[], desired = history[0]?.version ?? ''): ClusterVersion {
