@@ -91,13 +91,18 @@ export function unionCondition(type: string, defaultStatus: 'True' | 'False', al
 
 export const DEGRADED_INERTIA_MS = 2 * 60 * 1000;
 
-/** The four ClusterOperator conditions built from operator conditions. */
+/**
+ * The ClusterOperator conditions built from operator conditions, in library-go's status controller order
+ * (Degraded, Progressing, Available, Upgradeable, EvaluationConditionsDetected). With no
+ * `*EvaluationConditionsDetected` operator condition the last is Unknown / NoData, as upstream publishes it.
+ */
 export function clusterOperatorUnions(operatorConditions: readonly OperatorCondition[], options: UnionOptions = {}) {
   return [
-    unionCondition('Available', 'True', operatorConditions),
-    unionCondition('Progressing', 'False', operatorConditions),
     unionCondition('Degraded', 'False', operatorConditions, options),
+    unionCondition('Progressing', 'False', operatorConditions),
+    unionCondition('Available', 'True', operatorConditions),
     unionCondition('Upgradeable', 'True', operatorConditions),
+    unionCondition('EvaluationConditionsDetected', 'False', operatorConditions),
   ];
 }
 

@@ -64,3 +64,15 @@ export function clusterProfileFlag(v: string | undefined): ClusterProfile | unde
   }
   return v as ClusterProfile;
 }
+
+/** kubectl's --request-timeout: "0" means no timeout; default here 15s so a dead server fails fast. */
+export const REQUEST_TIMEOUT_OPTION: OptionSpec = {
+  type: 'string', help: 'give up on a request to the API server after this long, e.g. 10s or 1m; 0 waits forever (default 15s)',
+};
+export const DEFAULT_CLI_REQUEST_TIMEOUT_MS = 15_000;
+
+export function requestTimeoutFlag(v: string | undefined): number {
+  if (v === undefined) return DEFAULT_CLI_REQUEST_TIMEOUT_MS;
+  const ms = parseDuration(v, '--request-timeout');
+  return ms === 0 ? Infinity : ms;
+}

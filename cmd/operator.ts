@@ -1,6 +1,8 @@
 // `featuregates operator`: flags (mirroring the Go operator and controller-runtime), then the manager.
 import { existsSync, readFileSync } from 'node:fs';
-import { createLogger, loadKubeConfig } from '../runtime/index.js';
+import {
+  DEFAULT_LEADER_ELECTION, createLogger, loadKubeConfig, validateLeaderElectionTiming, type LeaderElectionTiming,
+} from '../runtime/index.js';
 import { DEFAULT_CLUSTER_OPERATOR_NAME, startOperator } from '../controllers/manager.js';
 import { clusterProfileFlag, parseDuration, UsageError, type CommandSpec } from './args.js';
 
@@ -10,6 +12,10 @@ export function defaultNamespace(env: NodeJS.ProcessEnv = process.env): string {
   if (env.POD_NAMESPACE) return env.POD_NAMESPACE;
   if (existsSync(SA_NAMESPACE)) return readFileSync(SA_NAMESPACE, 'utf8').trim();
   return 'default';
+}
+
+function durationFlag(v: string | undefined, flag: string, fallback: number): number {
+  return v === undefined ? fallback : parseDuration(v, flag);
 }
 
 export const operatorCommand: CommandSpec = {
@@ -26,6 +32,9 @@ export const operatorCommand: CommandSpec = {
     'health-probe-bind-address': { type: 'string', help: 'address for /healthz and /readyz (default :8081)' },
     'leader-elect': { type: 'boolean', help: 'hold a Lease before running controllers (for several replicas)' },
     'leader-election-namespace': { type: 'string', help: 'namespace of the Lease (default: the pod namespace)' },
+    'leader-elect-lease-duration': { type: 'string', help: 'how long followers wait after the last observed renewal before taking over (default 15s; OpenShift 137s)' },
+    'leader-elect-renew-deadline': { type: 'string', help: 'how long the leader keeps trying to renew before it stops writing and exits (default 10s; OpenShift 107s)' },
+    'leader-elect-retry-period': { type: 'string', help: 'how often to try to acquire or renew the Lease (default 2s; OpenShift 26s)' },
     'degraded-inertia': { type: 'string', help: 'how long a sync error persists before Degraded=True (default 2m)' },
     'okd-build': { type: 'boolean', help: 'this is an OKD build: feature set OKD allows upgrades (upstream: SCOS builds)' },
   },
@@ -36,6 +45,16 @@ export const operatorCommand: CommandSpec = {
     if (!dir) throw new UsageError('--authoritative-feature-gate-dir is required');
     const profile = clusterProfileFlag(values['cluster-profile']);
     const inertia = values['degraded-inertia'] !== undefined ? parseDuration(values['degraded-inertia'], '--degraded-inertia') : undefined;
+    const timing: LeaderElectionTiming = {
+      leaseDurationMs: durationFlag(values['leader-elect-lease-duration'], '--leader-elect-lease-duration', DEFAULT_LEADER_ELECTION.leaseDurationMs),
+      renewDeadlineMs: durationFlag(values['leader-elect-renew-deadline'], '--leader-elect-renew-deadline', DEFAULT_LEADER_ELECTION.renewDeadlineMs),
+      retryPeriodMs: durationFlag(values['leader-elect-retry-period'], '--leader-elect-retry-period', DEFAULT_LEADER_ELECTION.retryPeriodMs),
+    };
+    try {
+      validateLeaderElectionTiming(timing);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
     const logger = createLogger({ fields: { operator: 'featuregates' } });
     const namespace = defaultNamespace();
     let exitCode = 0;
@@ -52,11 +71,13 @@ export const operatorCommand: CommandSpec = {
       healthProbeBindAddress: values['health-probe-bind-address'] ?? ':8081',
       leaderElect: flags['leader-elect'] === true,
       leaderElectionNamespace: values['leader-election-namespace'] ?? namespace,
+      leaderElection: timing,
       ...(inertia !== undefined ? { degradedInertiaMs: inertia } : {}),
       okdBuild: flags['okd-build'] === true,
       logger,
-      onLostLeadership: () => {
-        logger.error('leader election lost; exiting');
+      onLostLeadership: (reason) => {
+        // Controllers are stopped and every write is fenced; exit non-zero so the Deployment restarts us.
+        logger.error('leader election lost; exiting', { reason });
         process.exit(1);
       },
     });

@@ -2,9 +2,11 @@
 import {
   CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, featureGatesUpgradeable, featureSetName, type ClusterOperator, type FeatureGate,
 } from '../api-types/index.js';
-import { ClusterOperators, ClusterVersions, FeatureGates, ResourceClient, apiErrorMessage, isNotFound, loadKubeConfig } from '../runtime/index.js';
+import {
+  ClusterOperators, ClusterVersions, FeatureGates, KubeTransport, ResourceClient, apiErrorMessage, isNotFound, loadKubeConfig,
+} from '../runtime/index.js';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { UsageError, type CommandSpec } from './args.js';
+import { REQUEST_TIMEOUT_OPTION, UsageError, requestTimeoutFlag, type CommandSpec } from './args.js';
 
 export interface StatusSummary {
   featureSet: string;
@@ -44,7 +46,8 @@ export async function readStatus(kc: KubeConfig, clusterOperatorName = 'config-o
     fg = await new ResourceClient(kc, FeatureGates).get(FEATURE_GATE_NAME);
   } catch (e) {
     if (isNotFound(e)) throw new Error('featuregates.config.openshift.io/cluster not found: is the cluster running featuregate-coordinator or OpenShift?', { cause: e });
-    throw new Error(`reading featuregates/cluster: ${apiErrorMessage(e)}`, { cause: e });
+    const server = kc.getCurrentCluster()?.server ?? 'the API server';
+    throw new Error(`reading featuregates/cluster from ${server}: ${apiErrorMessage(e)}`, { cause: e });
   }
   const optional = async <T>(p: Promise<T>) => p.catch((e: unknown) => { if (isNotFound(e)) return undefined; throw e; });
   const co = await optional(new ResourceClient(kc, ClusterOperators).get(clusterOperatorName));
@@ -55,16 +58,20 @@ export async function readStatus(kc: KubeConfig, clusterOperatorName = 'config-o
 export const statusCommand: CommandSpec = {
   name: 'status',
   summary: 'show the feature set, whether upgrades are allowed, and the gates per version',
-  usage: 'featuregates status [--kubeconfig P] [-o table|json]',
+  usage: 'featuregates status [--kubeconfig P] [--request-timeout D] [-o table|json]',
   options: {
     kubeconfig: { type: 'string', help: 'kubeconfig file (default: $KUBECONFIG, then in-cluster)' },
     output: { type: 'string', short: 'o', help: 'table (default) or json' },
     'cluster-operator-name': { type: 'string', help: 'ClusterOperator to read Upgradeable from (default config-operator)' },
+    'request-timeout': REQUEST_TIMEOUT_OPTION,
   },
   async run(values) {
     const output = values.output ?? 'table';
     if (output !== 'table' && output !== 'json') throw new UsageError(`-o must be table or json, got ${JSON.stringify(output)}`);
-    const s = await readStatus(loadKubeConfig(values.kubeconfig), values['cluster-operator-name']);
+    const timeoutMs = requestTimeoutFlag(values['request-timeout']);
+    const kc = loadKubeConfig(values.kubeconfig);
+    KubeTransport.for(kc).defaultTimeoutMs = timeoutMs;
+    const s = await readStatus(kc, values['cluster-operator-name']);
     process.stdout.write(output === 'json' ? `${JSON.stringify(s, null, 2)}\n` : formatTable(s));
     return 0;
   },

@@ -6,16 +6,16 @@ import {
   DEGRADED_INERTIA_MS, FEATURE_GATE_NAME, clusterOperatorConditions, jsonEqual, rfc3339, type ClusterOperator, type ClusterOperatorStatus,
   type FeatureGate, type ObjectReference, type OperandVersion,
 } from '../api-types/index.js';
-import { apiErrorMessage, isConflict, isNotFound, type ReconcileResult, type Reflector, type ResourceClient } from '../runtime/index.js';
+import { apiErrorMessage, isConflict, isNotFound, type ControllerSpec, type ReconcileResult, type Reflector, type ResourceClient } from '../runtime/index.js';
 import type { OperatorConditions } from './operator-conditions.js';
 
 export interface ClusterOperatorStatusDeps {
   name: string;
   operatorVersion: string;
   namespace: string;
-  clusterOperators: Reflector<ClusterOperator>;
-  featureGates: Reflector<FeatureGate>;
-  client: ResourceClient<ClusterOperator>;
+  clusterOperators: Pick<Reflector<ClusterOperator>, 'get' | 'addListener'>;
+  featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
+  client: Pick<ResourceClient<ClusterOperator>, 'create' | 'replaceStatus'>;
   conditions: OperatorConditions;
   degradedInertiaMs?: number;
   now?: () => Date;
@@ -45,7 +45,8 @@ export function desiredClusterOperatorStatus(stored: ClusterOperatorStatus | und
   if (fg?.status?.featureGates.some((e) => e.version === deps.operatorVersion)) {
     versions = setVersion(setVersion(versions, 'operator', deps.operatorVersion), 'feature-gates', deps.operatorVersion);
   }
-  return { ...(stored ?? {}), conditions, versions, relatedObjects: relatedObjects(deps.namespace) };
+  // Upstream publishes `extension: null` (library-go never fills it); keep what another writer set.
+  return { ...(stored ?? {}), conditions, versions, relatedObjects: relatedObjects(deps.namespace), extension: stored?.extension ?? null };
 }
 
 export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps) {
@@ -56,7 +57,7 @@ export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps)
         co = await deps.client.create({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name: deps.name }, spec: {} });
       } catch (e) {
         if (!isConflict(e)) throw new Error(`creating ClusterOperator ${deps.name}: ${apiErrorMessage(e)}`, { cause: e });
-        return { requeueAfterMs: 0 }; // created concurrently: wait for the cache
+        return { requeue: true }; // created concurrently: the cache catches up
       }
     }
     const desired = desiredClusterOperatorStatus(co.status, deps);
@@ -64,10 +65,23 @@ export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps)
     try {
       await deps.client.replaceStatus({ ...co, status: desired });
     } catch (e) {
-      if (isConflict(e) || isNotFound(e)) return { requeueAfterMs: 0 };
+      if (isConflict(e) || isNotFound(e)) return { requeue: true }; // stale cache: retry with backoff
       throw new Error(`updating ClusterOperator ${deps.name} status: ${apiErrorMessage(e)}`, { cause: e });
     }
     // Degraded under inertia flips later without any event: look again soon.
     return { requeueAfterMs: 10_000 };
+  };
+}
+
+export const CLUSTER_OPERATOR_STATUS_CONTROLLER = 'ClusterOperatorStatusController';
+
+/** The controller: triggered by its ClusterOperator, FeatureGate (versions) and operator-condition changes. */
+export function clusterOperatorStatusController(deps: ClusterOperatorStatusDeps): ControllerSpec {
+  const key = () => [deps.name];
+  return {
+    name: CLUSTER_OPERATOR_STATUS_CONTROLLER,
+    reconcile: clusterOperatorStatusReconciler(deps),
+    watches: [{ source: deps.clusterOperators, keys: key }, { source: deps.featureGates, keys: key }, { source: deps.conditions, keys: key }],
+    initialKeys: [deps.name],
   };
 }

@@ -1,13 +1,15 @@
 // FeatureGateController: keeps FeatureGate/cluster status true for every version in ClusterVersion
-// history. Reads from caches only; writes /status (PUT with the cached resourceVersion) only when the
-// desired status differs; 409 requeues at once; resyncs every minute from the cache.
+// history. Triggered by FeatureGate and ClusterVersion changes; reads from caches only; writes /status
+// (PUT with the cached resourceVersion, through the leader fence) only when the desired status differs;
+// a 409 goes through the rate limiter (the cache catches up); resyncs every minute from the cache.
 import {
   CLUSTER_VERSION_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, desiredFeatureGates, featureGatesEqual,
-  resolveFeatureGateDetails, serializedSizeBytes, syncDegraded, type ClusterVersion, type FeatureGate, type FeatureSetRegistry,
+  resolveFeatureGateDetails, serializedSizeBytes, syncDegraded, type ClusterVersion, type FeatureGate, type FeatureGateDetails,
+  type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
-  apiErrorMessage, counter, gauge, isConflict, silentLogger, type EventRecorder, type Logger, type ReconcileResult, type Reflector,
-  type ResourceClient,
+  apiErrorMessage, counter, gauge, isConflict, silentLogger, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
+  type Reflector, type ResourceClient,
 } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
 import type { OperatorConditions } from './operator-conditions.js';
@@ -18,13 +20,15 @@ export const RESYNC_MS = 60_000;
 export interface FeatureGateStatusDeps {
   operatorVersion: string;
   registry: FeatureSetRegistry;
-  featureGates: Reflector<FeatureGate>;
-  clusterVersions: Reflector<ClusterVersion>;
-  client: ResourceClient<FeatureGate>;
+  featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
+  clusterVersions: Pick<Reflector<ClusterVersion>, 'get' | 'addListener'>;
+  client: Pick<ResourceClient<FeatureGate>, 'replaceStatus'>;
   conditions: OperatorConditions;
   events: EventRecorder;
   logger?: Logger;
   metrics?: Registry;
+  /** The request limit the whole object is checked against before a write (etcd's default 1.5 MiB). */
+  sizeLimitBytes?: number;
 }
 
 export function featureGateUpdateMessage(fg: FeatureGate, version: string, enabled: string[], disabled: string[]): string {
@@ -35,38 +39,46 @@ export function featureGateUpdateMessage(fg: FeatureGate, version: string, enabl
 export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: string) => Promise<ReconcileResult> {
   const log = (deps.logger ?? silentLogger).with({ controller: FEATURE_GATE_CONTROLLER });
   const size = deps.metrics && gauge(deps.metrics, 'featuregates_status_size_bytes', 'Serialized size of FeatureGate/cluster status.featureGates', []);
+  const objectSize = deps.metrics && gauge(deps.metrics, 'featuregates_object_size_bytes', 'Serialized size of the whole FeatureGate/cluster object as last written or checked', []);
   const versions = deps.metrics && gauge(deps.metrics, 'featuregates_status_versions', 'Number of versions in FeatureGate/cluster status', []);
   const writes = deps.metrics && counter(deps.metrics, 'featuregates_status_writes_total', 'FeatureGate status writes made by this process', []);
+  const limit = deps.sizeLimitBytes ?? ETCD_REQUEST_LIMIT_BYTES;
 
   const sync = async (): Promise<ReconcileResult> => {
     const fg = deps.featureGates.get(FEATURE_GATE_NAME);
     const cv = deps.clusterVersions.get(CLUSTER_VERSION_NAME);
     if (!fg || !cv) return { requeueAfterMs: RESYNC_MS };
-    const current = resolveFeatureGateDetails(fg.spec, deps.registry, deps.operatorVersion);
+    let current: FeatureGateDetails;
+    try {
+      current = resolveFeatureGateDetails(fg.spec, deps.registry, deps.operatorVersion);
+    } catch (e) {
+      throw new Error(`unable to determine FeatureGateDetails from FeatureSets: ${(e as Error).message}`, { cause: e });
+    }
     const desired = desiredFeatureGates({ current, existing: fg.status?.featureGates, history: cv.status?.history });
     const status = { ...(fg.status ?? {}), featureGates: desired };
-    const bytes = serializedSizeBytes(status);
-    size?.set(bytes);
+    size?.set(serializedSizeBytes(status.featureGates));
     versions?.set(desired.length);
     if (featureGatesEqual(desired, fg.status?.featureGates)) return { requeueAfterMs: RESYNC_MS };
-    if (bytes > ETCD_REQUEST_LIMIT_BYTES) {
-      throw new Error(`FeatureGate status would be ${bytes} bytes for ${desired.length} versions, over etcd's ${ETCD_REQUEST_LIMIT_BYTES}-byte request limit`);
+    const next: FeatureGate = { ...fg, status };
+    const bytes = serializedSizeBytes(next);
+    objectSize?.set(bytes);
+    if (bytes > limit) {
+      throw new Error(`FeatureGate/${FEATURE_GATE_NAME} would be ${bytes} bytes with ${desired.length} versions in status, ` +
+        `over the ${limit}-byte request limit; not written`);
     }
     try {
-      await deps.client.replaceStatus({ ...fg, status });
+      await deps.client.replaceStatus(next);
     } catch (e) {
       if (isConflict(e)) {
-        log.info('FeatureGate changed while writing its status; retrying from the cache');
-        return { requeueAfterMs: 0 };
+        log.info('FeatureGate changed while writing its status; retrying with backoff');
+        return { requeue: true };
       }
       throw new Error(`updating FeatureGate status: ${apiErrorMessage(e)}`, { cause: e });
     }
     writes?.inc();
-    const enabled = current.enabled.map((g) => g.name);
-    const disabled = current.disabled.map((g) => g.name);
     log.info('FeatureGate status updated', { version: deps.operatorVersion, versions: desired.map((d) => d.version) });
-    await deps.events.event({ apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', name: FEATURE_GATE_NAME, ...(fg.metadata.uid ? { uid: fg.metadata.uid } : {}) },
-      'Normal', 'FeatureGateUpdate', featureGateUpdateMessage(fg, deps.operatorVersion, enabled, disabled));
+    deps.events.event({ apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', name: FEATURE_GATE_NAME, ...(fg.metadata.uid ? { uid: fg.metadata.uid } : {}) },
+      'Normal', 'FeatureGateUpdate', featureGateUpdateMessage(fg, deps.operatorVersion, current.enabled.map((g) => g.name), current.disabled.map((g) => g.name)));
     return { requeueAfterMs: RESYNC_MS };
   };
 
@@ -76,8 +88,19 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
       deps.conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, undefined));
       return result;
     } catch (e) {
-      deps.conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, (e as Error).message));
+      if ((e as Error).name !== 'NotLeaderError') deps.conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, (e as Error).message));
       throw e;
     }
+  };
+}
+
+/** The controller: its reconciler and the watches that trigger it. */
+export function featureGateStatusController(deps: FeatureGateStatusDeps): ControllerSpec {
+  const toSingleton = () => [FEATURE_GATE_NAME];
+  return {
+    name: FEATURE_GATE_CONTROLLER,
+    reconcile: featureGateStatusReconciler(deps),
+    watches: [{ source: deps.featureGates, keys: toSingleton }, { source: deps.clusterVersions, keys: toSingleton }],
+    initialKeys: [FEATURE_GATE_NAME],
   };
 }

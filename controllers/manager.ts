@@ -1,21 +1,23 @@
-// The operator's manager, in upstream order: metrics/health server → (leader election) → caches →
+// The operator's manager, in upstream order: metrics/health server and caches (on every replica, so a
+// follower is ready and takes over with warm caches) → leader election (when enabled) →
 // FeatureGateController → wait (through the SDK accessor, 5 min) until FeatureGate status holds the
 // operator's own version → the upgradeable and ClusterOperator status controllers. Only then does the
-// ClusterOperator report the new `operator` version.
+// ClusterOperator report the new `operator` version. Every write goes through the leader fence; when
+// leadership is lost the controllers stop and onLostLeadership runs (the CLI exits non-zero).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterProfile } from '../api-types/index.js';
 import {
-  ClusterOperators, ClusterVersions, FeatureGates, LeaderElector, Reflector, ResourceClient, WorkQueue, createEventRecorder,
-  loadRegistry, serveEndpoints, silentLogger, type Logger, type ServingEndpoint,
+  ClusterOperators, ClusterVersions, Controller, FeatureGates, LeaderElector, Reflector, ResourceClient, createEventRecorder,
+  loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/feature-gate-access.js';
-import { clusterOperatorStatusReconciler } from './cluster-operator-status.js';
-import { FEATURE_GATE_CONTROLLER, featureGateStatusReconciler } from './feature-gate-status.js';
+import { clusterOperatorStatusController } from './cluster-operator-status.js';
+import { featureGateStatusController } from './feature-gate-status.js';
 import { OperatorConditions } from './operator-conditions.js';
-import { upgradeableReconciler } from './upgradeable.js';
+import { upgradeableController } from './upgradeable.js';
 
 export interface OperatorOptions {
   kubeConfig: KubeConfig;
@@ -30,16 +32,18 @@ export interface OperatorOptions {
   leaderElect?: boolean;
   leaderElectionNamespace?: string;
   leaderElectionId?: string;
+  /** Lease timing (default client-go's 15 s / 10 s / 2 s). */
+  leaderElection?: Partial<LeaderElectionTiming>;
   /** How long a Degraded operator condition must persist before the ClusterOperator reports it. */
   degradedInertiaMs?: number;
   /** How long to wait for FeatureGate status to hold this version before giving up. Default 5 min. */
   initialWaitMs?: number;
   okdBuild?: boolean;
   logger?: Logger;
-  /** Leadership lost: the caller exits (default: throw from the background, i.e. crash). */
-  onLostLeadership?: () => void;
+  /** Leadership lost: the controllers are already stopped; the caller exits non-zero. */
+  onLostLeadership?: (reason: string) => void;
   /** Test tuning of the reflectors (backoff and relist). */
-  reflector?: { backoffInitialMs?: number; backoffMaxMs?: number; relistIntervalMs?: number };
+  reflector?: { backoffInitialMs?: number; backoffMaxMs?: number; relistIntervalMs?: number; watchTimeoutSeconds?: [number, number] };
 }
 
 export interface RunningOperator {
@@ -48,6 +52,8 @@ export interface RunningOperator {
   healthAddress: string | undefined;
   /** Resolves once every controller runs (FeatureGate status holds this version). */
   ready: Promise<void>;
+  /** True while this replica may write (always true without leader election). */
+  isLeader(): boolean;
   stop(): Promise<void>;
 }
 
@@ -69,12 +75,32 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   const kc = options.kubeConfig;
+  const abort = new AbortController();
+  let stopped = false;
+  const controllers: Controller[] = [];
+
+  const elector = options.leaderElect ? new LeaderElector(kc, {
+    namespace: options.leaderElectionNamespace ?? namespace,
+    name: options.leaderElectionId ?? DEFAULT_LEADER_ELECTION_ID,
+    identity: `${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`,
+    ...options.leaderElection,
+    metrics, logger: log,
+    onStoppedLeading: (reason) => {
+      // Nothing is written from here on: the fence already refuses, and the controllers stop.
+      stopped = true;
+      abort.abort(new Error('leader election lost'));
+      void Promise.all(controllers.map((c) => c.stop())).then(() => (options.onLostLeadership ?? ((r: string) => { log.error('leader election lost; the caller did not say what to do', { reason: r }); }))(reason));
+    },
+  }) : undefined;
+  const fence = elector ? () => elector.fence() : undefined;
+  const writeOptions = fence ? { fence } : {};
+
   const reflectorOptions = { logger: log, metrics, ...options.reflector };
-  const fgClient = new ResourceClient(kc, FeatureGates, metrics);
+  const fgClient = new ResourceClient(kc, FeatureGates, metrics, writeOptions);
   const featureGates = new Reflector(fgClient, { ...reflectorOptions, name: FEATURE_GATE_NAME });
   const clusterVersions = new Reflector(new ResourceClient(kc, ClusterVersions, metrics), { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
   const coName = options.clusterOperatorName ?? DEFAULT_CLUSTER_OPERATOR_NAME;
-  const coClient = new ResourceClient(kc, ClusterOperators, metrics);
+  const coClient = new ResourceClient(kc, ClusterOperators, metrics, writeOptions);
   const clusterOperators = new Reflector(coClient, { ...reflectorOptions, name: coName });
   const reflectors = [featureGates, clusterVersions, clusterOperators];
   const synced = () => reflectors.every((r) => r.hasSynced());
@@ -86,70 +112,45 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   if (healthEndpoint) endpoints.push(healthEndpoint);
   log.info('serving', { metrics: metricsEndpoint?.address, health: healthEndpoint?.address });
 
-  const events = createEventRecorder(kc, { namespace, component: 'featuregate-coordinator', logger: log, metrics });
+  const events = createEventRecorder(kc, { namespace, component: 'featuregate-coordinator', logger: log, metrics, ...(fence ? { fence } : {}) });
   const conditions = new OperatorConditions();
   for (const type of ['OperatorAvailable', 'OperatorUpgradeable']) conditions.set({ type, status: 'True', reason: 'AsExpected', message: '' });
   conditions.set({ type: 'OperatorProgressing', status: 'False', reason: 'AsExpected', message: '' });
 
-  const queues: WorkQueue[] = [];
-  let stopped = false;
-  const abort = new AbortController();
-  let elector: LeaderElector | undefined;
   // Over the manager's own caches: no second pair of watches.
   const accessor = featureGateAccessOverCaches({ featureGates, clusterVersions, owned: false }, {
     desiredVersion: options.operatorVersion, logger: log, metricsRegistry: metrics,
     // The operator itself uses no gates, so a change needs no restart (a component would exit here).
     onChange: ({ previous }) => { if (previous) log.info('feature gates of this version changed'); },
   });
-
-  const run = async (): Promise<void> => {
-    if (options.leaderElect) {
-      elector = new LeaderElector(kc, {
-        namespace: options.leaderElectionNamespace ?? namespace,
-        name: options.leaderElectionId ?? DEFAULT_LEADER_ELECTION_ID,
-        identity: `${hostname()}_${process.pid}_${randomBytes(4).toString("hex")}`,
-        metrics, logger: log,
-        onStoppedLeading: options.onLostLeadership ?? (() => { throw new Error('leader election lost'); }),
-      });
-      await elector.acquire(abort.signal);
-    }
+  const run = (spec: ControllerSpec) => {
     if (stopped) return;
+    const c = new Controller(spec, { metrics, logger: log });
+    controllers.push(c);
+    c.start();
+  };
+
+  const main = async (): Promise<void> => {
     for (const r of reflectors) r.start();
-    await Promise.all(reflectors.map((r) => r.synced));
+    if (elector) await elector.acquire(abort.signal);
+    if (stopped) return;
+    await Promise.race([Promise.all(reflectors.map((r) => r.synced)), new Promise((_, reject) => abort.signal.addEventListener('abort', () => reject(abort.signal.reason as Error), { once: true }))]);
     log.info('caches synced');
-
-    const statusQueue = new WorkQueue(FEATURE_GATE_CONTROLLER, featureGateStatusReconciler({
+    run(featureGateStatusController({
       operatorVersion: options.operatorVersion, registry, featureGates, clusterVersions, client: fgClient, conditions, events, logger: log, metrics,
-    }), { metrics, logger: log });
-    queues.push(statusQueue);
-    const enqueueStatus = () => statusQueue.add(FEATURE_GATE_NAME);
-    featureGates.addListener(enqueueStatus);
-    clusterVersions.addListener(enqueueStatus);
-    enqueueStatus();
-
+    }));
     accessor.start();
     log.info('waiting for FeatureGate status to hold this version', { version: options.operatorVersion });
     await accessor.waitForInitial({ timeoutMs: options.initialWaitMs ?? 5 * 60_000, signal: abort.signal });
     if (stopped) return;
-
-    const upgradeableQueue = new WorkQueue('FeatureUpgradeableController', upgradeableReconciler({
-      featureGates, conditions, okdBuild: options.okdBuild ?? false,
-    }), { metrics, logger: log });
-    const coQueue = new WorkQueue('ClusterOperatorStatusController', clusterOperatorStatusReconciler({
+    run(upgradeableController({ featureGates, conditions, okdBuild: options.okdBuild ?? false }));
+    run(clusterOperatorStatusController({
       name: coName, operatorVersion: options.operatorVersion, namespace, clusterOperators, featureGates, client: coClient, conditions,
       ...(options.degradedInertiaMs !== undefined ? { degradedInertiaMs: options.degradedInertiaMs } : {}),
-    }), { metrics, logger: log });
-    queues.push(upgradeableQueue, coQueue);
-    featureGates.addListener(() => upgradeableQueue.add(FEATURE_GATE_NAME));
-    const enqueueCO = () => coQueue.add(coName);
-    featureGates.addListener(enqueueCO);
-    clusterOperators.addListener(enqueueCO);
-    conditions.onChange(enqueueCO);
-    upgradeableQueue.add(FEATURE_GATE_NAME);
-    enqueueCO();
+    }));
     log.info('all controllers started');
   };
-  const ready = run();
+  const ready = main();
   ready.catch(() => undefined);
 
   return {
@@ -157,11 +158,13 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     metricsAddress: metricsEndpoint?.address,
     healthAddress: healthEndpoint?.address,
     ready,
+    isLeader: () => (elector ? elector.isLeader() : true),
     async stop() {
       stopped = true;
       abort.abort(new Error('operator stopping'));
-      await Promise.all(queues.map((q) => q.shutDown()));
+      await Promise.all(controllers.map((c) => c.stop()));
       await accessor.stop();
+      await events.flush();
       await Promise.all(reflectors.map((r) => r.stop()));
       await elector?.release();
       await Promise.all(endpoints.map((e) => e.close()));

@@ -22,7 +22,10 @@ export class OperatorConditions {
     return [...this.byType.values()];
   }
 
-  onChange(fn: () => void): void {
-    this.listeners.add(fn);
+  /** Called after every change (a controller watch source: the name is the condition type). */
+  addListener(fn: (type: string) => void): () => void {
+    const l = () => fn('conditions');
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
   }
 }

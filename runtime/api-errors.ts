@@ -1,9 +1,11 @@
-// HTTP status of errors thrown by @kubernetes/client-node (ApiException, watch errors, fetch errors).
-import { ApiException } from '@kubernetes/client-node';
+// Classifying errors from the API: HTTP status (ApiError from our transport, or any error carrying a
+// numeric `code`/`statusCode`, as @kubernetes/client-node's ApiException and watch errors do) and the
+// server's message.
+import { ApiError } from './kube-transport.js';
 
 export function statusCode(e: unknown): number | undefined {
-  if (e instanceof ApiException) return e.code;
   const o = e as { statusCode?: unknown; code?: unknown } | null;
+  if (o && typeof o.code === 'number') return o.code;
   if (o && typeof o.statusCode === 'number') return o.statusCode;
   return undefined;
 }
@@ -14,12 +16,14 @@ export const isGone = (e: unknown) => statusCode(e) === 410;
 
 /** The API server's message (from a Status body) or the error's own message. */
 export function apiErrorMessage(e: unknown): string {
-  if (e instanceof ApiException) {
+  if (e instanceof ApiError) return `HTTP ${e.code}${e.serverMessage ? `: ${e.serverMessage}` : ''}`;
+  const o = e as { code?: unknown; body?: unknown } | null;
+  if (o && typeof o.code === 'number' && 'body' in o) {
     try {
-      const body = typeof e.body === 'string' ? JSON.parse(e.body) : e.body;
-      if (body && typeof body.message === 'string') return `HTTP ${e.code}: ${body.message}`;
+      const body = typeof o.body === 'string' ? JSON.parse(o.body) as { message?: unknown } : o.body as { message?: unknown };
+      if (body && typeof body.message === 'string') return `HTTP ${o.code}: ${body.message}`;
     } catch { /* not JSON */ }
-    return `HTTP ${e.code}`;
+    return `HTTP ${o.code}`;
   }
   return e instanceof Error ? e.message : String(e);
 }

@@ -1,14 +1,18 @@
-// An event recorder: core/v1 Events created in the recorder's namespace. Kubernetes only accepts an Event
-// about a cluster-scoped object (FeatureGate, ClusterVersion) in the "default" namespace, so — as
-// library-go does — such events are recorded about this process's own Pod in its namespace, with the
-// cluster-scoped object as the Event's `related` object.
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+// An event recorder like client-go's: core/v1 Events, correlated (spam filter, aggregation, count
+// patches: event-correlator.ts) and sent in the background — event() never waits for the API and never
+// throws, so it is never on the path of a handler or a reconcile. Up to 1000 events wait; beyond that new
+// ones are dropped (counted in the log), as client-go's broadcaster does.
+// Kubernetes only accepts an Event about a cluster-scoped object (FeatureGate, ClusterVersion) in the
+// "default" namespace, so — as library-go does — such events are recorded about this process's own Pod
+// in its namespace, with the cluster-scoped object as the Event's `related` object.
+import type { KubeConfig } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
-import { apiErrorMessage } from './api-errors.js';
+import { apiErrorMessage, isNotFound } from './api-errors.js';
+import { EventCorrelator, type CorrelatorOptions } from './event-correlator.js';
+import { KubeTransport } from './kube-transport.js';
 import { silentLogger, type Logger } from './logger.js';
-import { countedRequest } from './metrics.js';
 
 export interface InvolvedObject {
   apiVersion: string;
@@ -19,8 +23,10 @@ export interface InvolvedObject {
 }
 
 export interface EventRecorder {
-  /** Fire and forget: a failure to record is logged, never thrown. Resolves when the write ended. */
-  event(object: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
+  /** Queues an event; returns at once. A failure to record is logged, never thrown. */
+  event(object: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): void;
+  /** Resolves when every queued event has been sent (or failed). */
+  flush(): Promise<void>;
 }
 
 export interface EventRecorderOptions {
@@ -30,36 +36,97 @@ export interface EventRecorderOptions {
   regarding?: InvolvedObject;
   logger?: Logger;
   metrics?: Registry;
+  correlator?: CorrelatorOptions;
+  /** Called right before each write; throws to refuse it (the leader fence: a stepped-down leader records nothing). */
+  fence?: () => void;
+  /** Wall clock (for the correlator's windows and the Event timestamps). */
+  now?: () => Date;
 }
 
+const MAX_PENDING = 1000;
+
 export function createEventRecorder(kc: KubeConfig, options: EventRecorderOptions): EventRecorder {
-  const api = kc.makeApiClient(CoreV1Api);
+  const transport = KubeTransport.for(kc);
   const log = options.logger ?? silentLogger;
+  const now = options.now ?? (() => new Date());
+  const correlator = new EventCorrelator(options.correlator);
   const self: InvolvedObject = options.regarding
     ?? { apiVersion: 'v1', kind: 'Pod', name: process.env.POD_NAME ?? hostname(), namespace: options.namespace };
-  return {
-    async event(object, type, reason, message) {
-      const now = new Date();
-      try {
-        await countedRequest(options.metrics, 'POST', 'events', () => api.createNamespacedEvent({
-          namespace: options.namespace,
-          body: {
-            metadata: { name: `${object.name}.${randomBytes(8).toString('hex')}`, namespace: options.namespace },
-            involvedObject: object.namespace === options.namespace ? { ...object } : { ...self },
-            ...(object.namespace === options.namespace ? {} : { related: { ...object } }),
-            type, reason, message: message.slice(0, 1024),
-            source: { component: options.component },
-            reportingComponent: options.component,
-            reportingInstance: process.env.HOSTNAME ?? 'local',
-            firstTimestamp: now, lastTimestamp: now, count: 1,
-          },
-        }));
-      } catch (e) {
-        log.warn('could not record event', { reason, error: apiErrorMessage(e) });
+  const collection = `/api/v1/namespaces/${encodeURIComponent(options.namespace)}/events`;
+  const metrics = options.metrics ? { metrics: options.metrics } : {};
+  const pending: (() => Promise<void>)[] = [];
+  let draining: Promise<void> | undefined;
+  let dropped = 0;
+
+  const drain = async () => {
+    for (let job = pending.shift(); job; job = pending.shift()) await job();
+    draining = undefined;
+  };
+
+  const send = async (object: InvolvedObject, type: string, reason: string, message: string, at: Date): Promise<void> => {
+    const own = object.namespace === options.namespace;
+    const involved = own ? object : self;
+    const c = correlator.correlate({
+      source: options.component,
+      object: JSON.stringify([involved.apiVersion, involved.kind, involved.namespace, involved.name, involved.uid, own ? '' : JSON.stringify(object)]),
+      type, reason, message,
+    }, at.getTime());
+    if (c.action === 'drop') return;
+    try {
+      options.fence?.();
+    } catch {
+      return;
+    }
+    const text = c.message.slice(0, 1024);
+    try {
+      if (c.action === 'patch') {
+        try {
+          await transport.request({
+            method: 'PATCH', path: `${collection}/${c.name}`, contentType: 'application/merge-patch+json',
+            body: { count: c.count, lastTimestamp: at.toISOString(), message: text }, resource: 'events', ...metrics,
+          });
+          return;
+        } catch (e) {
+          if (!isNotFound(e)) throw e;
+          correlator.forgetSent(c.key);
+        }
       }
+      const name = `${object.name}.${randomBytes(8).toString('hex')}`;
+      await transport.request({
+        method: 'POST', path: collection, resource: 'events', ...metrics,
+        body: {
+          apiVersion: 'v1', kind: 'Event',
+          metadata: { name, namespace: options.namespace },
+          involvedObject: { ...involved },
+          ...(own ? {} : { related: { ...object } }),
+          type, reason, message: text,
+          source: { component: options.component },
+          reportingComponent: options.component,
+          reportingInstance: process.env.HOSTNAME ?? 'local',
+          firstTimestamp: at.toISOString(), lastTimestamp: at.toISOString(), count: c.action === 'patch' ? c.count : 1,
+        },
+      });
+      correlator.recordSent(c.key, name, c.action === 'patch' ? c.count : 1);
+    } catch (e) {
+      log.warn('could not record event', { reason, error: apiErrorMessage(e) });
+    }
+  };
+
+  return {
+    event(object, type, reason, message) {
+      if (pending.length >= MAX_PENDING) {
+        if (dropped++ % 100 === 0) log.warn('event queue full; dropping events', { dropped });
+        return;
+      }
+      const at = now();
+      pending.push(() => send(object, type, reason, message, at));
+      draining ??= drain();
+    },
+    async flush() {
+      while (draining) await draining;
     },
   };
 }
 
 /** Records nothing. */
-export const noEvents: EventRecorder = { event: async () => undefined };
+export const noEvents: EventRecorder = { event: () => undefined, flush: async () => undefined };

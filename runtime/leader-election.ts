@@ -1,189 +1,276 @@
-// A Lease leader elector with client-go semantics: lease 15 s, renew deadline 10 s, retry 2 s; expiry is
-// judged by the locally observed time of the last change to the lease (not the holder's clock), and a
-// follower retries right when the lease it watches expires, so it takes over ~15 s after a crash; writes
-// carry the lease's resourceVersion, so a 409 means someone else won; leaseTransitions counts holder
-// changes; release on shutdown empties the holder. `leader_election_master_status{name}` is 1 while
-// leading.
-import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+// A Lease leader elector with client-go's guarantees and one more: writes are fenced.
+//  - Timing: lease 15 s, renew deadline 10 s, retry 2 s by default (configurable; validated as client-go
+//    does: lease > renew deadline > retry period).
+//  - API errors at acquire or renew are logged and retried every retry period; never fatal.
+//  - Leadership is judged on this process's monotonic clock from the start of its last successful renew:
+//    isLeader() is false as soon as the renew deadline has passed, even if the process was paused and no
+//    timer has run yet — so every write fenced by it stops on time. When the renew loop wakes past the
+//    deadline it steps down without sending anything.
+//  - A leader never renews a Lease whose holder is someone else: it has lost, and steps down.
+//  - Followers judge expiry by their own observation of the last change to the lease record (never the
+//    holder's timestamps). A change is dated to the previous look when that look was recent (at most half
+//    the lease/renew margin ago), else to now — so a process that wakes from a long pause does not think a
+//    fresh lease is stale. A follower retries right when the lease it watches expires.
+//  - Release on shutdown writes an empty holder (only while still leader) so a follower takes over at once.
+// `leader_election_master_status{name}` is 1 while leading.
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { isConflict, isNotFound, apiErrorMessage } from './api-errors.js';
+import { apiErrorMessage, isConflict } from './api-errors.js';
+import { realClock, type Clock } from './clock.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './kube-transport.js';
+import { kubeLeaseStore, microTime, type Lease, type LeaseStore } from './lease-store.js';
 import { silentLogger, type Logger } from './logger.js';
-import { countedRequest, gauge } from './metrics.js';
+import { gauge } from './metrics.js';
 
-export interface LeaderElectorOptions {
+export interface LeaderElectionTiming {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+/** client-go / controller-runtime defaults. */
+export const DEFAULT_LEADER_ELECTION: LeaderElectionTiming = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+/** OpenShift's (library-go LeaderElectionDefaulting): rides out ~78 s of kube-apiserver downtime. */
+export const OPENSHIFT_LEADER_ELECTION: LeaderElectionTiming = { leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 };
+/** OpenShift's single-node timing (LeaderElectionSNOConfig): ~180 s of downtime. */
+export const OPENSHIFT_SNO_LEADER_ELECTION: LeaderElectionTiming = { leaseDurationMs: 270_000, renewDeadlineMs: 240_000, retryPeriodMs: 60_000 };
+
+/** Throws when the timing cannot guarantee a single writer (as client-go's NewLeaderElector refuses it). */
+export function validateLeaderElectionTiming(t: LeaderElectionTiming): void {
+  if (!(t.leaseDurationMs > t.renewDeadlineMs)) {
+    throw new Error(`leader election: lease duration (${t.leaseDurationMs / 1000}s) must be greater than the renew deadline (${t.renewDeadlineMs / 1000}s)`);
+  }
+  if (!(t.renewDeadlineMs > t.retryPeriodMs * 1.2)) {
+    throw new Error(`leader election: renew deadline (${t.renewDeadlineMs / 1000}s) must be greater than 1.2 × the retry period (${t.retryPeriodMs / 1000}s)`);
+  }
+  if (t.retryPeriodMs < 1 || t.leaseDurationMs % 1000 !== 0) {
+    throw new Error('leader election: the retry period must be positive and the lease duration whole seconds');
+  }
+}
+
+export interface LeaderElectorOptions extends Partial<LeaderElectionTiming> {
   namespace: string;
   name: string;
   identity: string;
-  leaseDurationMs?: number;
-  renewDeadlineMs?: number;
-  retryPeriodMs?: number;
+  /** Bound on each Lease request (default 10 s; a renew is also bounded by the time left to its deadline). */
+  requestTimeoutMs?: number;
   metrics?: Registry;
   logger?: Logger;
-  /** Called once when leadership is lost (not on release). The operator exits here. */
-  onStoppedLeading?: () => void;
+  /** Called once when leadership is lost (not on release). The operator stops and exits non-zero here. */
+  onStoppedLeading?: (reason: string) => void;
+  /** Where the Lease lives (default: the API server through kc). */
+  store?: LeaseStore;
+  clock?: Clock;
+  /** Wall clock for the Lease's timestamps (informational: nobody judges expiry by them). */
+  wallClock?: () => Date;
+  random?: () => number;
 }
 
-function timeOf(v: unknown): number {
-  if (v instanceof Date) return v.getTime();
-  if (typeof v === 'string') return Date.parse(v);
-  return 0;
+export class NotLeaderError extends Error {
+  override name = 'NotLeaderError';
 }
+
+class LostLeadership extends Error {}
 
 export class LeaderElector {
-  private readonly api: CoordinationV1Api;
+  private readonly store: LeaseStore;
+  private readonly clock: Clock;
   private readonly log: Logger;
-  private readonly leaseMs: number;
-  private readonly renewDeadlineMs: number;
-  private readonly retryMs: number;
-  private observed: { key: string; at: number } | undefined;
-  private observedDurationMs = 15_000;
+  private readonly t: LeaderElectionTiming;
+  private readonly requestTimeoutMs: number;
+  private readonly stop = new AbortController();
+  /** The last change of the lease record we saw, and when (monotonic) we date it. */
+  private observed: { key: string; at: number; durationMs: number } | undefined;
   private lastPollAt: number | undefined;
-  private lease: V1Lease | undefined;
+  private lease: Lease | undefined;
   private leading = false;
-  private stopped = false;
-  private renewTimer: NodeJS.Timeout | undefined;
+  private lost = false;
+  /** Monotonic start of the last successful acquire/renew. */
+  private lastRenewAt = -Infinity;
+  private renewing: Promise<void> | undefined;
   private readonly status;
 
-  constructor(kc: KubeConfig, private readonly options: LeaderElectorOptions) {
-    this.api = kc.makeApiClient(CoordinationV1Api);
+  constructor(kc: KubeConfig | undefined, private readonly options: LeaderElectorOptions) {
+    this.t = {
+      leaseDurationMs: options.leaseDurationMs ?? DEFAULT_LEADER_ELECTION.leaseDurationMs,
+      renewDeadlineMs: options.renewDeadlineMs ?? DEFAULT_LEADER_ELECTION.renewDeadlineMs,
+      retryPeriodMs: options.retryPeriodMs ?? DEFAULT_LEADER_ELECTION.retryPeriodMs,
+    };
+    validateLeaderElectionTiming(this.t);
+    if (!options.store && !kc) throw new Error('LeaderElector needs a KubeConfig or a LeaseStore');
+    this.store = options.store ?? kubeLeaseStore(kc!, options.namespace, options.name, options.metrics);
+    this.clock = options.clock ?? realClock;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.log = (options.logger ?? silentLogger).with({ lease: `${options.namespace}/${options.name}`, identity: options.identity });
-    this.leaseMs = options.leaseDurationMs ?? 15_000;
-    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-    this.retryMs = options.retryPeriodMs ?? 2_000;
     this.status = options.metrics
       ? gauge(options.metrics, 'leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.', ['name']).labels({ name: options.name })
       : undefined;
     this.status?.set(0);
   }
 
-  isLeader(): boolean {
-    return this.leading;
+  get timing(): LeaderElectionTiming {
+    return { ...this.t };
   }
 
-  /** Resolves once this process holds the lease; then renews it in the background. */
+  /** True only while leading and the last successful renew started less than the renew deadline ago. */
+  isLeader(): boolean {
+    return this.leading && !this.lost && this.clock.now() - this.lastRenewAt < this.t.renewDeadlineMs;
+  }
+
+  /** Throws NotLeaderError unless isLeader(): call it synchronously right before every write. */
+  fence(): void {
+    if (!this.isLeader()) {
+      throw new NotLeaderError(`not the leader of Lease ${this.options.namespace}/${this.options.name}: write refused`);
+    }
+  }
+
+  /** Resolves once this process holds the lease; then renews it in the background. Errors are retried. */
   async acquire(signal?: AbortSignal): Promise<void> {
     this.log.info('attempting to acquire leader lease');
-    while (!this.stopped && !signal?.aborted) {
-      if (await this.tryAcquireOrRenew()) {
-        this.leading = true;
-        this.status?.set(1);
-        this.log.info('successfully acquired lease');
-        this.scheduleRenew(Date.now());
-        return;
+    const aborted = () => this.stop.signal.aborted || signal?.aborted === true;
+    const wake = signal ? AbortSignal.any([this.stop.signal, signal]) : this.stop.signal;
+    while (!aborted()) {
+      try {
+        if (await this.tryAcquireOrRenew(this.requestTimeoutMs)) {
+          if (aborted()) break;
+          this.leading = true;
+          this.status?.set(1);
+          this.log.info('successfully acquired lease');
+          this.renewing = this.renewLoop();
+          return;
+        }
+      } catch (e) {
+        this.log.warn('error retrieving or updating the leader Lease; retrying', { error: apiErrorMessage(e), retryInMs: this.t.retryPeriodMs });
       }
-      await new Promise((r) => setTimeout(r, this.nextAttemptDelay()));
+      await this.clock.sleep(this.nextAttemptDelay(), wake);
     }
     throw new Error('leader election stopped before the lease was acquired');
   }
 
-  /** Stops renewing and, if leading, gives the lease up so another replica takes over at once. */
+  /** Stops renewing and, if still leader, gives the lease up so another replica takes over at once. */
   async release(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.renewTimer);
-    if (!this.leading || !this.lease?.spec) return;
+    const wasLeader = this.isLeader();
+    this.stop.abort();
+    await this.renewing;
+    if (!this.leading) return;
     this.leading = false;
     this.status?.set(0);
+    if (!wasLeader || this.lost || !this.lease?.spec) return;
     try {
-      const lease = structuredClone(this.lease);
-      lease.spec = { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: new V1MicroTime(), acquireTime: new V1MicroTime() };
-      await this.request('PUT', () => this.api.replaceNamespacedLease({ name: this.options.name, namespace: this.options.namespace, body: lease }));
+      const now = microTime(this.wallClock());
+      await this.store.update({ ...this.lease, spec: { ...this.lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now } }, this.requestTimeoutMs);
       this.log.info('released leader lease');
     } catch (e) {
       this.log.warn('could not release leader lease', { error: apiErrorMessage(e) });
     }
   }
 
-  /** The retry period, or less when the observed lease expires sooner (take over on time, not a poll later). */
+  private wallClock(): Date {
+    return this.options.wallClock?.() ?? new Date();
+  }
+
+  /** The retry period (+0–10 % jitter), or less when the observed lease expires sooner. */
   private nextAttemptDelay(): number {
-    const retry = this.retryMs * (1 + Math.random() * 0.1);
+    const retry = this.t.retryPeriodMs * (1 + (this.options.random ?? Math.random)() * 0.1);
     if (!this.observed) return retry;
-    const untilExpiry = this.observed.at + this.observedDurationMs - Date.now() + 20;
+    const untilExpiry = this.observed.at + this.observed.durationMs - this.clock.now() + 20;
     return Math.max(0, Math.min(retry, untilExpiry));
   }
 
-  private request<T>(method: string, call: () => Promise<T>): Promise<T> {
-    return countedRequest(this.options.metrics, method, 'leases', call);
-  }
-
-  private scheduleRenew(lastRenew: number): void {
-    this.renewTimer = setTimeout(async () => {
-      if (this.stopped) return;
-      let ok = false;
+  private async renewLoop(): Promise<void> {
+    while (!this.stop.signal.aborted) {
+      await this.clock.sleep(this.t.retryPeriodMs, this.stop.signal);
+      if (this.stop.signal.aborted) return;
+      const left = this.lastRenewAt + this.t.renewDeadlineMs - this.clock.now();
+      if (left <= 0) return this.lose(`failed to renew the lease within the renew deadline (${this.t.renewDeadlineMs / 1000}s)`);
       try {
-        ok = await this.tryAcquireOrRenew();
+        await this.tryAcquireOrRenew(Math.min(this.requestTimeoutMs, left));
       } catch (e) {
-        this.log.warn('lease renewal failed', { error: apiErrorMessage(e) });
+        if (e instanceof LostLeadership) return this.lose(e.message);
+        if (this.stop.signal.aborted) return;
+        this.log.warn('failed to renew the leader Lease; retrying', { error: apiErrorMessage(e), deadlineInMs: Math.round(left) });
       }
-      if (this.stopped) return;
-      if (ok) {
-        this.scheduleRenew(Date.now());
-      } else if (Date.now() - lastRenew >= this.renewDeadlineMs) {
-        this.leading = false;
-        this.status?.set(0);
-        this.log.error('leader election lost');
-        this.options.onStoppedLeading?.();
-      } else {
-        this.scheduleRenew(lastRenew);
-      }
-    }, this.retryMs);
-  }
-
-  private async tryAcquireOrRenew(): Promise<boolean> {
-    const { namespace, name, identity } = this.options;
-    const now = new V1MicroTime();
-    const leaseSeconds = Math.round(this.leaseMs / 1000);
-    let current: V1Lease;
-    try {
-      current = await this.request('GET', () => this.api.readNamespacedLease({ name, namespace }));
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-      try {
-        this.lease = await this.request('POST', () => this.api.createNamespacedLease({
-          namespace,
-          body: {
-            metadata: { name, namespace },
-            spec: { holderIdentity: identity, leaseDurationSeconds: leaseSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 },
-          },
-        }));
-        this.observed = { key: this.recordKey(this.lease), at: Date.now() };
-        return true;
-      } catch (err) {
-        if (isConflict(err)) return false;
-        throw err;
+      if (this.clock.now() - this.lastRenewAt >= this.t.renewDeadlineMs) {
+        return this.lose(`failed to renew the lease within the renew deadline (${this.t.renewDeadlineMs / 1000}s)`);
       }
     }
-    const key = this.recordKey(current);
-    const polledAt = Date.now();
-    // The holder changed the lease some time after our previous look; dating the change to that look
-    // is safe because a holder that cannot renew steps down after renewDeadline (< leaseDuration).
-    if (!this.observed || this.observed.key !== key) this.observed = { key, at: this.lastPollAt ?? polledAt };
-    this.lastPollAt = polledAt;
+  }
+
+  private lose(reason: string): void {
+    if (this.lost) return;
+    this.lost = true;
+    this.leading = false;
+    this.status?.set(0);
+    this.log.error('leader election lost', { reason });
+    this.options.onStoppedLeading?.(reason);
+  }
+
+  /** Records what we saw of the lease at monotonic time `at`. */
+  private observe(lease: Lease, at: number, ours: boolean): void {
+    const key = this.recordKey(lease);
+    const durationMs = (lease.spec?.leaseDurationSeconds ?? this.t.leaseDurationMs / 1000) * 1000;
+    if (ours || !this.observed || this.observed.key !== key) {
+      const safeGap = Math.min(this.t.retryPeriodMs * 1.25, (this.t.leaseDurationMs - this.t.renewDeadlineMs) / 2);
+      const datedEarlier = !ours && this.lastPollAt !== undefined && at - this.lastPollAt <= safeGap;
+      this.observed = { key, at: datedEarlier ? this.lastPollAt! : at, durationMs };
+    }
+    this.lastPollAt = at;
+  }
+
+  /** One attempt; true when this process now holds (or renewed) the lease, false when someone else does. */
+  private async tryAcquireOrRenew(timeoutMs: number): Promise<boolean> {
+    const { identity } = this.options;
+    const started = this.clock.now();
+    const deadline = started + timeoutMs;
+    const remaining = () => Math.max(1, deadline - this.clock.now());
+    const leaseSeconds = Math.round(this.t.leaseDurationMs / 1000);
+    const now = microTime(this.wallClock());
+    const current = await this.store.get(timeoutMs);
+    if (this.stop.signal.aborted) return false;
+    if (!current) {
+      if (this.leading) throw new LostLeadership('the Lease was deleted while this process held it');
+      return this.write(started, () => this.store.create({
+        metadata: { name: this.options.name, namespace: this.options.namespace },
+        spec: { holderIdentity: identity, leaseDurationSeconds: leaseSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+      }, remaining()));
+    }
+    this.observe(current, this.clock.now(), false);
     const spec = current.spec ?? {};
     const holder = spec.holderIdentity ?? '';
-    const duration = (spec.leaseDurationSeconds ?? leaseSeconds) * 1000;
-    this.observedDurationMs = duration;
-    if (holder !== '' && holder !== identity && this.observed.at + duration > Date.now()) return false;
-    const next = structuredClone(current);
-    next.spec = {
-      ...spec,
-      holderIdentity: identity,
-      leaseDurationSeconds: leaseSeconds,
-      renewTime: now,
-      acquireTime: holder === identity ? new V1MicroTime(timeOf(spec.acquireTime) || Date.now()) : now,
-      leaseTransitions: holder === identity ? (spec.leaseTransitions ?? 0) : (spec.leaseTransitions ?? 0) + 1,
+    if (this.leading && holder !== identity) {
+      throw new LostLeadership(`the Lease is now held by ${holder ? JSON.stringify(holder) : 'nobody'}`);
+    }
+    const o = this.observed!;
+    if (!this.leading && holder !== '' && holder !== identity && o.at + o.durationMs > this.clock.now()) return false;
+    const next: Lease = {
+      ...current,
+      spec: {
+        ...spec,
+        holderIdentity: identity,
+        leaseDurationSeconds: leaseSeconds,
+        renewTime: now,
+        acquireTime: holder === identity && spec.acquireTime ? spec.acquireTime : now,
+        leaseTransitions: holder === identity ? (spec.leaseTransitions ?? 0) : (spec.leaseTransitions ?? 0) + 1,
+      },
     };
+    return this.write(started, () => this.store.update(next, remaining()));
+  }
+
+  /** A create or update of the Lease that started at `started`: false on 409 (someone else wrote first). */
+  private async write(started: number, send: () => Promise<Lease>): Promise<boolean> {
     try {
-      this.lease = await this.request('PUT', () => this.api.replaceNamespacedLease({ name, namespace, body: next }));
-      this.observed = { key: this.recordKey(this.lease), at: Date.now() };
-      return true;
+      this.lease = await send();
     } catch (e) {
       if (isConflict(e)) return false;
       throw e;
     }
+    this.lastRenewAt = started;
+    this.observe(this.lease, this.clock.now(), true);
+    return true;
   }
 
-  private recordKey(lease: V1Lease): string {
+  private recordKey(lease: Lease): string {
     const s = lease.spec ?? {};
-    return JSON.stringify([s.holderIdentity, timeOf(s.renewTime), timeOf(s.acquireTime), s.leaseDurationSeconds, s.leaseTransitions]);
+    return JSON.stringify([s.holderIdentity, s.renewTime, s.acquireTime, s.leaseDurationSeconds, s.leaseTransitions]);
   }
 }

@@ -1,16 +1,25 @@
-// A reflector: list + watch of one resource (optionally one named object) into an in-memory store.
-// Unlike @kubernetes/client-node 1.4's informer it never stops for good: any error restarts it with
-// jittered exponential backoff (1 s → 30 s, reset after a healthy watch); every watch is bounded
-// (server-side timeoutSeconds randomised in 5–10 min, plus a client-side inactivity timer for half-open
-// connections); a periodic relist is the safety net; 410 Gone relists at once. `synced` resolves after
-// the first successful list.
-import { Watch } from '@kubernetes/client-node';
+// A reflector: list + watch of one resource (optionally one named object) into an in-memory store,
+// after client-go's reflector, with the recovery choices this project needs (docs/reliability.md):
+//  - it never stops for good: any failure restarts list + watch after a jittered exponential backoff
+//    (800 ms doubling, capped at 1.6 s, each delay drawn from [d/2, d] — client-go caps at 30 s, which is
+//    what let recovery after an API-server restart take 20–30 s); the backoff resets on every successful
+//    list and every accepted watch, so healthy running never leaves a grown delay behind. The cost of the
+//    short cap: while the API server is down each reflector tries about once every 1.2 s (a refused
+//    connection is cheap; the operator runs 3 reflectors, an SDK accessor 2);
+//  - a relist reports every object to the listeners (client-go's Replace delivers an update for each),
+//    so work that failed during an outage is retried at once when the API server is back;
+//  - watches are short and bounded: the server ends each after 30–45 s (it sends a bookmark just
+//    before), the next one resumes from the last resourceVersion; a client-side inactivity timer
+//    (timeout + 15 s) aborts a watch that went silent, so a silently dropped connection is noticed
+//    within a minute; "410 Gone" relists at once; a periodic relist (10 min) is the safety net;
+//  - every list and the start of every watch are bounded by the request timeout.
+// `synced` resolves after the first successful list.
 import type { Registry } from 'prom-client';
 import { Backoff } from './backoff.js';
 import { apiErrorMessage, isGone, statusCode } from './api-errors.js';
 import { silentLogger, type Logger } from './logger.js';
-import { countedRequest } from './metrics.js';
 import type { ResourceClient } from './resource-client.js';
+import type { WatchHandle } from './kube-transport.js';
 
 type Named = { metadata: { name?: string; resourceVersion?: string } };
 
@@ -23,17 +32,17 @@ export interface ReflectorOptions {
   backoffMaxMs?: number;
   /** Relist at least this often (jittered +0–10 %). Default 10 minutes. */
   relistIntervalMs?: number;
-  /** Server-side watch timeout range in seconds. Default [300, 600]. */
+  /** Server-side watch timeout range in seconds. Default [30, 45]. */
   watchTimeoutSeconds?: [number, number];
-  /** Abort a watch that delivers nothing (not even a bookmark) for this long. Default: its timeout + 30 s. */
+  /** Abort a watch that delivers nothing (not even a bookmark) for this long. Default: its timeout + 15 s. */
   inactivityMs?: number;
 }
 
 export type ReflectorListener = (name: string) => void;
 
-class WatchEnded extends Error {
-  constructor(readonly reason: 'closed' | 'inactive') {
-    super(`watch ${reason}`);
+class WatchInactive extends Error {
+  constructor(ms: number) {
+    super(`watch delivered nothing for ${ms} ms`);
   }
 }
 
@@ -55,7 +64,7 @@ export class Reflector<T extends Named> {
 
   constructor(private readonly client: ResourceClient<T>, private readonly options: ReflectorOptions = {}) {
     this.log = (options.logger ?? silentLogger).with({ reflector: client.resource.plural, ...(options.name ? { name: options.name } : {}) });
-    this.backoff = new Backoff(options.backoffInitialMs ?? 1000, options.backoffMaxMs ?? 30_000);
+    this.backoff = new Backoff(options.backoffInitialMs ?? 800, options.backoffMaxMs ?? 1_600);
     this.synced = new Promise((resolve) => { this.resolveSynced = resolve; });
   }
 
@@ -71,7 +80,7 @@ export class Reflector<T extends Named> {
     return [...this.store.values()];
   }
 
-  /** Called with the object name after every change to the store (add, update, delete). */
+  /** Called with the object name after every change to the store (add, update, delete) and for every object on a relist. */
   addListener(fn: ReflectorListener): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
@@ -113,18 +122,19 @@ export class Reflector<T extends Named> {
 
   private async relist(): Promise<void> {
     const { items, resourceVersion } = await this.client.list(this.fieldSelector());
+    if (this.stopped) return;
     const seen = new Set<string>();
-    const changed: string[] = [];
+    const names: string[] = [];
     for (const item of items) {
       const name = item.metadata.name ?? '';
       seen.add(name);
-      if (this.store.get(name)?.metadata.resourceVersion !== item.metadata.resourceVersion) changed.push(name);
+      names.push(name);
       this.store.set(name, item);
     }
     for (const name of [...this.store.keys()]) {
       if (!seen.has(name)) {
         this.store.delete(name);
-        changed.push(name);
+        names.push(name);
       }
     }
     this.lastResourceVersion = resourceVersion;
@@ -133,31 +143,35 @@ export class Reflector<T extends Named> {
       this.syncedFlag = true;
       this.resolveSynced();
     }
-    for (const name of changed) this.emit(name);
+    for (const name of names) this.emit(name);
   }
 
   private async loop(): Promise<void> {
     let needList = true;
+    let failures = 0;
     while (!this.stopped) {
       try {
         if (needList) {
           await this.relist();
           needList = false;
+          this.backoff.reset();
+          if (failures > 0) this.log.info('list/watch recovered', { after: failures });
+          failures = 0;
         }
         const healthy = await this.watchOnce();
-        if (healthy) this.backoff.reset();
-        else if (!this.stopped) await this.sleep(this.backoff.next()); // closed at once: do not spin
+        if (!healthy && !this.stopped) await this.sleep(this.backoff.next()); // ended at once: do not spin
       } catch (e) {
         if (this.stopped) break;
         needList = true;
-        if (e instanceof WatchEnded) {
-          this.log.info('watch inactive, relisting');
+        if (e instanceof WatchInactive) {
+          this.log.warn('watch went silent, relisting', { error: e.message });
           continue;
         }
         if (isGone(e)) {
           this.log.info('resource version too old, relisting');
           continue;
         }
+        failures++;
         const delay = this.backoff.next();
         this.log.warn('list/watch failed, retrying', { error: apiErrorMessage(e), code: statusCode(e), retryInMs: Math.round(delay) });
         await this.sleep(delay);
@@ -168,54 +182,47 @@ export class Reflector<T extends Named> {
     }
   }
 
-  /** One watch from the last resource version; resolves true if it was healthy, throws on error. */
-  private watchOnce(): Promise<boolean> {
-    const [lo, hi] = this.options.watchTimeoutSeconds ?? [300, 600];
+  /** One watch from the last resource version; resolves true if it ran healthily, throws on error. */
+  private async watchOnce(): Promise<boolean> {
+    const [lo, hi] = this.options.watchTimeoutSeconds ?? [30, 45];
     const timeoutSeconds = Math.floor(lo + Math.random() * (hi - lo + 1));
-    const inactivityMs = this.options.inactivityMs ?? (timeoutSeconds + 30) * 1000;
+    const inactivityMs = this.options.inactivityMs ?? (timeoutSeconds + 15) * 1000;
     const started = Date.now();
     let events = 0;
-    return new Promise<boolean>((resolve, reject) => {
-      let settled = false;
-      let controller: AbortController | undefined;
-      let inactive = false;
+    let handle: WatchHandle | undefined;
+    const ended = new Promise<void>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
-      const finish = (err: unknown) => {
+      let settled = false;
+      const finish = (err?: Error) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         this.abortWatch = undefined;
-        controller?.abort();
-        if (inactive) reject(new WatchEnded('inactive'));
-        else if (err && !this.stopped) reject(err);
-        else resolve(events > 0 || Date.now() - started > 2000);
+        handle?.abort();
+        if (err && !this.stopped) reject(err);
+        else resolve();
       };
       const arm = () => {
         clearTimeout(timer);
-        timer = setTimeout(() => { inactive = true; finish(null); }, inactivityMs);
+        timer = setTimeout(() => finish(new WatchInactive(inactivityMs)), inactivityMs);
       };
-      this.abortWatch = () => finish(null);
+      this.abortWatch = () => finish();
       arm();
-      const params: Record<string, string | number | boolean | undefined> = {
-        resourceVersion: this.lastResourceVersion, allowWatchBookmarks: true, timeoutSeconds,
-        fieldSelector: this.fieldSelector(),
-      };
       const onEvent = (type: string, raw: unknown) => {
         if (settled) return;
         arm();
         events++;
-        const obj = raw as { metadata?: { name?: string; resourceVersion?: string }; code?: number; message?: string };
+        const obj = raw as { metadata?: { name?: string; resourceVersion?: string }; code?: number; message?: string } | null;
         if (type === 'BOOKMARK') {
-          if (obj.metadata?.resourceVersion) this.lastResourceVersion = obj.metadata.resourceVersion;
+          if (obj?.metadata?.resourceVersion) this.lastResourceVersion = obj.metadata.resourceVersion;
           return;
         }
         if (type === 'ERROR') {
-          const err = Object.assign(new Error(`watch error: ${obj.message ?? 'unknown'}`), { statusCode: obj.code });
-          finish(err);
+          finish(Object.assign(new Error(`watch error: ${obj?.message ?? 'unknown'}`), { statusCode: obj?.code }));
           return;
         }
-        const name = obj.metadata?.name ?? '';
-        if (obj.metadata?.resourceVersion) this.lastResourceVersion = obj.metadata.resourceVersion;
+        const name = obj?.metadata?.name ?? '';
+        if (obj?.metadata?.resourceVersion) this.lastResourceVersion = obj.metadata.resourceVersion;
         if (type === 'DELETED') {
           this.store.delete(name);
           this.emit(name);
@@ -229,13 +236,20 @@ export class Reflector<T extends Named> {
           this.log.error(`malformed ${this.client.resource.plural}/${name} ignored`, { error: (e as Error).message });
         }
       };
-      countedRequest(this.options.metrics, 'WATCH', this.client.resource.plural,
-        () => new Watch(this.client.kubeConfig).watch(this.client.path, params, onEvent, (err) => finish(err)))
-        .then((c) => {
-          controller = c;
-          if (settled) c.abort();
-        })
-        .catch((e: unknown) => finish(e));
+      this.client.transport.watch({
+        path: this.client.path,
+        query: { resourceVersion: this.lastResourceVersion, allowWatchBookmarks: true, timeoutSeconds, fieldSelector: this.fieldSelector() },
+        resource: this.client.resource.plural,
+        ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
+        onEvent,
+        onEnd: (err) => finish(err),
+      }).then((h) => {
+        handle = h;
+        this.backoff.reset();
+        if (settled) h.abort();
+      }, (e: Error) => finish(e));
     });
+    await ended;
+    return events > 0 || Date.now() - started > 2000;
   }
 }

@@ -1,9 +1,11 @@
 // A typed client for one cluster-scoped custom resource (config.openshift.io/v1 FeatureGate,
-// ClusterVersion, ClusterOperator): decode on read, PUT with resourceVersion, every call counted.
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+// ClusterVersion, ClusterOperator): decode on read, PUT with resourceVersion, every call counted and
+// bounded by a request timeout. Writes pass through an optional fence (the leader elector's "still
+// leader" check) right before they are sent.
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { countedRequest } from './metrics.js';
 import { isConflict, isNotFound } from './api-errors.js';
+import { KubeTransport, type KubeRequest } from './kube-transport.js';
 
 export interface ResourceDescriptor<T> {
   group: string;
@@ -18,17 +20,21 @@ export interface ListResult<T> {
   resourceVersion: string;
 }
 
+export interface ResourceClientOptions {
+  /** Per-request timeout (default 10 s). */
+  timeoutMs?: number;
+  /** Called synchronously right before every write is sent; throws to refuse it (e.g. not the leader). */
+  fence?: () => void;
+}
+
 export class ResourceClient<T extends { metadata: { name?: string; resourceVersion?: string } }> {
-  private readonly api: CustomObjectsApi;
+  readonly transport: KubeTransport;
   readonly kubeConfig: KubeConfig;
 
-  constructor(kc: KubeConfig, readonly resource: ResourceDescriptor<T>, private readonly metrics?: Registry) {
-    this.api = kc.makeApiClient(CustomObjectsApi);
+  constructor(kc: KubeConfig, readonly resource: ResourceDescriptor<T>, private readonly metrics?: Registry,
+    private readonly options: ResourceClientOptions = {}) {
+    this.transport = KubeTransport.for(kc);
     this.kubeConfig = kc;
-  }
-
-  private get gvr() {
-    return { group: this.resource.group, version: this.resource.version, plural: this.resource.plural };
   }
 
   /** The URL path of the collection, for watches. */
@@ -36,18 +42,24 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
     return `/apis/${this.resource.group}/${this.resource.version}/${this.resource.plural}`;
   }
 
-  private count<R>(method: string, call: () => Promise<R>): Promise<R> {
-    return countedRequest(this.metrics, method, this.resource.plural, call);
+  private call(r: Omit<KubeRequest, 'resource' | 'metrics'>): Promise<unknown> {
+    if (r.method !== 'GET') this.options.fence?.();
+    return this.transport.request({
+      ...r, resource: this.resource.plural,
+      ...(this.metrics ? { metrics: this.metrics } : {}),
+      ...(r.timeoutMs === undefined && this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
+    });
   }
 
   async list(fieldSelector?: string): Promise<ListResult<T>> {
-    const raw = await this.count('LIST', () => this.api.listClusterCustomObject({ ...this.gvr, ...(fieldSelector ? { fieldSelector } : {}) }));
-    const items = (raw.items ?? []) as unknown[];
-    return { items: items.map((i) => this.resource.decode(i)), resourceVersion: String(raw.metadata?.resourceVersion ?? '') };
+    const raw = await this.call({ method: 'GET', metricMethod: 'LIST', path: this.path, query: { fieldSelector } }) as
+      { items?: unknown[]; metadata?: { resourceVersion?: unknown } } | undefined;
+    const items = raw?.items ?? [];
+    return { items: items.map((i) => this.resource.decode(i)), resourceVersion: String(raw?.metadata?.resourceVersion ?? '') };
   }
 
   async get(name: string): Promise<T> {
-    return this.resource.decode(await this.count('GET', () => this.api.getClusterCustomObject({ ...this.gvr, name })));
+    return this.resource.decode(await this.call({ method: 'GET', path: `${this.path}/${encodeURIComponent(name)}` }));
   }
 
   /** The named object, created from make() if missing (a concurrent create is read back). */
@@ -66,23 +78,21 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
   }
 
   async create(obj: T): Promise<T> {
-    return this.resource.decode(await this.count('POST', () => this.api.createClusterCustomObject({ ...this.gvr, body: obj })));
+    return this.resource.decode(await this.call({ method: 'POST', path: this.path, body: obj }));
   }
 
   /** PUT the main resource; metadata.resourceVersion makes it optimistic (409 on a stale copy). */
   async replace(obj: T): Promise<T> {
-    const name = obj.metadata.name ?? '';
-    return this.resource.decode(await this.count('PUT', () => this.api.replaceClusterCustomObject({ ...this.gvr, name, body: obj })));
+    return this.resource.decode(await this.call({ method: 'PUT', path: `${this.path}/${encodeURIComponent(obj.metadata.name ?? '')}`, body: obj }));
   }
 
   /** PUT the /status subresource with the object's resourceVersion (409 on a stale copy). */
   async replaceStatus(obj: T): Promise<T> {
-    const name = obj.metadata.name ?? '';
-    return this.resource.decode(await this.count('PUT', () => this.api.replaceClusterCustomObjectStatus({ ...this.gvr, name, body: obj })));
+    return this.resource.decode(await this.call({ method: 'PUT', path: `${this.path}/${encodeURIComponent(obj.metadata.name ?? '')}/status`, body: obj }));
   }
 
   async delete(name: string): Promise<void> {
-    await this.count('DELETE', () => this.api.deleteClusterCustomObject({ ...this.gvr, name }));
+    await this.call({ method: 'DELETE', path: `${this.path}/${encodeURIComponent(name)}` });
   }
 }
 

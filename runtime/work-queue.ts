@@ -1,44 +1,59 @@
-// A keyed work queue with client-go semantics and p-queue as the executor: a key is queued once however
-// often it is added, never processed twice at the same time, and processed again if re-added while in
-// flight. Errors requeue the key with per-key exponential backoff (5 ms → 1000 s); success forgets it.
-// Metrics use controller-runtime / workqueue names.
-import PQueue from 'p-queue';
-import type { Registry } from 'prom-client';
+// A rate-limiting work queue with client-go semantics: a key waiting in the queue is there once however
+// often it is added (dirty set); a key being processed is never handed out twice (processing set) and is
+// queued again when done() if it was added meanwhile. addAfter/addRateLimited delay an add; the rate
+// limiter (client-go's default) decides the delay. `workqueue_*` metrics use client-go's names; adds are
+// counted after de-duplication, in-flight gauges are computed on scrape (no timer while idle).
+import { setMaxListeners } from 'node:events';
+import { Gauge, type Registry } from 'prom-client';
+import { realClock, type Clock } from './clock.js';
 import { counter, gauge, histogram } from './metrics.js';
-import { silentLogger, type Logger } from './logger.js';
+import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
 
-export interface ReconcileResult {
-  /** Process the key again after this delay (a periodic resync, say). */
-  requeueAfterMs?: number;
-}
-
-export type Reconciler = (key: string) => Promise<ReconcileResult | void>;
+export const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export interface WorkQueueOptions {
-  concurrency?: number;
-  baseDelayMs?: number;
-  maxDelayMs?: number;
   metrics?: Registry;
-  logger?: Logger;
+  rateLimiter?: RateLimiter;
+  clock?: Clock;
 }
 
-const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+// Queues reporting through each in-flight gauge, so the gauge can compute them when scraped.
+const inFlightQueues = new WeakMap<Gauge, Set<WorkQueue>>();
+
+function inFlightGauge(registry: Registry, name: string, help: string, value: (q: WorkQueue, now: number) => number): Set<WorkQueue> {
+  const g = gauge(registry, name, help, ['name', 'controller']);
+  let set = inFlightQueues.get(g);
+  if (!set) {
+    const queues = new Set<WorkQueue>();
+    set = queues;
+    inFlightQueues.set(g, queues);
+    const original = (g as unknown as { collect?: () => void }).collect;
+    (g as unknown as { collect: () => void }).collect = () => {
+      const now = Date.now();
+      for (const q of queues) g.labels({ name: q.name, controller: q.name }).set(value(q, now));
+      original?.call(g);
+    };
+  }
+  return set;
+}
 
 export class WorkQueue {
-  private readonly executor: PQueue;
+  private readonly queue: string[] = [];
   private readonly dirty = new Set<string>();
   private readonly processing = new Map<string, number>();
   private readonly addedAt = new Map<string, number>();
-  private readonly failures = new Map<string, number>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly log: Logger;
+  private readonly waiters: ((key: string | undefined) => void)[] = [];
+  private readonly delayed = new AbortController();
+  private readonly limiter: RateLimiter;
+  private readonly clock: Clock;
   private shuttingDown = false;
   private readonly m;
-  private readonly ticker: NodeJS.Timeout;
+  private readonly gaugeSets: Set<WorkQueue>[] = [];
 
-  constructor(readonly name: string, private readonly reconcile: Reconciler, private readonly options: WorkQueueOptions = {}) {
-    this.executor = new PQueue({ concurrency: options.concurrency ?? 1 });
-    this.log = (options.logger ?? silentLogger).with({ controller: name });
+  constructor(readonly name: string, options: WorkQueueOptions = {}) {
+    this.clock = options.clock ?? realClock;
+    setMaxListeners(0, this.delayed.signal);
+    this.limiter = options.rateLimiter ?? defaultControllerRateLimiter(this.clock);
     const r = options.metrics;
     const l = { name, controller: name };
     this.m = r ? {
@@ -47,118 +62,106 @@ export class WorkQueue {
       retries: counter(r, 'workqueue_retries_total', 'Total number of retries handled by workqueue', ['name', 'controller']).labels(l),
       queueDuration: histogram(r, 'workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested', ['name', 'controller'], DURATION_BUCKETS).labels(l),
       workDuration: histogram(r, 'workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes', ['name', 'controller'], DURATION_BUCKETS).labels(l),
-      longest: gauge(r, 'workqueue_longest_running_processor_seconds', 'How many seconds has the longest running processor for workqueue been running', ['name', 'controller']).labels(l),
-      unfinished: gauge(r, 'workqueue_unfinished_work_seconds', 'How many seconds of work has been done that is in progress', ['name', 'controller']).labels(l),
-      reconciles: counter(r, 'controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']),
-      errors: counter(r, 'controller_runtime_reconcile_errors_total', 'Total number of reconciliation errors per controller', ['controller']).labels({ controller: name }),
-      time: histogram(r, 'controller_runtime_reconcile_time_seconds', 'Length of time per reconciliation per controller', ['controller'], DURATION_BUCKETS).labels({ controller: name }),
-      workers: gauge(r, 'controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', ['controller']).labels({ controller: name }),
-      active: gauge(r, 'controller_runtime_active_workers', 'Number of currently used workers per controller', ['controller']).labels({ controller: name }),
     } : undefined;
-    if (this.m) {
-      for (const result of ['success', 'error', 'requeue', 'requeue_after']) this.m.reconciles.inc({ controller: name, result }, 0);
-      this.m.errors.inc(0);
-      this.m.workers.set(options.concurrency ?? 1);
+    if (r) {
+      this.gaugeSets.push(
+        inFlightGauge(r, 'workqueue_longest_running_processor_seconds', 'How many seconds has the longest running processor for workqueue been running',
+          (q, now) => Math.max(0, ...[...q.processing.values()].map((s) => (now - s) / 1000))),
+        inFlightGauge(r, 'workqueue_unfinished_work_seconds', 'How many seconds of work has been done that is in progress',
+          (q, now) => [...q.processing.values()].reduce((a, s) => a + (now - s) / 1000, 0)),
+      );
+      for (const s of this.gaugeSets) s.add(this);
+      this.m?.depth.set(0);
     }
-    this.ticker = setInterval(() => this.updateInFlightMetrics(), 1000);
-    this.ticker.unref();
   }
 
-  /** Queue `key` unless it is already queued; a key in flight is processed again when it finishes. */
+  /** Queue `key` unless it is already waiting; a key in flight is queued again when it is done. */
   add(key: string): void {
-    if (this.shuttingDown) return;
+    if (this.shuttingDown || this.dirty.has(key)) return;
     this.m?.adds.inc();
-    if (this.dirty.has(key)) return;
     this.dirty.add(key);
     this.addedAt.set(key, Date.now());
-    if (!this.processing.has(key)) this.schedule(key);
+    if (this.processing.has(key)) return;
+    this.push(key);
   }
 
+  /** add(key) after `delayMs` (at once when ≤ 0). */
   addAfter(key: string, delayMs: number): void {
     if (this.shuttingDown) return;
     if (delayMs <= 0) {
       this.add(key);
       return;
     }
-    const t = setTimeout(() => { this.timers.delete(t); this.add(key); }, delayMs);
-    t.unref();
-    this.timers.add(t);
+    void this.clock.sleep(delayMs, this.delayed.signal).then(() => { if (!this.delayed.signal.aborted) this.add(key); });
   }
 
-  /** Requeue after the key's next backoff delay: base × 2^failures, capped. */
+  /** add(key) after the rate limiter's delay for it. */
   addRateLimited(key: string): void {
-    const n = this.failures.get(key) ?? 0;
-    this.failures.set(key, n + 1);
-    const delay = Math.min(this.options.maxDelayMs ?? 1_000_000, (this.options.baseDelayMs ?? 5) * 2 ** n);
+    if (this.shuttingDown) return;
     this.m?.retries.inc();
-    this.addAfter(key, delay);
+    this.addAfter(key, this.limiter.when(key));
   }
 
+  /** The key succeeded: reset its failures. */
   forget(key: string): void {
-    this.failures.delete(key);
+    this.limiter.forget(key);
   }
 
-  /** Keys queued or in flight. */
+  numRequeues(key: string): number {
+    return this.limiter.numRequeues(key);
+  }
+
+  /** The next key to process (marked as processing), or undefined once shut down. */
+  get(): Promise<string | undefined> {
+    const key = this.queue.shift();
+    if (key !== undefined) return Promise.resolve(this.take(key));
+    if (this.shuttingDown) return Promise.resolve(undefined);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Processing of `key` ended; it is queued again if it was added meanwhile. */
+  done(key: string): void {
+    const start = this.processing.get(key);
+    if (start !== undefined) this.m?.workDuration.observe((Date.now() - start) / 1000);
+    this.processing.delete(key);
+    if (this.dirty.has(key) && !this.shuttingDown) this.push(key);
+  }
+
+  /** Keys waiting or in flight. */
   get length(): number {
     return new Set([...this.dirty, ...this.processing.keys()]).size;
   }
 
-  /** Resolves when nothing is queued or running (timers for later adds may still be pending). */
-  async idle(): Promise<void> {
-    await this.executor.onIdle();
+  get inFlight(): number {
+    return this.processing.size;
   }
 
-  async shutDown(): Promise<void> {
+  shutDown(): void {
     this.shuttingDown = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    clearInterval(this.ticker);
-    this.executor.clear();
-    await this.executor.onIdle();
+    this.delayed.abort();
+    this.queue.length = 0;
+    for (const w of this.waiters.splice(0)) w(undefined);
+    for (const s of this.gaugeSets) s.delete(this);
+    this.m?.depth.set(0);
   }
 
-  private schedule(key: string): void {
-    this.m?.depth.inc();
-    void this.executor.add(() => this.process(key));
-  }
-
-  private async process(key: string): Promise<void> {
-    this.m?.depth.dec();
-    if (this.shuttingDown || !this.dirty.has(key)) return;
-    this.dirty.delete(key);
-    const start = Date.now();
-    this.m?.queueDuration.observe((start - (this.addedAt.get(key) ?? start)) / 1000);
-    this.processing.set(key, start);
-    this.m?.active.inc();
-    try {
-      const result = await this.reconcile(key);
-      this.forget(key);
-      if (result?.requeueAfterMs !== undefined) {
-        this.m?.reconciles.inc({ controller: this.name, result: 'requeue_after' });
-        this.addAfter(key, result.requeueAfterMs);
-      } else {
-        this.m?.reconciles.inc({ controller: this.name, result: 'success' });
-      }
-    } catch (e) {
-      this.m?.reconciles.inc({ controller: this.name, result: 'error' });
-      this.m?.errors.inc();
-      this.log.error('reconcile failed', { key, error: (e as Error).message });
-      this.addRateLimited(key);
-    } finally {
-      const secs = (Date.now() - start) / 1000;
-      this.m?.workDuration.observe(secs);
-      this.m?.time.observe(secs);
-      this.m?.active.dec();
-      this.processing.delete(key);
-      if (this.dirty.has(key) && !this.shuttingDown) this.schedule(key);
+  private push(key: string): void {
+    const waiter = this.waiters.shift();
+    if (waiter) {
+      waiter(this.take(key));
+      return;
     }
+    this.queue.push(key);
+    this.m?.depth.inc();
   }
 
-  private updateInFlightMetrics(): void {
-    if (!this.m) return;
+  private take(key: string): string {
+    this.m?.depth.set(this.queue.length);
+    this.dirty.delete(key);
     const now = Date.now();
-    const ages = [...this.processing.values()].map((s) => (now - s) / 1000);
-    this.m.longest.set(ages.length ? Math.max(...ages) : 0);
-    this.m.unfinished.set(ages.reduce((a, b) => a + b, 0));
+    this.m?.queueDuration.observe((now - (this.addedAt.get(key) ?? now)) / 1000);
+    this.addedAt.delete(key);
+    this.processing.set(key, now);
+    return key;
   }
 }

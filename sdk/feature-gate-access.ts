@@ -8,7 +8,7 @@ import {
   CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, MISSING_VERSION_MARKER, type ClusterVersion, type FeatureGate,
 } from '../api-types/index.js';
 import {
-  ClusterVersions, FeatureGates as FeatureGateResource, Reflector, ResourceClient, WorkQueue, noEvents, silentLogger,
+  ClusterVersions, Controller, FeatureGates as FeatureGateResource, Reflector, ResourceClient, noEvents, silentLogger,
   type EventRecorder, type Logger,
 } from '../runtime/index.js';
 import { FeatureGates } from './feature-gates.js';
@@ -123,10 +123,11 @@ export function featureGateAccessOverCaches(caches: FeatureGateCaches,
     if (!fg) return; // no FeatureGate yet: wait silently
     const entry = fg.status?.featureGates.find((e) => e.version === version);
     if (!entry) {
+      // A state, not an error: the next change of either object triggers another look.
       const msg = `missing desired version ${JSON.stringify(version)} in featuregates.config.openshift.io/cluster`;
       if (msg !== lastMissing) log.info(msg);
       lastMissing = msg;
-      throw new Error(msg);
+      return;
     }
     lastMissing = '';
     const next = new FeatureGates(entry.enabled.map((g) => g.name), entry.disabled.map((g) => g.name));
@@ -137,10 +138,10 @@ export function featureGateAccessOverCaches(caches: FeatureGateCaches,
     if (!previous) {
       log.info('feature gates observed', { version, enabled: next.enabledNames.length, disabled: next.disabledNames.length });
       resolveInitial(next);
-      await events.event(INVOLVED, 'Normal', 'FeatureGatesInitialized', message);
+      events.event(INVOLVED, 'Normal', 'FeatureGatesInitialized', message);
     } else {
       log.info('feature gates changed', { version });
-      await events.event(INVOLVED, 'Normal', 'FeatureGatesModified', message);
+      events.event(INVOLVED, 'Normal', 'FeatureGatesModified', message);
     }
     // Handlers run one at a time, outside the sync worker: a handler may call current() or stop().
     handlers = handlers.then(async () => {
@@ -152,17 +153,20 @@ export function featureGateAccessOverCaches(caches: FeatureGateCaches,
     });
   };
 
-  const queue = new WorkQueue('feature-gate-detector', sync, {
-    ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), logger: silentLogger,
-  });
-  const enqueue = () => queue.add(FEATURE_GATE_NAME);
-  const unsubscribe = [featureGates.addListener(enqueue), clusterVersions.addListener(enqueue)];
+  const key = () => [FEATURE_GATE_NAME];
+  const controller = new Controller({
+    name: 'feature-gate-detector',
+    reconcile: async () => { await sync(); },
+    watches: [{ source: featureGates, keys: key }, { source: clusterVersions, keys: key }],
+  }, { ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), logger: log });
+  const enqueue = () => controller.enqueue(FEATURE_GATE_NAME);
   let started = false;
 
   return {
     start() {
       if (started) return;
       started = true;
+      controller.start();
       if (caches.owned) {
         featureGates.start();
         clusterVersions.start();
@@ -170,8 +174,7 @@ export function featureGateAccessOverCaches(caches: FeatureGateCaches,
       void Promise.all([featureGates.synced, clusterVersions.synced]).then(enqueue);
     },
     async stop() {
-      await queue.shutDown();
-      unsubscribe.forEach((u) => u());
+      await controller.stop();
       if (caches.owned) await Promise.all([featureGates.stop(), clusterVersions.stop()]);
     },
     async waitForInitial({ timeoutMs, signal } = {}) {

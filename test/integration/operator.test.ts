@@ -155,7 +155,7 @@ describe.each([
     const before = await featureGate();
     await setFeatureGateSpec(plane.kubeConfig, { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: ['ExampleAlphaGate', 'Both'], disabled: ['Both'] } });
     await eventually(async () => expect(await condition('Degraded')).toMatchObject({
-      status: 'True', reason: 'FeatureGateController_SyncError', message: 'FeatureGateControllerDegraded: trying to enable and disable "Both"',
+      status: 'True', reason: 'FeatureGateController_SyncError', message: 'FeatureGateControllerDegraded: unable to determine FeatureGateDetails from FeatureSets: trying to enable and disable "Both"',
     }));
     expect((await featureGate()).status).toEqual(before.status);
     expect((await entries())[1]).toEqual(old);

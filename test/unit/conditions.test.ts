@@ -62,7 +62,9 @@ describe('ClusterOperator unions', () => {
     const t2 = '2026-01-02T00:00:00Z';
     const first = clusterOperatorConditions([], [...base, featureGatesUpgradeable('')], t1);
     expect(first.map((c) => [c.type, c.status, c.lastTransitionTime])).toEqual([
-      ['Available', 'True', t1], ['Progressing', 'False', t1], ['Degraded', 'Unknown', t1], ['Upgradeable', 'True', t1]]);
+      ['Degraded', 'Unknown', t1], ['Progressing', 'False', t1], ['Available', 'True', t1], ['Upgradeable', 'True', t1],
+      ['EvaluationConditionsDetected', 'Unknown', t1]]);
+    expect(first.at(-1)).toMatchObject({ reason: 'NoData', message: '' });
     const same = clusterOperatorConditions(first, [...base, featureGatesUpgradeable(''), syncDegraded('FG', undefined)], t2);
     expect(same.find((c) => c.type === 'Upgradeable')?.lastTransitionTime).toBe(t1);
     expect(same.find((c) => c.type === 'Degraded')).toMatchObject({ status: 'False', lastTransitionTime: t2 });

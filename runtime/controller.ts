@@ -1,0 +1,172 @@
+// A Controller runs one reconciler over a rate-limited work queue with controller-runtime's semantics:
+//  - it declares the watches that trigger it (a source of object names, mapped to keys); the manager
+//    only starts it;
+//  - result handling: an error → addRateLimited (counted, logged); a 409 Conflict → addRateLimited,
+//    result "requeue" (someone wrote first: the cache will catch up); `requeue: true` → addRateLimited;
+//    `requeueAfterMs > 0` → forget + addAfter; otherwise forget. There is no "requeue now" path, so a stale
+//    cache cannot turn into a storm of writes;
+//  - a write refused by the leader fence (NotLeaderError) is dropped: the process is stepping down.
+// Metrics: controller_runtime_reconcile_total{result}, _errors_total, _time_seconds, _active_workers,
+// _max_concurrent_reconciles, plus the queue's workqueue_*.
+import type { Registry } from 'prom-client';
+import { apiErrorMessage, isConflict } from './api-errors.js';
+import type { Clock } from './clock.js';
+import { NotLeaderError } from './leader-election.js';
+import { silentLogger, type Logger } from './logger.js';
+import { counter, gauge, histogram } from './metrics.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { DURATION_BUCKETS, WorkQueue } from './work-queue.js';
+
+export interface ReconcileResult {
+  /** Process the key again after this delay (a periodic resync, say). 0 or absent: no timed requeue. */
+  requeueAfterMs?: number;
+  /** Process the key again after the rate limiter's delay. */
+  requeue?: boolean;
+}
+
+export type Reconciler = (key: string) => Promise<ReconcileResult | void>;
+
+/** Something that reports the names of objects that changed (a Reflector, a condition set). */
+export interface WatchSource {
+  addListener(fn: (name: string) => void): () => void;
+}
+
+export interface ControllerWatch {
+  source: WatchSource;
+  /** The keys a change of `name` enqueues (default: the name itself). */
+  keys?: (name: string) => string[];
+}
+
+export interface ControllerSpec {
+  name: string;
+  reconcile: Reconciler;
+  watches: ControllerWatch[];
+  /** Keys to enqueue when the controller starts. */
+  initialKeys?: string[];
+  concurrency?: number;
+}
+
+export interface ControllerOptions {
+  metrics?: Registry;
+  logger?: Logger;
+  clock?: Clock;
+  rateLimiter?: RateLimiter;
+}
+
+export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
+
+export class Controller {
+  readonly queue: WorkQueue;
+  private readonly log: Logger;
+  private readonly unsubscribe: (() => void)[] = [];
+  private workers: Promise<void>[] = [];
+  private started = false;
+  private readonly m;
+  private readonly idleWaiters: (() => void)[] = [];
+
+  constructor(readonly spec: ControllerSpec, options: ControllerOptions = {}) {
+    this.queue = new WorkQueue(spec.name, {
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+    });
+    this.log = (options.logger ?? silentLogger).with({ controller: spec.name });
+    const r = options.metrics;
+    const name = spec.name;
+    this.m = r ? {
+      reconciles: counter(r, 'controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']),
+      errors: counter(r, 'controller_runtime_reconcile_errors_total', 'Total number of reconciliation errors per controller', ['controller']).labels({ controller: name }),
+      time: histogram(r, 'controller_runtime_reconcile_time_seconds', 'Length of time per reconciliation per controller', ['controller'], DURATION_BUCKETS).labels({ controller: name }),
+      workers: gauge(r, 'controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', ['controller']).labels({ controller: name }),
+      active: gauge(r, 'controller_runtime_active_workers', 'Number of currently used workers per controller', ['controller']).labels({ controller: name }),
+    } : undefined;
+    if (this.m) {
+      for (const result of ['success', 'error', 'requeue', 'requeue_after']) this.m.reconciles.inc({ controller: name, result }, 0);
+      this.m.errors.inc(0);
+      this.m.workers.set(spec.concurrency ?? 1);
+    }
+  }
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  /** Subscribes to the watches, enqueues the initial keys and starts the workers. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const w of this.spec.watches) {
+      this.unsubscribe.push(w.source.addListener((n) => { for (const k of w.keys ? w.keys(n) : [n]) this.queue.add(k); }));
+    }
+    for (const k of this.spec.initialKeys ?? []) this.queue.add(k);
+    for (let i = 0; i < (this.spec.concurrency ?? 1); i++) this.workers.push(this.work());
+  }
+
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  /** Resolves when no key is waiting or in flight (delayed adds may still be pending). */
+  idle(): Promise<void> {
+    if (this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Stops taking work; resolves when the reconciles in flight have ended. */
+  async stop(): Promise<void> {
+    for (const u of this.unsubscribe.splice(0)) u();
+    this.queue.shutDown();
+    await Promise.all(this.workers);
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      await this.process(key);
+      this.queue.done(key);
+      if (this.queue.length === 0) for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  /** Runs one reconcile and applies controller-runtime's result handling. */
+  private async process(key: string): Promise<ReconcileOutcome> {
+    const start = Date.now();
+    this.m?.active.inc();
+    let outcome: ReconcileOutcome;
+    try {
+      const result = (await this.spec.reconcile(key)) ?? {};
+      if (result.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
+        this.queue.forget(key);
+        this.queue.addAfter(key, result.requeueAfterMs);
+        outcome = 'requeue_after';
+      } else if (result.requeue) {
+        this.queue.addRateLimited(key);
+        outcome = 'requeue';
+      } else {
+        this.queue.forget(key);
+        outcome = 'success';
+      }
+    } catch (e) {
+      if (e instanceof NotLeaderError) {
+        this.log.info('write refused: not the leader', { key });
+        this.queue.forget(key);
+        outcome = 'error';
+      } else if (isConflict(e)) {
+        this.log.info('conflict: the object changed since it was read; retrying with backoff', { key, retries: this.queue.numRequeues(key) });
+        this.queue.addRateLimited(key);
+        outcome = 'requeue';
+      } else {
+        this.m?.errors.inc();
+        this.log.error('Reconciler error', { key, error: apiErrorMessage(e) });
+        this.queue.addRateLimited(key);
+        outcome = 'error';
+      }
+    } finally {
+      this.m?.time.observe((Date.now() - start) / 1000);
+      this.m?.active.dec();
+    }
+    this.m?.reconciles.inc({ controller: this.name, result: outcome });
+    return outcome;
+  }
+}

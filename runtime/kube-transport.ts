@@ -1,0 +1,271 @@
+// The one HTTP path to the Kubernetes API: REST requests with a deadline and streaming watches, over a
+// pooled keep-alive agent per cluster identity. Credentials come from the caller's KubeConfig
+// (applyToHTTPSOptions, so token files and exec plugins refresh as the library does); the connection
+// handling is ours, because it is what fails under faults:
+//  - every non-watch request has a timeout (default 10 s); on expiry the socket is destroyed, never reused;
+//  - sockets use TCP keep-alive (30 s, like client-go's dialer), so a dead peer is found by the kernel;
+//  - a watch resolves once its response headers arrive (bounded by the same timeout) and then streams;
+//    its liveness is the reflector's business (it knows the bookmark cadence).
+// Errors: ApiError for an HTTP status (with the Status body's reason and message), RequestTimeoutError
+// when the deadline passed, the socket's own error (ECONNREFUSED, ECONNRESET, ...) otherwise.
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
+import { createHash } from 'node:crypto';
+import { arch, platform } from 'node:os';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import { countedRequest } from './metrics.js';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+const USER_AGENT = `featuregates/${process.env.npm_package_version ?? '0.1.0'} (${platform()}/${arch()}) featuregate-coordinator`;
+
+/** An HTTP error status from the API server. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(readonly code: number, readonly reason: string | undefined, readonly serverMessage: string | undefined,
+    readonly method: string, readonly path: string) {
+    super(`${method} ${path}: HTTP ${code}${serverMessage ? `: ${serverMessage}` : ''}`);
+  }
+}
+
+/** The request's deadline passed before a complete answer (connection, headers or body). */
+export class RequestTimeoutError extends Error {
+  override name = 'RequestTimeoutError';
+  readonly code = 'ETIMEDOUT';
+  constructor(readonly method: string, readonly path: string, readonly timeoutMs: number) {
+    super(`${method} ${path}: no answer from the API server within ${timeoutMs} ms`);
+  }
+}
+
+export interface KubeRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  /** Default: the transport's timeout (10 s). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** For rest_client_requests_total{resource}. */
+  resource?: string;
+  /** The method label for metrics (LIST for a collection GET). */
+  metricMethod?: string;
+  metrics?: Registry;
+}
+
+export interface WatchHandle {
+  abort(): void;
+}
+
+export interface WatchRequest {
+  path: string;
+  query: Record<string, string | number | boolean | undefined>;
+  /** Bound on the time until the response headers arrive. */
+  timeoutMs?: number;
+  resource?: string;
+  metrics?: Registry;
+  /** Every decoded watch event. */
+  onEvent(type: string, object: unknown): void;
+  /** The stream ended: cleanly (undefined) or with an error. Called at most once, never after abort(). */
+  onEnd(err?: Error): void;
+}
+
+function queryString(q: KubeRequest['query']): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q ?? {})) if (v !== undefined && v !== '') p.set(k, String(v));
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+function readBody(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+    res.on('aborted', () => reject(new Error('response aborted')));
+  });
+}
+
+function apiError(code: number, body: string, method: string, path: string): ApiError {
+  let reason: string | undefined;
+  let message: string | undefined;
+  try {
+    const s = JSON.parse(body) as { reason?: unknown; message?: unknown };
+    if (typeof s.reason === 'string') reason = s.reason;
+    if (typeof s.message === 'string') message = s.message;
+  } catch {
+    message = body.slice(0, 300) || undefined;
+  }
+  return new ApiError(code, reason, message, method, path);
+}
+
+const transports = new WeakMap<KubeConfig, KubeTransport>();
+
+export class KubeTransport {
+  private readonly agents = new Map<string, HttpAgent>();
+
+  /** The timeout of requests that do not pass their own (0 or Infinity: none, as kubectl's --request-timeout=0). */
+  defaultTimeoutMs: number;
+
+  constructor(private readonly kc: KubeConfig, defaultTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS) {
+    this.defaultTimeoutMs = defaultTimeoutMs;
+  }
+
+  /** One transport (one connection pool) per KubeConfig object. */
+  static for(kc: KubeConfig): KubeTransport {
+    let t = transports.get(kc);
+    if (!t) {
+      t = new KubeTransport(kc);
+      transports.set(kc, t);
+    }
+    return t;
+  }
+
+  get server(): string {
+    const server = this.kc.getCurrentCluster()?.server;
+    if (!server) throw new Error('the kubeconfig has no current cluster');
+    return server;
+  }
+
+  /** Closes pooled idle connections (open requests are not touched). */
+  close(): void {
+    for (const a of this.agents.values()) a.destroy();
+    this.agents.clear();
+  }
+
+  private async options(method: string, path: string): Promise<{ url: URL; opts: RequestOptions; secure: boolean }> {
+    const url = new URL(path, this.server);
+    const opts: RequestOptions = { method, headers: {} };
+    await this.kc.applyToHTTPSOptions(opts);
+    const secure = url.protocol === 'https:';
+    const tls = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase,
+      rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername };
+    const key = createHash('sha256').update(JSON.stringify([secure, tls], (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('base64') : v))).digest('hex');
+    let agent = this.agents.get(key);
+    if (!agent) {
+      const common = { keepAlive: true, keepAliveMsecs: 30_000, maxFreeSockets: 4, scheduling: 'lifo' as const };
+      agent = secure ? new HttpsAgent({ ...common, ...Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined)) }) : new HttpAgent(common);
+      this.agents.set(key, agent);
+    }
+    opts.agent = agent;
+    opts.headers = { ...(opts.headers as Record<string, string>), 'User-Agent': USER_AGENT, Accept: 'application/json' };
+    return { url, opts, secure };
+  }
+
+  private send(url: URL, opts: RequestOptions, secure: boolean): ClientRequest {
+    return (secure ? httpsRequest : httpRequest)(url, opts);
+  }
+
+  /** One REST call; resolves with the decoded JSON body (undefined when empty). */
+  request(r: KubeRequest): Promise<unknown> {
+    const metricMethod = r.metricMethod ?? r.method;
+    return countedRequest(r.metrics, metricMethod, r.resource ?? '', () => this.requestOnce(r));
+  }
+
+  private async requestOnce(r: KubeRequest): Promise<unknown> {
+    const path = `${r.path}${queryString(r.query)}`;
+    const timeoutMs = r.timeoutMs ?? this.defaultTimeoutMs;
+    const started = Date.now();
+    const { url, opts, secure } = await this.options(r.method, path);
+    const body = r.body === undefined ? undefined : Buffer.from(JSON.stringify(r.body));
+    if (body) {
+      (opts.headers as Record<string, string | number>)['Content-Type'] = r.contentType ?? 'application/json';
+      (opts.headers as Record<string, string | number>)['Content-Length'] = body.length;
+    }
+    r.signal?.throwIfAborted();
+    return new Promise<unknown>((resolve, reject) => {
+      const req = this.send(url, opts, secure);
+      const fail = (e: Error) => { clearTimeout(timer); r.signal?.removeEventListener('abort', onAbort); req.destroy(); reject(e); };
+      const timer = timeoutMs > 0 && Number.isFinite(timeoutMs)
+        ? setTimeout(() => fail(new RequestTimeoutError(r.method, r.path, timeoutMs)), Math.max(1, timeoutMs - (Date.now() - started)))
+        : undefined;
+      const onAbort = () => fail(r.signal?.reason instanceof Error ? r.signal.reason : new Error('request aborted'));
+      r.signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('error', (e) => fail(e));
+      req.on('response', (res) => {
+        readBody(res).then((text) => {
+          clearTimeout(timer);
+          r.signal?.removeEventListener('abort', onAbort);
+          const code = res.statusCode ?? 0;
+          if (code < 200 || code >= 300) {
+            reject(apiError(code, text, r.method, r.path));
+            return;
+          }
+          try {
+            resolve(text ? JSON.parse(text) : undefined);
+          } catch {
+            reject(new Error(`${r.method} ${r.path}: the API server answered with malformed JSON`));
+          }
+        }, (e: Error) => fail(e));
+      });
+      req.end(body);
+    });
+  }
+
+  /** Starts a watch; resolves once the server accepted it (HTTP 200), rejects on an error status or timeout. */
+  watch(w: WatchRequest): Promise<WatchHandle> {
+    return countedRequest(w.metrics, 'WATCH', w.resource ?? '', () => this.watchOnce(w));
+  }
+
+  private async watchOnce(w: WatchRequest): Promise<WatchHandle> {
+    const path = `${w.path}${queryString({ ...w.query, watch: true })}`;
+    const timeoutMs = w.timeoutMs ?? this.defaultTimeoutMs;
+    const { url, opts, secure } = await this.options('GET', path);
+    return new Promise<WatchHandle>((resolve, reject) => {
+      let aborted = false;
+      let accepted = false;
+      let ended = false;
+      const req = this.send(url, opts, secure);
+      const end = (err?: Error) => {
+        if (ended || aborted) return;
+        ended = true;
+        req.destroy();
+        w.onEnd(err);
+      };
+      const handle: WatchHandle = { abort: () => { aborted = true; clearTimeout(timer); req.destroy(); } };
+      const timer = timeoutMs > 0 && Number.isFinite(timeoutMs) ? setTimeout(() => {
+        if (!accepted) { aborted = true; req.destroy(); reject(new RequestTimeoutError('WATCH', w.path, timeoutMs)); }
+      }, timeoutMs) : undefined;
+      req.on('error', (e) => {
+        clearTimeout(timer);
+        if (!accepted) { if (!aborted) reject(e); aborted = true; return; }
+        end(e);
+      });
+      req.on('response', (res) => {
+        clearTimeout(timer);
+        const code = res.statusCode ?? 0;
+        if (code !== 200) {
+          readBody(res).then((text) => reject(apiError(code, text, 'WATCH', w.path)), (e: Error) => reject(e));
+          return;
+        }
+        accepted = true;
+        resolve(handle);
+        let buffered = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffered += chunk;
+          let nl: number;
+          while ((nl = buffered.indexOf('\n')) >= 0) {
+            const line = buffered.slice(0, nl).trim();
+            buffered = buffered.slice(nl + 1);
+            if (!line || aborted) continue;
+            let ev: { type?: unknown; object?: unknown };
+            try {
+              ev = JSON.parse(line) as { type?: unknown; object?: unknown };
+            } catch {
+              end(new Error(`WATCH ${w.path}: malformed watch event`));
+              return;
+            }
+            if (typeof ev.type === 'string') w.onEvent(ev.type, ev.object);
+          }
+        });
+        res.on('end', () => end());
+        res.on('aborted', () => end(new Error(`WATCH ${w.path}: connection closed mid-stream`)));
+        res.on('error', (e) => end(e));
+        res.on('close', () => end());
+      });
+      req.end();
+    });
+  }
+}

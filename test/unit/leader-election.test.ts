@@ -1,0 +1,184 @@
+// Leader election against a fake monotonic clock and an in-memory Lease store with resourceVersion
+// conflicts and injectable failures (the real-process behaviour is in test/integration/leader-election).
+import { describe, expect, it } from '@jest/globals';
+import { LeaderElector, NotLeaderError, validateLeaderElectionTiming, type Lease, type LeaseStore } from '../../runtime/index.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+class MemoryLeaseStore implements LeaseStore {
+  lease: Lease | undefined;
+  private rv = 0;
+  writes: { by: string | undefined; holder: string | undefined }[] = [];
+  /** Errors thrown by the next calls, in order. */
+  failures: Error[] = [];
+  down = false;
+
+  constructor(private readonly clock: FakeClock) {}
+
+  private maybeFail() {
+    if (this.down) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
+    const f = this.failures.shift();
+    if (f) throw f;
+  }
+
+  async get(): Promise<Lease | undefined> {
+    this.maybeFail();
+    return this.lease && structuredClone(this.lease);
+  }
+
+  async create(lease: Lease): Promise<Lease> {
+    this.maybeFail();
+    if (this.lease) throw Object.assign(new Error('exists'), { code: 409 });
+    this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.rv) } };
+    this.writes.push({ by: lease.spec?.holderIdentity, holder: lease.spec?.holderIdentity });
+    return structuredClone(this.lease);
+  }
+
+  async update(lease: Lease): Promise<Lease> {
+    this.maybeFail();
+    if (lease.metadata.resourceVersion !== this.lease?.metadata.resourceVersion) throw Object.assign(new Error('conflict'), { code: 409 });
+    this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.rv) } };
+    this.writes.push({ by: lease.spec?.holderIdentity, holder: lease.spec?.holderIdentity });
+    return structuredClone(this.lease);
+  }
+
+  /** Someone else takes the lease (an external writer). */
+  steal(holder: string) {
+    this.lease = { ...this.lease!, spec: { ...this.lease!.spec, holderIdentity: holder, renewTime: new Date().toISOString() }, metadata: { ...this.lease!.metadata, resourceVersion: String(++this.rv) } };
+  }
+}
+
+/** Stops `e` as kill -9 would: no more renewals, the Lease left naming it (optionally with a fresh renewTime). */
+async function crash(e: LeaderElector, store: MemoryLeaseStore, renewTime?: string) {
+  const before = structuredClone(store.lease!);
+  await e.release();
+  store.lease = { ...store.lease!, spec: { ...before.spec, ...(renewTime ? { renewTime } : {}) } };
+}
+
+/** A leading 'a' and a follower 'b' trying to acquire, on one store and clock. */
+async function leaderAndFollower() {
+  const clock = new FakeClock();
+  const a = setup('a', undefined, clock);
+  await a.e.acquire();
+  const b = setup('b', a.store, clock);
+  const leads = { b: false };
+  void b.e.acquire().then(() => { leads.b = true; });
+  return { clock, a, b, leads };
+}
+
+const setup = (identity = 'a', store?: MemoryLeaseStore, clock = new FakeClock()) => {
+  const s = store ?? new MemoryLeaseStore(clock);
+  const lost: string[] = [];
+  const e = new LeaderElector(undefined, {
+    namespace: 'ns', name: 'lock', identity, store: s, clock, random: () => 0, onStoppedLeading: (r) => lost.push(r),
+  });
+  return { e, store: s, clock, lost };
+};
+
+describe('LeaderElector', () => {
+  it('refuses timing that cannot guarantee one writer', () => {
+    expect(() => validateLeaderElectionTiming({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2000 })).toThrow(/lease duration/);
+    expect(() => validateLeaderElectionTiming({ leaseDurationMs: 15_000, renewDeadlineMs: 2000, retryPeriodMs: 2000 })).toThrow(/retry period/);
+    expect(() => validateLeaderElectionTiming({ leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 })).not.toThrow();
+  });
+
+  it('retries API errors at acquire (refused, 5xx, 429) every retry period, never fails', async () => {
+    const { e, store, clock } = setup();
+    store.failures = [
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('HTTP 500'), { code: 500 }),
+      Object.assign(new Error('storage is (re)initializing'), { code: 429 }),
+    ];
+    let acquired = false;
+    void e.acquire().then(() => { acquired = true; });
+    await clock.advance(1999);
+    expect(acquired).toBe(false);
+    await clock.advance(2 * 2000 + 1);
+    expect(acquired).toBe(true);
+    expect(e.isLeader()).toBe(true);
+    expect(store.lease?.spec?.holderIdentity).toBe('a');
+    await e.release();
+  });
+
+  it('renews every retry period and stays leader while the store answers', async () => {
+    const { e, store, clock, lost } = setup();
+    await e.acquire();
+    await clock.advance(60_000);
+    expect(e.isLeader()).toBe(true);
+    expect(lost).toEqual([]);
+    expect(store.writes.length).toBeGreaterThanOrEqual(30);
+    await e.release();
+    expect(store.lease?.spec?.holderIdentity).toBe('');
+  });
+
+  it('stops being leader exactly at the renew deadline while renewals fail, and steps down', async () => {
+    const { e, store, clock, lost } = setup();
+    await e.acquire();
+    store.down = true;
+    await clock.advance(9_999);
+    expect(e.isLeader()).toBe(true);
+    await clock.advance(1);
+    expect(e.isLeader()).toBe(false);
+    expect(() => e.fence()).toThrow(NotLeaderError);
+    await clock.advance(2_000);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]).toMatch(/renew deadline/);
+  });
+
+  it('after a pause past the deadline: fenced before any timer runs, and steps down without writing', async () => {
+    const { e, store, clock, lost } = setup();
+    await e.acquire();
+    await clock.advance(4_000);
+    const writes = store.writes.length;
+    clock.jump(25_000); // SIGSTOP for 25 s: no timer ran
+    expect(e.isLeader()).toBe(false);
+    expect(() => e.fence()).toThrow(/not the leader/);
+    await clock.advance(0); // SIGCONT: the overdue renew timer runs first
+    expect(lost).toHaveLength(1);
+    expect(store.writes.length).toBe(writes); // the Lease was not renewed as if nothing happened
+    await clock.advance(10_000);
+    expect(store.writes.length).toBe(writes);
+    await e.release(); // no release write either: no longer leader
+    expect(store.writes.length).toBe(writes);
+  });
+
+  it('never renews a Lease whose holder is someone else: steps down instead', async () => {
+    const { e, store, clock, lost } = setup();
+    await e.acquire();
+    store.steal('b');
+    const writes = store.writes.length;
+    await clock.advance(2_000);
+    expect(lost).toEqual(['the Lease is now held by "b"']);
+    expect(store.lease?.spec?.holderIdentity).toBe('b');
+    expect(store.writes.length).toBe(writes);
+  });
+
+  it('a follower takes over when the lease it observed expires, and counts the transition', async () => {
+    const { clock, a, b, leads } = await leaderAndFollower();
+    await clock.advance(10_000);
+    expect(leads.b).toBe(false);
+    a.store.down = true; // a can no longer renew (b's reads fail too for a moment)
+    await clock.advance(3_000);
+    a.store.down = false;
+    const killedAt = clock.now();
+    await crash(a.e, a.store);
+    for (let t = 0; t < 30_000 && !leads.b; t += 100) await clock.advance(100);
+    expect(leads.b).toBe(true);
+    expect(clock.now() - killedAt).toBeLessThanOrEqual(17_000);
+    expect(b.store.lease?.spec?.leaseTransitions).toBe(1);
+    await b.e.release();
+  });
+
+  it('a follower waking from a long pause does not mistake a live lease for an expired one', async () => {
+    const { clock, a, b, leads } = await leaderAndFollower();
+    await clock.advance(4_000);
+    clock.jump(25_000); // b paused; a's timers are paused too in this fake, so renew a by hand below
+    await crash(a.e, a.store, 'renewed-just-now');
+    await clock.advance(100); // b looks: the record changed, but it dates the change to now, not to 25 s ago
+    expect(leads.b).toBe(false);
+    await clock.advance(14_000);
+    expect(leads.b).toBe(false);
+    await clock.advance(3_000);
+    expect(leads.b).toBe(true);
+    await b.e.release();
+  });
+});

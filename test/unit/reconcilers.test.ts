@@ -1,0 +1,109 @@
+// The operator's reconcilers over in-memory caches (no API server): what they write, when they retry,
+// and what they refuse.
+import { describe, expect, it } from '@jest/globals';
+import { join } from 'node:path';
+import type { ClusterOperator, FeatureGate } from '../../api-types/index.js';
+import { loadRegistry, type EventRecorder } from '../../runtime/index.js';
+import { featureGateStatusController, featureGateStatusReconciler } from '../../controllers/feature-gate-status.js';
+import { clusterOperatorStatusReconciler } from '../../controllers/cluster-operator-status.js';
+import { OperatorConditions } from '../../controllers/operator-conditions.js';
+import { clusterVersion, featureGate, historyEntry } from '../support/objects.js';
+import { PAYLOAD_ROOT } from '../support/payloads.js';
+
+class Cache<T> {
+  constructor(private readonly objects: Record<string, T>) {}
+  get(name: string): T | undefined { return this.objects[name]; }
+  addListener(): () => void { return () => undefined; }
+}
+
+const registry = loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.22'), { operatorVersion: '4.22.1' });
+const recorded: string[] = [];
+const events: EventRecorder = { event: (_o, _t, reason) => { recorded.push(reason); }, flush: async () => undefined };
+
+const deps = (fg: FeatureGate, replaceStatus: (o: FeatureGate) => Promise<FeatureGate>, extra: { sizeLimitBytes?: number } = {}) => {
+  const conditions = new OperatorConditions();
+  return {
+    conditions,
+    deps: {
+      operatorVersion: '4.22.1', registry, conditions, events,
+      featureGates: new Cache({ cluster: { ...fg, metadata: { ...fg.metadata, resourceVersion: '7' } } }),
+      clusterVersions: new Cache({ version: clusterVersion('version', [historyEntry('4.22.1')]) }),
+      client: { replaceStatus },
+      ...extra,
+    },
+  };
+};
+
+describe('FeatureGate status reconciler', () => {
+  it('writes the current version once, with the cached resourceVersion, and records an event without waiting for it', async () => {
+    const written: FeatureGate[] = [];
+    const { deps: d } = deps(featureGate('cluster'), async (o) => { written.push(o); return o; });
+    const r = await featureGateStatusReconciler(d)('cluster');
+    expect(r).toEqual({ requeueAfterMs: 60_000 });
+    expect(written).toHaveLength(1);
+    expect(written[0]?.metadata.resourceVersion).toBe('7');
+    expect(written[0]?.status?.featureGates.map((e) => e.version)).toEqual(['4.22.1']);
+    expect(recorded).toContain('FeatureGateUpdate');
+  });
+
+  it('a 409 is a rate-limited requeue, not an immediate one and not Degraded', async () => {
+    const { deps: d, conditions } = deps(featureGate('cluster'), async () => { throw Object.assign(new Error('conflict'), { code: 409 }); });
+    expect(await featureGateStatusReconciler(d)('cluster')).toEqual({ requeue: true });
+    expect(conditions.all().find((c) => c.type === 'FeatureGateControllerDegraded')?.status).toBe('False');
+  });
+
+  it('guards the size of the whole object that would be sent, not only its status', async () => {
+    const big = featureGate('cluster');
+    big.metadata.annotations = { filler: 'x'.repeat(5000) };
+    const sent: FeatureGate[] = [];
+    const { deps: d, conditions } = deps(big, async (o) => { sent.push(o); return o; }, { sizeLimitBytes: 4000 });
+    await expect(featureGateStatusReconciler(d)('cluster')).rejects.toThrow(/FeatureGate\/cluster would be \d+ bytes .* over the 4000-byte request limit; not written/);
+    expect(sent).toEqual([]);
+    expect(conditions.all().find((c) => c.type === 'FeatureGateControllerDegraded')).toMatchObject({ status: 'True', reason: 'SyncError' });
+  });
+
+  it('a feature set the payload does not know degrades with upstream\'s message', async () => {
+    const { deps: d, conditions } = deps(featureGate('cluster', { featureSet: 'NoSuchSet' as never }), async (o) => o);
+    await expect(featureGateStatusReconciler(d)('cluster')).rejects.toThrow(/^unable to determine FeatureGateDetails from FeatureSets: /);
+    expect(conditions.all().find((c) => c.type === 'FeatureGateControllerDegraded')?.message).toMatch(/^unable to determine FeatureGateDetails from FeatureSets: /);
+  });
+
+  it('declares its watches: FeatureGate and ClusterVersion, both mapped to the singleton', () => {
+    const { deps: d } = deps(featureGate('cluster'), async (o) => o);
+    const spec = featureGateStatusController(d);
+    expect(spec.watches.map((w) => w.keys?.('anything'))).toEqual([['cluster'], ['cluster']]);
+    expect(spec.initialKeys).toEqual(['cluster']);
+  });
+});
+
+describe('ClusterOperator status reconciler', () => {
+  const co = (status?: ClusterOperator['status']): ClusterOperator => ({
+    apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name: 'config-operator', resourceVersion: '3' }, spec: {}, ...(status ? { status } : {}),
+  });
+
+  it('publishes upstream\'s wire shape: condition order, EvaluationConditionsDetected, extension null', async () => {
+    const conditions = new OperatorConditions(() => new Date('2026-01-01T00:00:00Z'));
+    conditions.set({ type: 'OperatorAvailable', status: 'True', reason: 'AsExpected', message: '' });
+    const written: ClusterOperator[] = [];
+    const reconcile = clusterOperatorStatusReconciler({
+      name: 'config-operator', operatorVersion: '4.22.1', namespace: 'openshift-config-operator', conditions,
+      clusterOperators: new Cache({ 'config-operator': co() }), featureGates: new Cache<FeatureGate>({}),
+      client: { create: async (o) => o, replaceStatus: async (o) => { written.push(o); return o; } },
+      now: () => new Date('2026-01-01T00:00:00Z'),
+    });
+    await reconcile();
+    const status = written[0]?.status;
+    expect(status?.conditions?.map((c) => c.type)).toEqual(['Degraded', 'Progressing', 'Available', 'Upgradeable', 'EvaluationConditionsDetected']);
+    expect(status?.conditions?.at(-1)).toMatchObject({ status: 'Unknown', reason: 'NoData' });
+    expect(status?.extension).toBeNull();
+  });
+
+  it('a stale cache (409 or 404 on write) is a rate-limited requeue', async () => {
+    const reconcile = clusterOperatorStatusReconciler({
+      name: 'config-operator', operatorVersion: '4.22.1', namespace: 'ns', conditions: new OperatorConditions(),
+      clusterOperators: new Cache({ 'config-operator': co() }), featureGates: new Cache<FeatureGate>({}),
+      client: { create: async (o) => o, replaceStatus: async () => { throw Object.assign(new Error('gone'), { code: 404 }); } },
+    });
+    expect(await reconcile()).toEqual({ requeue: true });
+  });
+});
