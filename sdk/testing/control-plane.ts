@@ -42,6 +42,10 @@ export interface ControlPlane {
   stopAPIServer(): Promise<void>;
   /** Starts kube-apiserver again on the same port and etcd; resolves once ready. */
   startAPIServer(): Promise<void>;
+  /** Stops etcd (kube-apiserver keeps running and answers with errors). */
+  stopEtcd(): Promise<void>;
+  /** Starts etcd again on the same data and port; resolves once healthy. */
+  startEtcd(): Promise<void>;
   /** stopAPIServer() then startAPIServer(). */
   restartAPIServer(): Promise<void>;
   /** Installs more CRDs and waits for them. */
@@ -139,22 +143,28 @@ async function startOnce(bins: ControlPlaneBinaries, options: ControlPlaneOption
     const certDir = join(dir, 'certs');
     mkdirSync(certDir);
 
-    const etcd = startSupervised('etcd', bins.etcd, [
-      '--name=default',
-      `--data-dir=${join(dir, 'etcd')}`,
-      `--listen-client-urls=${etcdURL}`,
-      `--advertise-client-urls=${etcdURL}`,
-      `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
-      `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
-      `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
-      '--unsafe-no-fsync=true',
-      '--log-level=warn',
-    ], join(dir, 'etcd.log'));
-    procs.push(etcd);
-    await poll('etcd /health', 20_000, etcd, async () => {
-      const r = await rawRequest(`${etcdURL}/health`, {});
-      return r.status === 200 && r.body.includes('"health":"true"');
-    });
+    let etcd: SupervisedProcess | undefined;
+    const startEtcd = async (): Promise<void> => {
+      if (etcd?.isRunning()) return;
+      const p = startSupervised('etcd', bins.etcd, [
+        '--name=default',
+        `--data-dir=${join(dir, 'etcd')}`,
+        `--listen-client-urls=${etcdURL}`,
+        `--advertise-client-urls=${etcdURL}`,
+        `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+        `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
+        '--unsafe-no-fsync=true',
+        '--log-level=warn',
+      ], join(dir, 'etcd.log'));
+      etcd = p;
+      procs.unshift(p); // stopped last
+      await poll('etcd /health', 20_000, p, async () => {
+        const r = await rawRequest(`${etcdURL}/health`, {});
+        return r.status === 200 && r.body.includes('"health":"true"');
+      });
+    };
+    await startEtcd();
 
     const apiArgs = [
       `--etcd-servers=${etcdURL}`,
@@ -252,7 +262,9 @@ async function startOnce(bins: ControlPlaneBinaries, options: ControlPlaneOption
 
     return {
       kubeConfig, kubeconfigPath, server, adminToken: token, dir, version,
-      get pids() { return { etcd: etcd.pid, kubeAPIServer: apiserver?.pid ?? 0 }; },
+      get pids() { return { etcd: etcd?.pid ?? 0, kubeAPIServer: apiserver?.pid ?? 0 }; },
+      async stopEtcd() { await etcd?.stop(); },
+      startEtcd,
       async stopAPIServer() { await apiserver?.stop(); },
       startAPIServer,
       async restartAPIServer() { await apiserver?.stop(); await startAPIServer(); },
