@@ -173,7 +173,10 @@ export class Reflector<T extends Named> {
         }
         failures++;
         const delay = this.backoff.next();
-        this.log.warn('list/watch failed, retrying', { error: apiErrorMessage(e), code: statusCode(e), retryInMs: Math.round(delay) });
+        // The first failure and every 10th after it are warnings; the rest would only repeat them.
+        const fields = { error: apiErrorMessage(e), code: statusCode(e), retryInMs: Math.round(delay), failures };
+        if (failures % 10 === 1) this.log.warn('list/watch failed, retrying', fields);
+        else this.log.debug('list/watch failed, retrying', fields);
         await this.sleep(delay);
         continue;
       }

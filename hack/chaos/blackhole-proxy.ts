@@ -7,12 +7,15 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 export interface BlackholeProxy {
   readonly port: number;
   blackhole(): void;
+  /** Black-holes everything when a client next sends data (so a request is in flight when it starts). */
+  blackholeOnNextRequest(): Promise<void>;
   heal(): void;
   close(): Promise<void>;
 }
 
 export async function startBlackholeProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<BlackholeProxy> {
   let dropping = false;
+  let armed: (() => void) | undefined;
   const open = new Set<{ client: Socket; upstream: Socket | undefined; dead: boolean }>();
   const server: Server = createServer((client) => {
     const conn = { client, upstream: undefined as Socket | undefined, dead: dropping };
@@ -25,16 +28,23 @@ export async function startBlackholeProxy(targetPort: number, targetHost = '127.
     conn.upstream = upstream;
     upstream.on('error', cleanup);
     upstream.on('close', () => { if (!conn.dead) cleanup(); });
-    client.on('data', (d) => { if (!conn.dead) upstream.write(d); });
+    client.on('data', (d) => {
+      if (armed) { const fire = armed; armed = undefined; fire(); }
+      if (!conn.dead) upstream.write(d);
+    });
     upstream.on('data', (d) => { if (!conn.dead) client.write(d); });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
+  const blackhole = () => {
+    dropping = true;
+    for (const c of open) c.dead = true;
+  };
   return {
     port,
-    blackhole() {
-      dropping = true;
-      for (const c of open) c.dead = true;
+    blackhole,
+    blackholeOnNextRequest() {
+      return new Promise<void>((resolve) => { armed = () => { blackhole(); resolve(); }; });
     },
     heal() {
       dropping = false;

@@ -44,7 +44,9 @@ export interface OperatorProcess {
 
 /** `featuregates operator --leader-elect` against `kubeconfigPath`, metrics and health on free loopback ports. */
 export function spawnOperator(kubeconfigPath: string, extraArgs: string[] = []): OperatorProcess {
-  const proc = spawn(process.execPath, [join(packageRoot(), 'dist', 'cmd', 'featuregates.js'), 'operator', '--kubeconfig', kubeconfigPath,
+  // FGC_OPERATOR_CLI runs another build (say, an older commit's dist) under the same scenario.
+  const cli = process.env.FGC_OPERATOR_CLI ?? join(packageRoot(), 'dist', 'cmd', 'featuregates.js');
+  const proc = spawn(process.execPath, [cli, 'operator', '--kubeconfig', kubeconfigPath,
     '--operator-version', OPERATOR_VERSION, '--authoritative-feature-gate-dir', PAYLOAD_DIR,
     '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0',
     '--leader-elect', '--leader-election-namespace', 'default', '--degraded-inertia', '0s', ...extraArgs],
@@ -67,14 +69,16 @@ export function spawnOperator(kubeconfigPath: string, extraArgs: string[] = []):
   };
 }
 
-/** Sum of the samples of one metric whose labels include every given label (0 when absent). */
-export async function scrape(op: OperatorProcess, name: string, labels: Record<string, string> = {}): Promise<number> {
+/** Sum (or max) of the samples of one metric whose labels include every given label (0 when absent). */
+export async function scrape(op: OperatorProcess, name: string, labels: Record<string, string> = {}, combine: 'sum' | 'max' = 'sum'): Promise<number> {
   const res = await fetch(`http://${await op.metricsAddress()}/metrics`, { signal: AbortSignal.timeout(5000) });
   const text = await res.text();
   let sum = 0;
   for (const line of text.split('\n')) {
     if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
+    const v = Number(line.slice(line.lastIndexOf(' ') + 1));
+    sum = combine === 'sum' ? sum + v : Math.max(sum, v);
   }
   return sum;
 }
