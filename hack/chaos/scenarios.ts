@@ -4,6 +4,10 @@ import { apiServerRestarts } from './api-restarts.js';
 import { leaderFaults } from './leader-faults.js';
 import { deadStart } from './dead-start.js';
 import { silentPartition } from './partition.js';
+import { openshiftTimingOutage } from './openshift-timing.js';
+import { concurrentWriters } from './writers.js';
+import { sdkAcrossRestarts } from './sdk-restarts.js';
+import { eventSpam } from './events.js';
 
 export interface Scenario {
   name: string;
@@ -15,4 +19,8 @@ export const SCENARIOS: Scenario[] = [
   { name: 'leader-faults', run: (short) => leaderFaults(short ? { kills: 0, stops: 1, pauseMs: 20_000 } : { kills: 5, stops: 3 }) },
   { name: 'dead-start', run: (short) => deadStart({ downMs: short ? 6_000 : 20_000 }) },
   { name: 'partition', run: (short) => silentPartition({ partitionMs: short ? 12_000 : 30_000 }) },
+  { name: 'openshift-timing', run: (short) => openshiftTimingOutage({ downMs: short ? 15_000 : 60_000 }) },
+  { name: 'writers', run: (short) => concurrentWriters(short ? { writers: 30, writesEach: 2 } : { writers: 200, writesEach: 2 }) },
+  { name: 'sdk-restarts', run: (short) => sdkAcrossRestarts(short ? { accessors: 10, restarts: 1 } : { accessors: 50, restarts: 3 }) },
+  { name: 'events', run: (short) => eventSpam({ changes: short ? 40 : 100 }) },
 ];

@@ -1,0 +1,37 @@
+// Chaos: 100 status changes (stale entries injected one at a time, each pruned by the operator). The
+// operator records one FeatureGateUpdate per write, correlated as client-go's recorder does: at most 25
+// Event requests (creates and count patches) for the lot; the rest dropped by the spam filter.
+import { KubeTransport } from '../../runtime/index.js';
+import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
+import { Figures, OPERATOR_VERSION, converged, injectStaleEntry, scrape, sleep, spawnOperator, until, type OperatorProcess, type ScenarioResult } from './lib.js';
+
+export async function eventSpam(o: { changes: number }): Promise<ScenarioResult> {
+  const f = new Figures();
+  const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
+  const kc = plane.kubeConfig;
+  let op: OperatorProcess | undefined;
+  try {
+    await setFeatureGateSpec(kc, {});
+    await setClusterVersion(kc, { history: [OPERATOR_VERSION] });
+    op = spawnOperator(plane.kubeconfigPath);
+    await until('first status', () => converged(kc), 60_000);
+    const writes0 = await scrape(op, 'featuregates_status_writes_total');
+    for (let i = 1; i <= o.changes; i++) {
+      await until('stale entry written', () => injectStaleEntry(kc, `4.20.${i}`), 10_000, 10);
+      await until('pruned', () => converged(kc), 10_000, 10);
+    }
+    await sleep(2000);
+    const writes = (await scrape(op, 'featuregates_status_writes_total')) - writes0;
+    const requests = await scrape(op, 'rest_client_requests_total', { resource: 'events' });
+    const list = await KubeTransport.for(kc).request({ method: 'GET', path: '/api/v1/namespaces/default/events' }) as
+      { items: { reason?: string; count?: number }[] };
+    const updates = list.items.filter((e) => e.reason === 'FeatureGateUpdate');
+    f.add('status writes by the operator', writes, `${o.changes}`, writes >= o.changes);
+    f.add('Event requests (creates + count patches), all reasons', requests, '≤ 25', requests <= 25);
+    f.add('FeatureGateUpdate Event objects / summed count', `${updates.length} / ${updates.reduce((a, e) => a + (e.count ?? 1), 0)}`, '1 object, count ≤ 25', updates.length === 1);
+    return { name: 'event spam filter and aggregation', figures: f.list };
+  } finally {
+    op?.proc.kill('SIGKILL');
+    await plane.stop();
+  }
+}
