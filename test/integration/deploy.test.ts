@@ -48,6 +48,10 @@ describe('deploy manifests', () => {
       const docs = render('openshift');
       expect(docs.map((d) => d.kind)).toEqual(expect.arrayContaining(['Deployment', 'ServiceMonitor', 'ClusterRole', 'Role', 'Service']));
       expect(docs.map((d) => d.kind)).not.toContain('CustomResourceDefinition');
+      // OpenShift's lease timing; the vanilla overlay keeps client-go's defaults (no timing flags).
+      const args = (ds: Record<string, unknown>[]) => JSON.stringify(ds.find((d) => d.kind === 'Deployment'));
+      expect(args(docs)).toContain('--leader-elect-lease-duration=137s","--leader-elect-renew-deadline=107s","--leader-elect-retry-period=26s');
+      expect(args(render('vanilla'))).not.toContain('--leader-elect-lease-duration');
       apply(plane, docs.filter((d) => d.kind === 'Namespace'), false);
       const out = apply(plane, docs, true);
       expect(out.split('\n').filter((l) => l.includes('serverside-applied')).length).toBe(docs.length);
