@@ -42,9 +42,13 @@ minor="$(echo "$k8s_version" | cut -d. -f2)"
 bin="${ENVTEST_CACHE_DIR:-$root/.cache/envtest}/k8s-${k8s_version}-etcd-${etcd_version}"
 mkdir -p "$bin"
 
-kubectl_ok() { [[ -x "$bin/kubectl" ]] && "$bin/kubectl" version --client 2>/dev/null | grep -qx "Client Version: $k8s_version"; }
-apiserver_ok() { [[ -x "$bin/kube-apiserver" ]] && "$bin/kube-apiserver" --version 2>/dev/null | grep -qx "Kubernetes $k8s_version"; }
-etcd_ok() { [[ -x "$bin/etcd" ]] && "$bin/etcd" --version 2>/dev/null | grep -q "^etcd Version: ${etcd_version#v}$"; }
+# The version output is captured before it is matched: `cmd | grep -q` under pipefail fails at random when
+# grep exits at the first match and cmd dies of SIGPIPE — which made concurrent test runs rebuild (and
+# replace) binaries other tests were running.
+has_line() { local out; out="$("$@" 2>/dev/null)" || return 1; grep -qx -- "$want" <<<"$out"; }
+kubectl_ok() { [[ -x "$bin/kubectl" ]] && want="Client Version: $k8s_version" has_line "$bin/kubectl" version --client; }
+apiserver_ok() { [[ -x "$bin/kube-apiserver" ]] && want="Kubernetes $k8s_version" has_line "$bin/kube-apiserver" --version; }
+etcd_ok() { [[ -x "$bin/etcd" ]] && want="etcd Version: ${etcd_version#v}" has_line "$bin/etcd" --version; }
 
 export CGO_ENABLED=0
 ldflags_common="-s -w"

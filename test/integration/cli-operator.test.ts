@@ -14,7 +14,8 @@ describe('featuregates CLI (operator side)', () => {
     let err = '';
     p.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
     p.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
-    await eventually(() => expect(out).toContain('press Ctrl-C to stop'), 90_000, 200);
+    await eventually(() => expect(out).toContain('press Ctrl-C to stop'), 90_000, 200)
+      .catch((e: Error) => { throw new Error(`${e.message}\nstderr of featuregates start:\n${err.slice(-3000)}`); });
     expect(out).toMatch(/Feature set:\s+Default/);
     expect(out).toMatch(/4\.22\.0\s+3\s+5/);
     const dir = /KUBECONFIG=(\/\S+)\/kubeconfig/.exec(out)![1]!;
