@@ -14,6 +14,12 @@ export function defaultNamespace(env: NodeJS.ProcessEnv = process.env): string {
   return 'default';
 }
 
+function booleanFlag(v: string | undefined, flag: string, fallback: boolean): boolean {
+  if (v === undefined) return fallback;
+  if (v === 'true' || v === 'false') return v === 'true';
+  throw new UsageError(`${flag} must be true or false, got ${JSON.stringify(v)}`);
+}
+
 function durationFlag(v: string | undefined, flag: string, fallback: number): number {
   return v === undefined ? fallback : parseDuration(v, flag);
 }
@@ -28,7 +34,10 @@ export const operatorCommand: CommandSpec = {
     'authoritative-feature-gate-dir': { type: 'string', help: 'folder of payload FeatureGate manifests (required)' },
     'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed' },
     'cluster-operator-name': { type: 'string', help: `ClusterOperator to report to (default ${DEFAULT_CLUSTER_OPERATOR_NAME})` },
-    'metrics-bind-address': { type: 'string', help: 'address for /metrics (default :8080; 0 disables; port 0 picks one)' },
+    'metrics-bind-address': { type: 'string', help: 'address for /metrics (default :8443, or 127.0.0.1:8080 with --metrics-secure=false; 0 disables; port 0 picks one)' },
+    'metrics-secure': { type: 'string', help: 'true (default): HTTPS, callers authenticated by TokenReview and authorized by SubjectAccessReview (get /metrics); false: plain HTTP' },
+    'tls-cert-file': { type: 'string', help: 'serving certificate (PEM) for secure metrics (default: self-signed, made at start)' },
+    'tls-private-key-file': { type: 'string', help: 'its private key (PEM)' },
     'health-probe-bind-address': { type: 'string', help: 'address for /healthz and /readyz (default :8081)' },
     'leader-elect': { type: 'boolean', help: 'hold a Lease before running controllers (for several replicas)' },
     'leader-election-namespace': { type: 'string', help: 'namespace of the Lease (default: the pod namespace)' },
@@ -67,7 +76,10 @@ export const operatorCommand: CommandSpec = {
       ...(profile ? { clusterProfile: profile } : {}),
       clusterOperatorName: values['cluster-operator-name'] ?? DEFAULT_CLUSTER_OPERATOR_NAME,
       namespace,
-      metricsBindAddress: values['metrics-bind-address'] ?? ':8080',
+      ...(values['metrics-bind-address'] !== undefined ? { metricsBindAddress: values['metrics-bind-address'] } : {}),
+      metricsSecure: booleanFlag(values['metrics-secure'], '--metrics-secure', true),
+      ...(values['tls-cert-file'] ? { tlsCertFile: values['tls-cert-file'] } : {}),
+      ...(values['tls-private-key-file'] ? { tlsPrivateKeyFile: values['tls-private-key-file'] } : {}),
       healthProbeBindAddress: values['health-probe-bind-address'] ?? ':8081',
       leaderElect: flags['leader-elect'] === true,
       leaderElectionNamespace: values['leader-election-namespace'] ?? namespace,

@@ -49,7 +49,7 @@ export const startCommand: CommandSpec = {
       }
       const op = await startOperator({
         kubeConfig: kc, operatorVersion: version, featureGateDir: dir, logger,
-        metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0',
+        metricsBindAddress: '127.0.0.1:0', metricsSecure: false, healthProbeBindAddress: '127.0.0.1:0',
       });
       const ready = await Promise.race([op.ready.then(() => 'ready'), signal]);
       if (ready === 'ready') {

@@ -6,11 +6,12 @@
 // leadership is lost the controllers stop and onLostLeadership runs (the CLI exits non-zero).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterProfile } from '../api-types/index.js';
 import {
-  ClusterOperators, ClusterVersions, Controller, FeatureGates, LeaderElector, Reflector, ResourceClient, createEventRecorder,
+  ClusterOperators, ClusterVersions, Controller, FeatureGates, KubeTransport, LeaderElector, apiServerAuthorizer, selfSignedCert, userAgent, Reflector, ResourceClient, createEventRecorder,
   loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/feature-gate-access.js';
@@ -27,7 +28,13 @@ export interface OperatorOptions {
   clusterOperatorName?: string;
   /** Namespace for Events and the leader Lease. */
   namespace?: string;
+  /** Default ":8443" when secure, "127.0.0.1:8080" when not; "0" disables. */
   metricsBindAddress?: string;
+  /** HTTPS + TokenReview/SubjectAccessReview on /metrics (default true), as controller-runtime's secure serving. */
+  metricsSecure?: boolean;
+  /** Serving certificate and key (PEM files) for secure metrics; default: a self-signed one made at start. */
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
   healthProbeBindAddress?: string;
   leaderElect?: boolean;
   leaderElectionNamespace?: string;
@@ -49,6 +56,8 @@ export interface OperatorOptions {
 export interface RunningOperator {
   metrics: Registry;
   metricsAddress: string | undefined;
+  /** "https" (authenticated) or "http". */
+  metricsScheme: 'https' | 'http';
   healthAddress: string | undefined;
   /** Resolves once every controller runs (FeatureGate status holds this version). */
   ready: Promise<void>;
@@ -59,6 +68,15 @@ export interface RunningOperator {
 
 export const DEFAULT_CLUSTER_OPERATOR_NAME = 'config-operator';
 export const DEFAULT_LEADER_ELECTION_ID = 'config-operator-lock';
+
+/** The metrics serving certificate: the given files, or a self-signed one for this host. */
+function servingCertificate(o: OperatorOptions): { cert: string; key: string } {
+  if (o.tlsCertFile || o.tlsPrivateKeyFile) {
+    if (!o.tlsCertFile || !o.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file go together');
+    return { cert: readFileSync(o.tlsCertFile, 'utf8'), key: readFileSync(o.tlsPrivateKeyFile, 'utf8') };
+  }
+  return selfSignedCert('featuregates-metrics', [hostname(), 'localhost', '127.0.0.1']);
+}
 
 export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
   const log = options.logger ?? silentLogger;
@@ -75,6 +93,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   const kc = options.kubeConfig;
+  KubeTransport.for(kc).userAgent = userAgent('featuregates-operator');
   const abort = new AbortController();
   let stopped = false;
   const controllers: Controller[] = [];
@@ -106,11 +125,15 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const synced = () => reflectors.every((r) => r.hasSynced());
 
   const endpoints: ServingEndpoint[] = [];
-  const metricsEndpoint = await serveEndpoints(options.metricsBindAddress ?? ':8080', { registry: metrics, health: false });
+  const secure = options.metricsSecure ?? true;
+  const metricsEndpoint = await serveEndpoints(options.metricsBindAddress ?? (secure ? ':8443' : '127.0.0.1:8080'), {
+    registry: metrics, health: false,
+    ...(secure ? { tls: servingCertificate(options), authorize: apiServerAuthorizer(kc, { metrics }) } : {}),
+  });
   if (metricsEndpoint) endpoints.push(metricsEndpoint);
   const healthEndpoint = await serveEndpoints(options.healthProbeBindAddress ?? ':8081', { ready: synced });
   if (healthEndpoint) endpoints.push(healthEndpoint);
-  log.info('serving', { metrics: metricsEndpoint?.address, health: healthEndpoint?.address });
+  log.info('serving', { metrics: metricsEndpoint?.address, metricsScheme: secure ? 'https' : 'http', health: healthEndpoint?.address });
 
   const events = createEventRecorder(kc, { namespace, component: 'featuregate-coordinator', logger: log, metrics, ...(fence ? { fence } : {}) });
   const conditions = new OperatorConditions();
@@ -156,6 +179,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   return {
     metrics,
     metricsAddress: metricsEndpoint?.address,
+    metricsScheme: secure ? 'https' : 'http',
     healthAddress: healthEndpoint?.address,
     ready,
     isLeader: () => (elector ? elector.isLeader() : true),

@@ -1,8 +1,12 @@
 // Metrics and health endpoints: /metrics (the registry), /healthz (always ok while the process
 // serves), /readyz (200 once every readiness check passes, e.g. caches synced). Port 0 picks a free port.
-import { createServer, type Server } from 'node:http';
+// With `tls` the endpoint serves HTTPS; with `authorize` every request is first reviewed (secure metrics:
+// runtime/metrics-auth.ts) and answered 401/403/500 when not allowed.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTLSServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import type { RequestAuthorizer } from './metrics-auth.js';
 
 export interface ServingEndpoint {
   readonly server: Server;
@@ -27,14 +31,26 @@ export interface EndpointOptions {
   /** Readiness checks: /readyz is 200 only when all return true. */
   ready?: () => boolean;
   health?: boolean;
+  /** Serve HTTPS with this PEM certificate and key. */
+  tls?: { cert: string; key: string };
+  /** Review each request before answering it. */
+  authorize?: RequestAuthorizer;
 }
 
 export async function serveEndpoints(bind: string, options: EndpointOptions): Promise<ServingEndpoint | undefined> {
   const parsed = parseBindAddress(bind);
   if (!parsed) return undefined;
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
-      const path = (req.url ?? '/').split('?')[0];
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (options.authorize) {
+        const d = await options.authorize(req.headers.authorization, path, req.method ?? 'GET');
+        if (d.code !== 200) {
+          res.statusCode = d.code;
+          res.end(`${d.reason}\n`);
+          return;
+        }
+      }
       if (path === '/metrics' && options.registry) {
         res.setHeader('Content-Type', options.registry.contentType);
         res.end(await options.registry.metrics());
@@ -52,7 +68,8 @@ export async function serveEndpoints(bind: string, options: EndpointOptions): Pr
       res.statusCode = 500;
       res.end(String(e));
     });
-  });
+  };
+  const server: Server = options.tls ? createTLSServer({ cert: options.tls.cert, key: options.tls.key }, handler) : createServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(parsed.port, parsed.host, () => resolve());

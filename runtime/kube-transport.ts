@@ -11,13 +11,12 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { createHash } from 'node:crypto';
-import { arch, platform } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { countedRequest } from './metrics.js';
+import { userAgent } from './version.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
-const USER_AGENT = `featuregates/${process.env.npm_package_version ?? '0.1.0'} (${platform()}/${arch()}) featuregate-coordinator`;
 
 /** An HTTP error status from the API server. */
 export class ApiError extends Error {
@@ -107,6 +106,8 @@ export class KubeTransport {
 
   /** The timeout of requests that do not pass their own (0 or Infinity: none, as kubectl's --request-timeout=0). */
   defaultTimeoutMs: number;
+  /** Sent with every request (client-go style; the operator and the SDK set their own). */
+  userAgent = userAgent('featuregates');
 
   constructor(private readonly kc: KubeConfig, defaultTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS) {
     this.defaultTimeoutMs = defaultTimeoutMs;
@@ -149,7 +150,7 @@ export class KubeTransport {
       this.agents.set(key, agent);
     }
     opts.agent = agent;
-    opts.headers = { ...(opts.headers as Record<string, string>), 'User-Agent': USER_AGENT, Accept: 'application/json' };
+    opts.headers = { ...(opts.headers as Record<string, string>), 'User-Agent': this.userAgent, Accept: 'application/json' };
     return { url, opts, secure };
   }
 

@@ -2,13 +2,14 @@
 // the component's own version, and reports it (and every later change of that entry) to onChange.
 // Behaviour follows library-go's featuregates accessor, minus its pitfalls: an empty desired version is
 // refused at construction, reordered lists are not a change, and the handler runs without a lock held.
+import { basename } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import {
   CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, MISSING_VERSION_MARKER, type ClusterVersion, type FeatureGate,
 } from '../api-types/index.js';
 import {
-  ClusterVersions, Controller, FeatureGates as FeatureGateResource, Reflector, ResourceClient, noEvents, silentLogger,
+  ClusterVersions, Controller, FeatureGates as FeatureGateResource, KubeTransport, Reflector, ResourceClient, noEvents, sdkUserAgent, silentLogger,
   type EventRecorder, type Logger,
 } from '../runtime/index.js';
 import { FeatureGates } from './feature-gates.js';
@@ -38,6 +39,11 @@ export interface FeatureGateAccessOptions {
   /** Counts this accessor's API requests (rest_client_requests_total). */
   metricsRegistry?: Registry;
   logger?: Logger;
+  /**
+   * Your component's name for the User-Agent (`<component>/<desiredVersion> featuregate-coordinator-sdk/<v>`),
+   * so API audit logs show who reads the gates. Default: the name of the running script.
+   */
+  component?: string;
   /** Reflector tuning (tests): relist interval and watch backoff. */
   reflector?: { relistIntervalMs?: number; backoffInitialMs?: number; backoffMaxMs?: number };
 }
@@ -77,6 +83,8 @@ export function gatesForVersion(featureGate: FeatureGate, version: string): Feat
 const INVOLVED = { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', name: FEATURE_GATE_NAME };
 
 export function createFeatureGateAccess(options: FeatureGateAccessOptions): FeatureGateAccess {
+  const script = basename(process.argv[1] ?? 'component').replace(/\.[cm]?[jt]s$/, '');
+  KubeTransport.for(options.kubeConfig).userAgent = sdkUserAgent(options.component ?? script, options.desiredVersion || 'unknown');
   const log = (options.logger ?? silentLogger).with({ component: 'feature-gate-detector' });
   const reflectorOptions = { logger: log, ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), ...options.reflector };
   const featureGates = new Reflector(new ResourceClient(options.kubeConfig, FeatureGateResource, options.metricsRegistry),

@@ -13,11 +13,13 @@ export interface AuditSetup {
   apiServerArgs: string[];
 }
 
-export function auditSetup(): AuditSetup {
+/** An audit policy that records writes of leases, config.openshift.io objects and events (Metadata level); `reads` adds get/list/watch of config.openshift.io. */
+export function auditSetup(options: { reads?: boolean } = {}): AuditSetup {
   const dir = mkdtempSync(join(tmpdir(), 'fgc-audit-'));
   const policy = join(dir, 'policy.yaml');
   writeFileSync(policy, [
     'apiVersion: audit.k8s.io/v1', 'kind: Policy', 'omitStages: [RequestReceived]', 'rules:',
+    ...(options.reads ? ['- level: Metadata', '  verbs: [get, list, watch]', '  resources:', '  - group: config.openshift.io'] : []),
     '- level: Metadata', '  verbs: [create, update, patch, delete]', '  resources:',
     '  - group: coordination.k8s.io', '    resources: [leases]', '  - group: config.openshift.io', '  - group: ""', '    resources: [events]',
     '- level: None', '',
@@ -28,6 +30,7 @@ export function auditSetup(): AuditSetup {
 
 export interface AuditWrite {
   user: string;
+  userAgent: string;
   resource: string;
   subresource: string;
   verb: string;
@@ -41,12 +44,12 @@ export function readAuditWrites(logPath: string): AuditWrite[] {
   for (const line of readFileSync(logPath, 'utf8').split('\n')) {
     if (!line) continue;
     const e = JSON.parse(line) as {
-      stage?: string; verb?: string; user?: { username?: string }; objectRef?: { resource?: string; subresource?: string };
+      stage?: string; verb?: string; user?: { username?: string }; userAgent?: string; objectRef?: { resource?: string; subresource?: string };
       responseStatus?: { code?: number }; requestReceivedTimestamp?: string; stageTimestamp?: string;
     };
-    if (e.stage !== 'ResponseComplete') continue;
+    if (e.stage !== 'ResponseComplete' && e.stage !== 'ResponseStarted') continue;
     out.push({
-      user: e.user?.username ?? '', resource: e.objectRef?.resource ?? '', subresource: e.objectRef?.subresource ?? '', verb: e.verb ?? '',
+      user: e.user?.username ?? '', userAgent: e.userAgent ?? '', resource: e.objectRef?.resource ?? '', subresource: e.objectRef?.subresource ?? '', verb: e.verb ?? '',
       code: e.responseStatus?.code ?? 0, received: Date.parse(e.requestReceivedTimestamp ?? ''), completed: Date.parse(e.stageTimestamp ?? ''),
     });
   }

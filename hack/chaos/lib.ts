@@ -48,7 +48,7 @@ export function spawnOperator(kubeconfigPath: string, extraArgs: string[] = []):
   const cli = process.env.FGC_OPERATOR_CLI ?? join(packageRoot(), 'dist', 'cmd', 'featuregates.js');
   const proc = spawn(process.execPath, [cli, 'operator', '--kubeconfig', kubeconfigPath,
     '--operator-version', OPERATOR_VERSION, '--authoritative-feature-gate-dir', PAYLOAD_DIR,
-    '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0',
+    '--metrics-bind-address', '127.0.0.1:0', ...(process.env.FGC_OPERATOR_CLI ? [] : ['--metrics-secure=false']), '--health-probe-bind-address', '127.0.0.1:0',
     '--leader-elect', '--leader-election-namespace', 'default', '--degraded-inertia', '0s', ...extraArgs],
   { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, POD_NAME: 'chaos-operator' } });
   let text = '';

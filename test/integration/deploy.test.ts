@@ -2,6 +2,7 @@
 // running the operator (and an SDK accessor) as their ServiceAccounts.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, RbacAuthorizationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
@@ -122,6 +123,41 @@ describe('deploy manifests', () => {
       await forbidden(sa.makeApiClient(CoreV1Api).listNamespacedSecret({ namespace: NS }));
       await forbidden(new ResourceClient(sa, (await import('../../runtime/index.js')).ClusterOperators).delete('config-operator'));
     }, 120_000);
+
+    it('/metrics over HTTPS: 401 without a token, 403 without the role, 200 with featuregate-metrics-reader (TokenReview + SubjectAccessReview as the operator\'s ServiceAccount)', async () => {
+      const sa = await serviceAccountKubeConfig(plane, NS, 'featuregate-operator');
+      const secure = await startOperator({
+        kubeConfig: sa, operatorVersion: '4.23.0', featureGateDir: join('deploy', 'base', 'payload'), namespace: NS,
+        metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '0',
+      });
+      try {
+        expect(secure.metricsScheme).toBe('https');
+        const core = plane.kubeConfig.makeApiClient(CoreV1Api);
+        for (const name of ['scraper', 'stranger']) await core.createNamespacedServiceAccount({ namespace: 'default', body: { metadata: { name } } });
+        await plane.kubeConfig.makeApiClient(RbacAuthorizationV1Api).createClusterRoleBinding({ body: {
+          metadata: { name: 'scraper-metrics' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'featuregate-metrics-reader' },
+          subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: 'default' }] } });
+        const tokenOf = async (name: string) => (await core.createNamespacedServiceAccountToken({ name, namespace: 'default', body: { spec: { audiences: [] } } })).status!.token;
+        const scrape = (token?: string) => new Promise<{ code: number; body: string }>((resolve, reject) => {
+          const [host, port] = secure.metricsAddress!.split(':');
+          httpsRequest({ host, port: Number(port), path: '/metrics', rejectUnauthorized: false, headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => { body += d.toString(); });
+            res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
+          }).on('error', reject).end();
+        });
+        expect((await scrape()).code).toBe(401);
+        expect((await scrape('not-a-token')).code).toBe(401);
+        const denied = await scrape(await tokenOf('stranger'));
+        expect(denied.code).toBe(403);
+        expect(denied.body).toContain('system:serviceaccount:default:stranger');
+        const ok = await scrape(await tokenOf('scraper'));
+        expect(ok.code).toBe(200);
+        expect(ok.body).toContain('controller_runtime_reconcile_total');
+      } finally {
+        await secure.stop();
+      }
+    }, 60_000);
 
     it('an SDK accessor works with the featuregate-reader role, and cannot write', async () => {
       const core = plane.kubeConfig.makeApiClient(CoreV1Api);

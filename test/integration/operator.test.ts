@@ -36,7 +36,7 @@ describe.each([
     await op?.stop();
     op = await startOperator({
       kubeConfig: plane.kubeConfig, operatorVersion: version, featureGateDir: dir(release),
-      metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '127.0.0.1:0', degradedInertiaMs: 0, okdBuild,
+      metricsBindAddress: '127.0.0.1:0', metricsSecure: false, healthProbeBindAddress: '127.0.0.1:0', degradedInertiaMs: 0, okdBuild,
       reflector: { backoffInitialMs: 100, backoffMaxMs: 1000 },
     });
     return op;

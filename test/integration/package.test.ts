@@ -4,7 +4,8 @@ import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { resolveBinaries } from '../../sdk/testing/index.js';
 
 const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
 
@@ -63,5 +64,31 @@ describe('npm package', () => {
       typeErrors = String((e as { stdout?: string }).stdout);
     }
     expect(typeErrors).toContain("error TS2322: Type 'FeatureGates<string>' is not assignable to type 'number'");
+
+    // The peer dependency: npm installed @kubernetes/client-node 2.x beside the SDK, and the consumer's own
+    // KubeConfig drives an accessor against a control plane started through featuregate-coordinator/sdk/testing.
+    expect(npm(['ls', '@kubernetes/client-node', '--all'], consumer)).toMatch(/@kubernetes\/client-node@2\.\d+\.\d+/);
+    writeFileSync(join(consumer, 'e2e.mjs'), [
+      "import { KubeConfig } from '@kubernetes/client-node';",
+      "import { createFeatureGateAccess } from 'featuregate-coordinator/sdk';",
+      "import { startControlPlane, bundledCRDPaths, setClusterVersion, setFeatureGateStatus } from 'featuregate-coordinator/sdk/testing';",
+      'const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });',
+      'try {',
+      '  const kc = new KubeConfig();',
+      '  kc.loadFromFile(plane.kubeconfigPath);',
+      "  await setClusterVersion(kc, { history: ['4.22.1'] });",
+      "  await setFeatureGateStatus(kc, [{ version: '4.22.1', enabled: [{ name: 'A' }], disabled: [{ name: 'B' }] }]);",
+      "  const access = createFeatureGateAccess({ kubeConfig: kc, desiredVersion: '4.22.1', component: 'consumer', onChange: () => undefined });",
+      '  access.start();',
+      '  const gates = await access.waitForInitial({ timeoutMs: 30000 });',
+      "  console.log(JSON.stringify({ node: process.versions.node.split('.')[0], A: gates.enabled('A'), B: gates.enabled('B') }));",
+      '  await access.stop();',
+      '} finally {',
+      '  await plane.stop();',
+      '}',
+    ].join('\n'));
+    const e2e = JSON.parse(execFileSync(process.execPath, ['e2e.mjs'], { cwd: consumer, encoding: 'utf8', timeout: 120_000,
+      env: { ...process.env, KUBEBUILDER_ASSETS: process.env.KUBEBUILDER_ASSETS ?? dirname(resolveBinaries().kubeAPIServer) } }));
+    expect(e2e).toEqual({ node: '24', A: true, B: false });
   }, 300_000);
 });

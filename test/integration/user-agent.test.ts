@@ -1,0 +1,49 @@
+// Every request names its client, as client-go's do: the operator as `featuregates-operator/<v> (<os>/<arch>)`,
+// an SDK accessor as `<component>/<version> featuregate-coordinator-sdk/<v>` — read back from kube-apiserver's
+// audit log.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync, rmSync } from 'node:fs';
+import { startOperator, type RunningOperator } from '../../controllers/manager.js';
+import { packageVersion } from '../../runtime/index.js';
+import { createFeatureGateAccess } from '../../sdk/index.js';
+import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
+import { auditSetup, readAuditWrites } from '../../hack/chaos/audit.js';
+import { PAYLOAD_DIR } from '../../hack/chaos/lib.js';
+import { eventually } from '../support/eventually.js';
+
+describe('User-Agent', () => {
+  const audit = auditSetup({ reads: true });
+  let plane: ControlPlane;
+  let op: RunningOperator | undefined;
+
+  beforeAll(async () => {
+    plane = await startControlPlane({ crdPaths: bundledCRDPaths(), extraAPIServerArgs: audit.apiServerArgs });
+    await setFeatureGateSpec(plane.kubeConfig, {});
+    await setClusterVersion(plane.kubeConfig, { history: ['4.22.1'] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await op?.stop();
+    await plane?.stop();
+    rmSync(audit.dir, { recursive: true, force: true });
+  });
+
+  it('the operator and an SDK accessor identify themselves', async () => {
+    const { loadKubeConfig } = await import('../../runtime/index.js');
+    op = await startOperator({ kubeConfig: loadKubeConfig(plane.kubeconfigPath), operatorVersion: '4.22.1', featureGateDir: PAYLOAD_DIR,
+      metricsBindAddress: '0', healthProbeBindAddress: '0' });
+    await op.ready;
+    const access = createFeatureGateAccess({ kubeConfig: loadKubeConfig(plane.kubeconfigPath), desiredVersion: '4.22.1', component: 'network-operator', onChange: () => undefined });
+    access.start();
+    await access.waitForInitial({ timeoutMs: 20_000 });
+    await access.stop();
+    const v = packageVersion();
+    expect(v).toBe(JSON.parse(readFileSync('package.json', 'utf8')).version);
+    await eventually(() => {
+      const agents = new Set(readAuditWrites(audit.logPath).map((w) => w.userAgent));
+      expect(agents).toContain(`featuregates-operator/${v} (linux/amd64)`);
+      expect(agents).toContain(`network-operator/4.22.1 featuregate-coordinator-sdk/${v}`);
+      expect([...agents].filter((a) => /node-fetch/.test(a))).toEqual([]);
+    }, 10_000, 200);
+  }, 60_000);
+});
