@@ -19,7 +19,7 @@ const log = (m: string) => process.stderr.write(`[image:test] ${m}\n`);
 const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
 const work = mkdtempSync(join(tmpdir(), 'fgc-image-test-'));
 let proc: ChildProcess | undefined;
-let how = '';
+let how: string;
 let failed = false;
 try {
   await setFeatureGateSpec(plane.kubeConfig, {});
