@@ -56,7 +56,9 @@ export function selfSignedCert(commonName: string, altNames: string[], now = new
   const algorithm = seq(oid('1.2.840.10045.4.3.2')); // ecdsa-with-SHA256
   const name = seq(tlv(0x31, seq(oid('2.5.4.3'), tlv(0x0c, Buffer.from(commonName, 'utf8')))));
   const serial = randomBytes(16);
-  serial[0]! &= 0x7f;
+  // A positive INTEGER in minimal DER: the first byte neither has its top bit set (negative) nor is zero
+  // (a leading zero is only allowed before a byte with the top bit set; OpenSSL rejects it otherwise).
+  serial[0] = (serial[0]! & 0x7f) | 0x01;
   const san = altNames.map((n) => (isIPv4(n) || isIPv6(n) ? tlv(0x87, ipBytes(n)) : tlv(0x82, Buffer.from(n, 'ascii'))));
   const extensions = tlv(0xa3, seq(
     seq(oid('2.5.29.17'), tlv(0x04, seq(...san))),
