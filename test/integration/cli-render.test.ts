@@ -1,14 +1,14 @@
 // `featuregates render` through the CLI, on every payload folder and every feature set in it.
 import { describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { compareNames } from '../../api-types/index.js';
 import { runCLI } from '../support/cli.js';
 import { payloadFolders, payloadIndex, PAYLOAD_ROOT } from '../support/payloads.js';
+import { tempDirs } from '../support/temp.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'fgc-render-'));
+const tmp = tempDirs()('fgc-render-');
 const index = payloadIndex();
 const names = (xs: { name: string }[] | null) => (xs ?? []).map((x) => x.name);
 

@@ -1,8 +1,7 @@
 // The test control plane itself: serves, restarts on the same etcd, stops, leaves no orphans.
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, VersionApi } from '@kubernetes/client-node';
 import { bundledCRDPaths, startControlPlane } from '../../sdk/testing/index.js';
@@ -10,10 +9,13 @@ import { kubeConfig } from '../support/cluster.js';
 import { featureGate, uniqueName } from '../support/objects.js';
 import { processesMentioning as running } from '../support/processes.js';
 import { sleep } from '../support/eventually.js';
+import { tempDirs } from '../support/temp.js';
 
 const processesMentioning = (needle: string) => running(needle, 'start-and-wait');
 
 describe('local control plane', () => {
+  const tempDir = tempDirs();
+
   it(`serves kube-apiserver ${process.env.FGC_TEST_KUBE_VERSION ?? ''} with RBAC and the admin identity`, async () => {
     const kc = kubeConfig();
     const version = await kc.makeApiClient(VersionApi).getCode();
@@ -45,7 +47,7 @@ describe('local control plane', () => {
   }, 180_000);
 
   it('leaves no etcd or kube-apiserver behind when the test runner is killed with SIGKILL', async () => {
-    const report = join(mkdtempSync(join(tmpdir(), 'fgc-orphan-')), 'report.json');
+    const report = join(tempDir('fgc-orphan-'), 'report.json');
     const runner = spawn(process.execPath, [
       '--experimental-vm-modules', '--disable-warning=ExperimentalWarning', 'node_modules/jest/bin/jest.js',
       '--config', 'test/fixtures/orphan/jest.config.js', '--runInBand',

@@ -2,16 +2,18 @@
 // featuregate-coordinator/sdk from ESM and from CommonJS require() on this Node, and type-check an ESM consumer.
 import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { resolveBinaries } from '../../sdk/testing/index.js';
+import { tempDirs } from '../support/temp.js';
 
 const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
 
 describe('npm package', () => {
+  const tempDir = tempDirs();
+
   it('installs from the packed tarball and works from ESM, CommonJS and TypeScript consumers', () => {
-    const out = mkdtempSync(join(tmpdir(), 'fgc-pack-'));
+    const out = tempDir('fgc-pack-');
     npm(['pack', '--pack-destination', out, '--ignore-scripts'], process.cwd()); // npm test already built dist/
     const tarball = join(out, readdirSync(out).find((f) => f.endsWith('.tgz'))!);
     const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n');
@@ -19,7 +21,7 @@ describe('npm package', () => {
       'package/docs/sdk.md', 'package/deploy/crds/featuregates.config.openshift.io.yaml', 'package/hack/envtest/build.sh']) expect(files).toContain(f);
     expect(files.some((f) => f.startsWith('package/test/'))).toBe(false);
 
-    const consumer = mkdtempSync(join(tmpdir(), 'fgc-consumer-'));
+    const consumer = tempDir('fgc-consumer-');
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
     npm(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], consumer);
 

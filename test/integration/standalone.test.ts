@@ -2,8 +2,7 @@
 // (creation, corruption, concurrency, crash), the upgrade truth table end to end, rollback, presets, mirror.
 import { describe, expect, it } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { CustomObjectsApi } from '@kubernetes/client-node';
@@ -13,11 +12,14 @@ import { createLock, decodeLock, loadConfigFiles, featureGatesFromConfig, lockFo
 import { bundledCRDPaths, startControlPlane } from '../../sdk/testing/index.js';
 import { CLI, runCLI } from '../support/cli.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
+import { tempDirs } from '../support/temp.js';
+
+const tempDir = tempDirs();
 
 interface Node { root: string; config: string; configDir: string; dataDir: string; backupDir: string }
 
 function node(files: Record<string, string> = {}): Node {
-  const root = mkdtempSync(join(tmpdir(), 'fgc-standalone-'));
+  const root = tempDir('fgc-standalone-');
   const n = { root, config: join(root, 'etc/config.yaml'), configDir: join(root, 'etc/config.d'), dataDir: join(root, 'data'), backupDir: join(root, 'backups') };
   for (const [rel, text] of Object.entries(files)) {
     const p = join(root, 'etc', rel);
