@@ -10,7 +10,6 @@
 // when the deadline passed, the socket's own error (ECONNREFUSED, ECONNRESET, ...) otherwise.
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
-import { createHash } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { countedRequest } from './metrics.js';
@@ -142,7 +141,8 @@ export class KubeTransport {
     const secure = url.protocol === 'https:';
     const tls = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase,
       rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername };
-    const key = createHash('sha256').update(JSON.stringify([secure, tls], (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('base64') : v))).digest('hex');
+    // One pooled agent per TLS identity; the serialized material itself is the key (no need to hash it).
+    const key = JSON.stringify([secure, tls], (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('base64') : v));
     let agent = this.agents.get(key);
     if (!agent) {
       const common = { keepAlive: true, keepAliveMsecs: 30_000, maxFreeSockets: 4, scheduling: 'lifo' as const };

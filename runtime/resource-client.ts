@@ -96,13 +96,25 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
   }
 }
 
+export interface RetryOnConflictOptions {
+  /** Tries in all (default 20). */
+  attempts?: number;
+  /** A pause before each retry, in ms (default none). */
+  pauseMs?: () => number;
+  /** Called on each conflict that is retried. */
+  onConflict?: () => void;
+}
+
 /** Runs a read-modify-write again while it fails with 409 Conflict (someone wrote in between). */
-export async function retryOnConflict<R>(fn: () => Promise<R>, attempts = 20): Promise<R> {
+export async function retryOnConflict<R>(fn: () => Promise<R>, options: RetryOnConflictOptions = {}): Promise<R> {
   for (let i = 1; ; i++) {
     try {
       return await fn();
     } catch (e) {
-      if (!isConflict(e) || i >= attempts) throw e;
+      if (!isConflict(e) || i >= (options.attempts ?? 20)) throw e;
+      options.onConflict?.();
+      const pause = options.pauseMs?.() ?? 0;
+      if (pause > 0) await new Promise((r) => setTimeout(r, pause));
     }
   }
 }

@@ -1,8 +1,7 @@
 // Chaos: the operator (with --leader-elect) starts while kube-apiserver is down and comes up later.
 // It must keep retrying with clear warnings (never exit), answer /readyz 503 until its caches sync, then
 // become leader and write status.
-import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
-import { Figures, OPERATOR_VERSION, converged, secs, sleep, spawnOperator, until, type OperatorProcess, type ScenarioResult } from './lib.js';
+import { Figures, converged, onChaosCluster, secs, sleep, until, type OperatorProcess, type ScenarioResult } from './lib.js';
 
 async function readyz(op: OperatorProcess): Promise<number> {
   const r = await fetch(`http://${await op.healthAddress()}/readyz`, { signal: AbortSignal.timeout(2000) });
@@ -11,14 +10,9 @@ async function readyz(op: OperatorProcess): Promise<number> {
 
 export async function deadStart(o: { downMs: number }): Promise<ScenarioResult> {
   const f = new Figures();
-  const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
-  const kc = plane.kubeConfig;
-  let op: OperatorProcess | undefined;
-  try {
-    await setFeatureGateSpec(kc, {});
-    await setClusterVersion(kc, { history: [OPERATOR_VERSION] });
+  return onChaosCluster({}, async ({ plane, kc, operator }) => {
     await plane.stopAPIServer();
-    op = spawnOperator(plane.kubeconfigPath);
+    const op = operator();
     const statuses = new Set<number>();
     const t0 = performance.now();
     while (performance.now() - t0 < o.downMs && !op.exited()) {
@@ -37,8 +31,5 @@ export async function deadStart(o: { downMs: number }): Promise<ScenarioResult> 
     f.add('/readyz once caches synced', ready, '200', ready === 200);
     if (!aliveWhileDown) process.stderr.write(op.log());
     return { name: 'start against a dead API server', figures: f.list };
-  } finally {
-    op?.proc.kill('SIGKILL');
-    await plane.stop();
-  }
+  });
 }

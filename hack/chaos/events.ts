@@ -2,18 +2,12 @@
 // operator records one FeatureGateUpdate per write, correlated as client-go's recorder does: at most 25
 // Event requests (creates and count patches) for the lot; the rest dropped by the spam filter.
 import { KubeTransport } from '../../runtime/index.js';
-import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
-import { Figures, OPERATOR_VERSION, converged, injectStaleEntry, scrape, sleep, spawnOperator, until, type OperatorProcess, type ScenarioResult } from './lib.js';
+import { Figures, converged, injectStaleEntry, onChaosCluster, scrape, sleep, until, type ScenarioResult } from './lib.js';
 
 export async function eventSpam(o: { changes: number }): Promise<ScenarioResult> {
   const f = new Figures();
-  const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
-  const kc = plane.kubeConfig;
-  let op: OperatorProcess | undefined;
-  try {
-    await setFeatureGateSpec(kc, {});
-    await setClusterVersion(kc, { history: [OPERATOR_VERSION] });
-    op = spawnOperator(plane.kubeconfigPath);
+  return onChaosCluster({}, async ({ kc, operator }) => {
+    const op = operator();
     await until('first status', () => converged(kc), 60_000);
     const writes0 = await scrape(op, 'featuregates_status_writes_total');
     for (let i = 1; i <= o.changes; i++) {
@@ -30,8 +24,5 @@ export async function eventSpam(o: { changes: number }): Promise<ScenarioResult>
     f.add('Event requests (creates + count patches), all reasons', requests, '≤ 25', requests <= 25);
     f.add('FeatureGateUpdate Event objects / summed count', `${updates.length} / ${updates.reduce((a, e) => a + (e.count ?? 1), 0)}`, '1 object, count ≤ 25', updates.length === 1);
     return { name: 'event spam filter and aggregation', figures: f.list };
-  } finally {
-    op?.proc.kill('SIGKILL');
-    await plane.stop();
-  }
+  });
 }

@@ -5,12 +5,16 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FEATURE_GATE_NAME, type FeatureGate } from '../../api-types/index.js';
-import { FeatureGates, ResourceClient } from '../../runtime/index.js';
-import { packageRoot } from '../../sdk/testing/index.js';
+import { FeatureGates, KubeTransport, ResourceClient } from '../../runtime/index.js';
+import {
+  bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane,
+} from '../../sdk/testing/index.js';
 
 export const OPERATOR_VERSION = '4.22.1';
 export const PAYLOAD_DIR = join(packageRoot(), 'deploy', 'base', 'payload');
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** OpenShift's lease timing (library-go), as deploy/overlays/openshift passes it. */
+export const OPENSHIFT_TIMING_ARGS = ['--leader-elect-lease-duration', '137s', '--leader-elect-renew-deadline', '107s', '--leader-elect-retry-period', '26s'];
 
 export interface Figure {
   label: string;
@@ -69,6 +73,49 @@ export function spawnOperator(kubeconfigPath: string, extraArgs: string[] = []):
   };
 }
 
+export interface ChaosCluster {
+  plane: ControlPlane;
+  kc: KubeConfig;
+  /** spawnOperator (default: the admin kubeconfig); every process is killed when the scenario ends. */
+  operator(kubeconfigPath?: string, extraArgs?: string[]): OperatorProcess;
+  /** Every operator process spawned so far. */
+  readonly operators: readonly OperatorProcess[];
+}
+
+/**
+ * Runs a scenario on its own control plane with our CRDs (plus `extraAPIServerArgs`), FeatureGate/cluster
+ * (Default) and ClusterVersion/version with `history` (default: the operator version) in place; afterwards
+ * kills every operator it spawned (paused ones too) and stops the plane.
+ */
+export async function onChaosCluster<T>(o: { history?: string[]; extraAPIServerArgs?: string[] }, body: (c: ChaosCluster) => Promise<T>): Promise<T> {
+  const plane = await startControlPlane({ crdPaths: bundledCRDPaths(), ...(o.extraAPIServerArgs ? { extraAPIServerArgs: o.extraAPIServerArgs } : {}) });
+  const operators: OperatorProcess[] = [];
+  try {
+    await setFeatureGateSpec(plane.kubeConfig, {});
+    await setClusterVersion(plane.kubeConfig, { history: o.history ?? [OPERATOR_VERSION] });
+    return await body({
+      plane, kc: plane.kubeConfig, operators,
+      operator: (path = plane.kubeconfigPath, args = []) => {
+        const p = spawnOperator(path, args);
+        operators.push(p);
+        return p;
+      },
+    });
+  } finally {
+    for (const p of operators) { p.proc.kill('SIGCONT'); p.proc.kill('SIGKILL'); }
+    await plane.stop();
+  }
+}
+
+export interface LeaseView { spec?: { holderIdentity?: string; leaseTransitions?: number } }
+
+/** The operator's Lease (default namespace), or undefined when it cannot be read within `timeoutMs`. */
+export async function readLease(kc: KubeConfig, timeoutMs = 2000): Promise<LeaseView | undefined> {
+  return await KubeTransport.for(kc).request({
+    method: 'GET', path: '/apis/coordination.k8s.io/v1/namespaces/default/leases/config-operator-lock', timeoutMs,
+  }).catch(() => undefined) as LeaseView | undefined;
+}
+
 /** Sum (or max) of the samples of one metric whose labels include every given label (0 when absent). */
 export async function scrape(op: OperatorProcess, name: string, labels: Record<string, string> = {}, combine: 'sum' | 'max' = 'sum'): Promise<number> {
   const res = await fetch(`http://${await op.metricsAddress()}/metrics`, { signal: AbortSignal.timeout(5000) });
@@ -81,6 +128,11 @@ export async function scrape(op: OperatorProcess, name: string, labels: Record<s
     sum = combine === 'sum' ? sum + v : Math.max(sum, v);
   }
   return sum;
+}
+
+/** How many "operator failed" lines the processes logged (a crash of the manager, not a deliberate exit). */
+export function operatorFailedLines(ops: readonly OperatorProcess[]): number {
+  return ops.flatMap((p) => p.log().split('\n').filter((l) => l.includes('"operator failed"'))).length;
 }
 
 export const putConflicts = (op: OperatorProcess) => scrape(op, 'rest_client_requests_total', { method: 'PUT', code: '409' });

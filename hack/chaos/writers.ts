@@ -2,20 +2,15 @@
 // conflict retry, as other controllers and admins do) while the operator keeps status. At the end the
 // status must be exactly what the final spec and history call for, with few conflicts on the operator's side.
 import { FEATURE_GATE_NAME, type ClusterVersion, type FeatureGate } from '../../api-types/index.js';
-import { ClusterVersions, FeatureGates, ResourceClient } from '../../runtime/index.js';
-import { bundledCRDPaths, historyEntry, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
-import { Figures, OPERATOR_VERSION, putConflicts, secs, sleep, spawnOperator, statusVersions, until, type OperatorProcess, type ScenarioResult } from './lib.js';
+import { ClusterVersions, FeatureGates, ResourceClient, retryOnConflict } from '../../runtime/index.js';
+import { historyEntry, setClusterVersion } from '../../sdk/testing/index.js';
+import { Figures, OPERATOR_VERSION, converged, onChaosCluster, putConflicts, secs, sleep, until, type ScenarioResult } from './lib.js';
 
 export async function concurrentWriters(o: { writers: number; writesEach: number }): Promise<ScenarioResult> {
   const f = new Figures();
-  const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
-  const kc = plane.kubeConfig;
-  let op: OperatorProcess | undefined;
-  try {
-    await setFeatureGateSpec(kc, {});
-    await setClusterVersion(kc, { history: [OPERATOR_VERSION, '4.21.9'] });
-    op = spawnOperator(plane.kubeconfigPath);
-    await until('first status', async () => JSON.stringify(await statusVersions(kc)) === JSON.stringify([OPERATOR_VERSION]), 60_000);
+  return onChaosCluster({ history: [OPERATOR_VERSION, '4.21.9'] }, async ({ kc, operator }) => {
+    const op = operator();
+    await until('first status', () => converged(kc), 60_000);
     const fgs = new ResourceClient(kc, FeatureGates, undefined, { timeoutMs: 30_000 });
     const cvs = new ResourceClient(kc, ClusterVersions, undefined, { timeoutMs: 30_000 });
     const conflicts0 = await putConflicts(op);
@@ -23,18 +18,9 @@ export async function concurrentWriters(o: { writers: number; writesEach: number
     let clientConflicts = 0;
     let succeeded = 0;
     // Read-modify-write with client-go's RetryOnConflict manners: a short jittered pause between tries.
-    const counted = async <T>(fn: () => Promise<T>): Promise<T> => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const out = await fn();
-          succeeded++;
-          return out;
-        } catch (e) {
-          if ((e as { code?: number }).code !== 409 || attempt > 500) throw e;
-          clientConflicts++;
-          await sleep(Math.random() * 20);
-        }
-      }
+    const counted = async (fn: () => Promise<unknown>): Promise<void> => {
+      await retryOnConflict(fn, { attempts: 502, pauseMs: () => Math.random() * 20, onConflict: () => { clientConflicts++; } });
+      succeeded++;
     };
     await Promise.all(Array.from({ length: o.writers }, async (_, w) => {
       for (let i = 0; i < o.writesEach; i++) {
@@ -63,7 +49,7 @@ export async function concurrentWriters(o: { writers: number; writesEach: number
     const writing = performance.now() - t0;
     // Final state: history [4.22.1, 4.21.<last odd writer>]; status must hold only 4.22.1 (no entry existed for 4.21.x).
     await setClusterVersion(kc, { history: [OPERATOR_VERSION] });
-    const settle = await until('status correct after the writers', async () => JSON.stringify(await statusVersions(kc)) === JSON.stringify([OPERATOR_VERSION]), 30_000).catch(() => Infinity);
+    const settle = await until('status correct after the writers', () => converged(kc), 30_000).catch(() => Infinity);
     await sleep(1000);
     const conflicts = (await putConflicts(op)) - conflicts0;
     const total = o.writers * o.writesEach;
@@ -74,8 +60,5 @@ export async function concurrentWriters(o: { writers: number; writesEach: number
     f.add('operator PUT conflicts (409) during the storm', `${conflicts} in ${secs(writing)}`, `≤ ${bound} (bucket: 100 + 10/s)`, conflicts <= bound);
     f.add('operator exits', op.exited() ? 1 : 0, '0', !op.exited());
     return { name: 'concurrent spec and history writers', figures: f.list };
-  } finally {
-    op?.proc.kill('SIGKILL');
-    await plane.stop();
-  }
+  });
 }

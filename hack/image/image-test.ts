@@ -8,10 +8,10 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FEATURE_GATE_NAME } from '../../api-types/index.js';
-import { ClusterOperators, FeatureGates, KubeTransport, ResourceClient } from '../../runtime/index.js';
-import { bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
+import { ClusterOperators, FeatureGates, KubeTransport, ResourceClient, packageVersion } from '../../runtime/index.js';
+import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
 
-const image = process.env.IMAGE ?? `featuregate-coordinator:${JSON.parse(execFileSync('node', ['-p', 'JSON.stringify(require("./package.json").version)'], { cwd: packageRoot(), encoding: 'utf8' }))}`;
+const image = process.env.IMAGE ?? `featuregate-coordinator:${packageVersion()}`;
 const VERSION = '4.22.1';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (m: string) => process.stderr.write(`[image:test] ${m}\n`);

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync, rmSync } from 'node:fs';
 import { startOperator, type RunningOperator } from '../../controllers/manager.js';
-import { packageVersion } from '../../runtime/index.js';
+import { loadKubeConfig, packageVersion } from '../../runtime/index.js';
 import { createFeatureGateAccess } from '../../sdk/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { auditSetup, readAuditWrites } from '../../hack/chaos/audit.js';
@@ -29,7 +29,6 @@ describe('User-Agent', () => {
   });
 
   it('the operator and an SDK accessor identify themselves', async () => {
-    const { loadKubeConfig } = await import('../../runtime/index.js');
     op = await startOperator({ kubeConfig: loadKubeConfig(plane.kubeconfigPath), operatorVersion: '4.22.1', featureGateDir: PAYLOAD_DIR,
       metricsBindAddress: '0', healthProbeBindAddress: '0' });
     await op.ready;
