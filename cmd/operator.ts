@@ -70,7 +70,7 @@ export const operatorCommand: CommandSpec = {
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => { finish = resolve; });
     const op = await startOperator({
-      kubeConfig: loadKubeConfig(values.kubeconfig),
+      kubeConfig: await loadKubeConfig(values.kubeconfig),
       operatorVersion: version,
       featureGateDir: dir,
       ...(profile ? { clusterProfile: profile } : {}),

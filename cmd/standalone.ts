@@ -75,7 +75,7 @@ export const standaloneCommand: CommandSpec = {
       logger.info(`setting kube:feature-gates=${rendered.kubeAPIServerArgs.map((a) => a.slice('--feature-gates='.length)).join(',')}`);
       if (values.kubeconfig) {
         const [{ mirrorFeatureGate }, { loadKubeConfig }] = await Promise.all([import('../standalone/mirror.js'), import('../runtime/kube-config.js')]);
-        await mirrorFeatureGate(loadKubeConfig(values.kubeconfig), result.featureGates, values.version, gates);
+        await mirrorFeatureGate(await loadKubeConfig(values.kubeconfig), result.featureGates, values.version, gates);
       }
       process.stdout.write(output === 'json' ? `${JSON.stringify(rendered, null, 2)}\n` : stringify(rendered));
       return 0;

@@ -36,7 +36,7 @@ export const startCommand: CommandSpec = {
     try {
       let kc;
       if (clusterConfigured(values.kubeconfig)) {
-        kc = loadKubeConfig(values.kubeconfig);
+        kc = await loadKubeConfig(values.kubeconfig);
         process.stderr.write(`running the operator against ${kc.getCurrentCluster()?.server}\n`);
       } else {
         const t0 = Date.now();

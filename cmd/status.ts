@@ -5,7 +5,7 @@ import {
 import {
   ClusterOperators, ClusterVersions, FeatureGates, KubeTransport, ResourceClient, apiErrorMessage, isNotFound, loadKubeConfig,
 } from '../runtime/index.js';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../runtime/index.js';
 import { REQUEST_TIMEOUT_OPTION, UsageError, requestTimeoutFlag, type CommandSpec } from './args.js';
 
 export interface StatusSummary {
@@ -40,7 +40,7 @@ export function formatTable(s: StatusSummary): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function readStatus(kc: KubeConfig, clusterOperatorName = 'config-operator'): Promise<StatusSummary> {
+export async function readStatus(kc: ClusterAccess, clusterOperatorName = 'config-operator'): Promise<StatusSummary> {
   let fg: FeatureGate;
   try {
     fg = await new ResourceClient(kc, FeatureGates).get(FEATURE_GATE_NAME);
@@ -69,7 +69,7 @@ export const statusCommand: CommandSpec = {
     const output = values.output ?? 'table';
     if (output !== 'table' && output !== 'json') throw new UsageError(`-o must be table or json, got ${JSON.stringify(output)}`);
     const timeoutMs = requestTimeoutFlag(values['request-timeout']);
-    const kc = loadKubeConfig(values.kubeconfig);
+    const kc = await loadKubeConfig(values.kubeconfig);
     KubeTransport.for(kc).defaultTimeoutMs = timeoutMs;
     const s = await readStatus(kc, values['cluster-operator-name']);
     process.stdout.write(output === 'json' ? `${JSON.stringify(s, null, 2)}\n` : formatTable(s));

@@ -4,7 +4,7 @@
 // operator's own version → the upgradeable and ClusterOperator status controllers. Only then does the
 // ClusterOperator report the new `operator` version. Every write goes through the leader fence; when
 // leadership is lost the controllers stop and onLostLeadership runs (the CLI exits non-zero).
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../runtime/index.js';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -21,7 +21,7 @@ import { OperatorConditions } from './operator-conditions.js';
 import { upgradeableController } from './upgradeable.js';
 
 export interface OperatorOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: ClusterAccess;
   operatorVersion: string;
   featureGateDir: string;
   clusterProfile?: ClusterProfile;
@@ -91,7 +91,6 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   });
   const namespace = options.namespace ?? 'default';
   const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics });
   const kc = options.kubeConfig;
   KubeTransport.for(kc).userAgent = userAgent('featuregates-operator');
   const abort = new AbortController();
@@ -130,7 +129,12 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     registry: metrics, health: false,
     ...(secure ? { tls: servingCertificate(options), authorize: apiServerAuthorizer(kc, { metrics }) } : {}),
   });
-  if (metricsEndpoint) endpoints.push(metricsEndpoint);
+  if (metricsEndpoint) {
+    endpoints.push(metricsEndpoint);
+    // Process and runtime metrics only when someone can scrape them: the event-loop delay monitor behind
+    // them samples every 10 ms, which is most of an idle process's CPU.
+    collectDefaultMetrics({ register: metrics });
+  }
   const healthEndpoint = await serveEndpoints(options.healthProbeBindAddress ?? ':8081', { ready: synced });
   if (healthEndpoint) endpoints.push(healthEndpoint);
   log.info('serving', { metrics: metricsEndpoint?.address, metricsScheme: secure ? 'https' : 'http', health: healthEndpoint?.address });

@@ -5,7 +5,7 @@
 // Kubernetes only accepts an Event about a cluster-scoped object (FeatureGate, ClusterVersion) in the
 // "default" namespace, so — as library-go does — such events are recorded about this process's own Pod
 // in its namespace, with the cluster-scoped object as the Event's `related` object.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from './kube-config.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
@@ -45,7 +45,7 @@ export interface EventRecorderOptions {
 
 const MAX_PENDING = 1000;
 
-export function createEventRecorder(kc: KubeConfig, options: EventRecorderOptions): EventRecorder {
+export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOptions): EventRecorder {
   const transport = KubeTransport.for(kc);
   const log = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());

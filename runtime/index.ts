@@ -21,3 +21,4 @@ export * from './resources.js';
 export * from './self-signed-cert.js';
 export * from './version.js';
 export * from './work-queue.js';
+export * from './yaml.js';

@@ -1,26 +1,160 @@
 // Where the cluster is: --kubeconfig, then $KUBECONFIG, then in-cluster service-account credentials.
-import { existsSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
+//
+// The transport needs only two things from a kubeconfig: the server, and the TLS material and headers to put
+// on a request (ClusterAccess — a client-node KubeConfig has both, so SDK callers pass theirs). Loading
+// @kubernetes/client-node costs ~0.8 s and ~90 MB (its generated API: thousands of modules), so the
+// common credentials are read here: certificate authority, client certificate and key (files or data),
+// bearer token or token file, basic auth, insecure-skip-tls-verify, tls-server-name, and the in-cluster
+// service account. Only a user with an `exec` plugin or an `auth-provider` loads client-node, lazily,
+// and uses its KubeConfig.
+// Token files (in-cluster tokens rotate) are re-read when the last read is a minute old, like client-go;
+// certificate files are read once at load.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
+import type { RequestOptions } from 'node:https';
+import { parseYaml } from './yaml.js';
+
+/** How to reach and authenticate to one cluster: what the transport needs (a client-node KubeConfig fits). */
+export interface ClusterAccess {
+  getCurrentCluster(): { readonly server: string } | null;
+  /** Adds TLS material and authentication headers to a request's options. */
+  applyToHTTPSOptions(opts: RequestOptions): Promise<void>;
+}
 
 export class NoClusterConfiguredError extends Error {
   override name = 'NoClusterConfiguredError';
 }
 
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+const TOKEN_FILE_REFRESH_MS = 60_000;
+
 export function clusterConfigured(kubeconfig?: string, env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(kubeconfig || env.KUBECONFIG || env.KUBERNETES_SERVICE_HOST);
 }
 
-export function loadKubeConfig(kubeconfig?: string, env: NodeJS.ProcessEnv = process.env): KubeConfig {
-  const kc = new KubeConfig();
+interface ClusterEntry { server: string; ca?: Buffer; skipTLSVerify: boolean; tlsServerName?: string }
+interface UserEntry { cert?: Buffer; key?: Buffer; token?: string; tokenFile?: string; username?: string; password?: string }
+
+/** A kubeconfig user and cluster with static credentials (no plugins). */
+export class StaticKubeConfig implements ClusterAccess {
+  private token: { value: string; readAt: number } | undefined;
+
+  constructor(private readonly cluster: ClusterEntry, private readonly user: UserEntry, private readonly now: () => number = Date.now) {}
+
+  getCurrentCluster(): { readonly server: string } {
+    return { server: this.cluster.server };
+  }
+
+  async applyToHTTPSOptions(opts: RequestOptions): Promise<void> {
+    const c = this.cluster;
+    const u = this.user;
+    if (c.skipTLSVerify) opts.rejectUnauthorized = false;
+    if (c.tlsServerName) opts.servername = c.tlsServerName;
+    if (c.ca) opts.ca = c.ca;
+    if (u.cert) opts.cert = u.cert;
+    if (u.key) opts.key = u.key;
+    const headers = (opts.headers ??= {}) as Record<string, string>;
+    const token = this.bearerToken();
+    if (token) headers.Authorization = `Bearer ${token}`;
+    else if (u.username !== undefined) headers.Authorization = `Basic ${Buffer.from(`${u.username}:${u.password ?? ''}`).toString('base64')}`;
+  }
+
+  private bearerToken(): string | undefined {
+    if (this.user.token) return this.user.token;
+    const file = this.user.tokenFile;
+    if (!file) return undefined;
+    if (!this.token || this.now() - this.token.readAt >= TOKEN_FILE_REFRESH_MS) {
+      this.token = { value: readFileSync(file, 'utf8').trim(), readAt: this.now() };
+    }
+    return this.token.value;
+  }
+}
+
+type Named<T> = { name?: unknown } & T;
+type KubeconfigFile = {
+  'current-context'?: unknown;
+  clusters?: Named<{ cluster?: Record<string, unknown> }>[];
+  users?: Named<{ user?: Record<string, unknown> }>[];
+  contexts?: Named<{ context?: { cluster?: unknown; user?: unknown } }>[];
+};
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** Reads a kubeconfig file's current context; undefined when its user needs client-node (exec, auth-provider). */
+export function readKubeconfigFile(path: string): StaticKubeConfig | undefined {
+  let doc: KubeconfigFile;
+  try {
+    doc = (parseYaml(readFileSync(path, 'utf8'), path) ?? {}) as KubeconfigFile;
+  } catch (e) {
+    throw new Error(`kubeconfig ${path}: ${(e as Error).message}`, { cause: e });
+  }
+  const base = dirname(path);
+  const resolve = (p: string) => (isAbsolute(p) ? p : join(base, p));
+  const named = <T>(list: Named<T>[] | undefined, name: unknown, what: string): T => {
+    const hit = Array.isArray(list) ? list.find((e) => e?.name === name) : undefined;
+    if (!hit) throw new Error(`kubeconfig ${path} has no ${what} ${JSON.stringify(name)}`);
+    return hit;
+  };
+  const contextName = str(doc['current-context']);
+  if (!contextName) throw new Error(`kubeconfig ${path} has no current context`);
+  const context = named(doc.contexts, contextName, 'context').context ?? {};
+  const cluster = named(doc.clusters, context.cluster, 'cluster').cluster ?? {};
+  const user = context.user === undefined ? {} : named(doc.users, context.user, 'user').user ?? {};
+  if (user.exec !== undefined || user['auth-provider'] !== undefined) return undefined;
+
+  const server = str(cluster.server);
+  if (!server) throw new Error(`kubeconfig ${path}: cluster ${JSON.stringify(context.cluster)} has no server`);
+  const fileOrData = (file: unknown, data: unknown): Buffer | undefined => {
+    if (str(file)) return readFileSync(resolve(str(file)!));
+    if (str(data)) return Buffer.from(str(data)!, 'base64');
+    return undefined;
+  };
+  return new StaticKubeConfig(
+    {
+      server,
+      ca: fileOrData(cluster['certificate-authority'], cluster['certificate-authority-data']),
+      skipTLSVerify: cluster['insecure-skip-tls-verify'] === true,
+      tlsServerName: str(cluster['tls-server-name']),
+    },
+    {
+      cert: fileOrData(user['client-certificate'], user['client-certificate-data']),
+      key: fileOrData(user['client-key'], user['client-key-data']),
+      token: str(user.token),
+      tokenFile: str(user.tokenFile) ? resolve(str(user.tokenFile)!) : undefined,
+      username: str(user.username),
+      password: typeof user.password === 'string' ? user.password : undefined,
+    },
+  );
+}
+
+/** The pod's service account, as client-go's in-cluster config. */
+export function inClusterConfig(env: NodeJS.ProcessEnv = process.env, dir = SERVICE_ACCOUNT_DIR): StaticKubeConfig {
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port) throw new NoClusterConfiguredError('not in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set');
+  const tokenFile = join(dir, 'token');
+  if (!existsSync(tokenFile)) throw new Error(`in-cluster config: ${tokenFile} does not exist`);
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  const caFile = join(dir, 'ca.crt');
+  return new StaticKubeConfig(
+    { server: `https://${hostPart}:${port}`, ca: existsSync(caFile) ? readFileSync(caFile) : undefined, skipTLSVerify: false },
+    { tokenFile },
+  );
+}
+
+export async function loadKubeConfig(kubeconfig?: string, env: NodeJS.ProcessEnv = process.env): Promise<ClusterAccess> {
   const path = kubeconfig ?? env.KUBECONFIG?.split(':').find((p) => p && existsSync(p));
   if (path) {
     if (!existsSync(path)) throw new Error(`kubeconfig ${path} does not exist`);
+    const fast = readKubeconfigFile(path);
+    if (fast) return fast;
+    // exec plugins and auth providers: client-node's implementation, loaded only for them.
+    const { KubeConfig } = await import('@kubernetes/client-node');
+    const kc = new KubeConfig();
     kc.loadFromFile(path);
-  } else if (env.KUBERNETES_SERVICE_HOST) {
-    kc.loadFromCluster();
-  } else {
-    throw new NoClusterConfiguredError('no cluster configured: pass --kubeconfig, set KUBECONFIG, or run in a pod');
+    if (!kc.getCurrentCluster()) throw new Error(`kubeconfig ${path} has no current cluster`);
+    return kc;
   }
-  if (!kc.getCurrentCluster()) throw new Error(`kubeconfig ${path ?? '(in-cluster)'} has no current cluster`);
-  return kc;
+  if (env.KUBERNETES_SERVICE_HOST) return inClusterConfig(env);
+  throw new NoClusterConfiguredError('no cluster configured: pass --kubeconfig, set KUBECONFIG, or run in a pod');
 }

@@ -1,6 +1,7 @@
 // The one HTTP path to the Kubernetes API: REST requests with a deadline and streaming watches, over a
-// pooled keep-alive agent per cluster identity. Credentials come from the caller's KubeConfig
-// (applyToHTTPSOptions, so token files and exec plugins refresh as the library does); the connection
+// pooled keep-alive agent per cluster identity. Credentials come from the caller's ClusterAccess (ours from
+// kube-config.ts, or a client-node KubeConfig: applyToHTTPSOptions, so token files and exec plugins refresh
+// as that library does); the connection
 // handling is ours, because it is what fails under faults:
 //  - every non-watch request has a timeout (default 10 s); on expiry the socket is destroyed, never reused;
 //  - sockets use TCP keep-alive (30 s, like client-go's dialer), so a dead peer is found by the kernel;
@@ -10,7 +11,7 @@
 // when the deadline passed, the socket's own error (ECONNREFUSED, ECONNRESET, ...) otherwise.
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { countedRequest } from './metrics.js';
 import { userAgent } from './version.js';
@@ -98,7 +99,7 @@ function apiError(code: number, body: string, method: string, path: string): Api
   return new ApiError(code, reason, message, method, path);
 }
 
-const transports = new WeakMap<KubeConfig, KubeTransport>();
+const transports = new WeakMap<ClusterAccess, KubeTransport>();
 
 export class KubeTransport {
   private readonly agents = new Map<string, HttpAgent>();
@@ -108,12 +109,12 @@ export class KubeTransport {
   /** Sent with every request (client-go style; the operator and the SDK set their own). */
   userAgent = userAgent('featuregates');
 
-  constructor(private readonly kc: KubeConfig, defaultTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS) {
+  constructor(private readonly kc: ClusterAccess, defaultTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS) {
     this.defaultTimeoutMs = defaultTimeoutMs;
   }
 
-  /** One transport (one connection pool) per KubeConfig object. */
-  static for(kc: KubeConfig): KubeTransport {
+  /** One transport (one connection pool) per ClusterAccess object. */
+  static for(kc: ClusterAccess): KubeTransport {
     let t = transports.get(kc);
     if (!t) {
       t = new KubeTransport(kc);

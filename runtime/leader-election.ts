@@ -13,7 +13,7 @@
 //    fresh lease is stale. A follower retries right when the lease it watches expires.
 //  - Release on shutdown writes an empty holder (only while still leader) so a follower takes over at once.
 // `leader_election_master_status{name}` is 1 while leading.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { apiErrorMessage, isConflict } from './api-errors.js';
 import { realClock, type Clock } from './clock.js';
@@ -90,7 +90,7 @@ export class LeaderElector {
   private renewing: Promise<void> | undefined;
   private readonly status;
 
-  constructor(kc: KubeConfig | undefined, private readonly options: LeaderElectorOptions) {
+  constructor(kc: ClusterAccess | undefined, private readonly options: LeaderElectorOptions) {
     this.t = {
       leaseDurationMs: options.leaseDurationMs ?? DEFAULT_LEADER_ELECTION.leaseDurationMs,
       renewDeadlineMs: options.renewDeadlineMs ?? DEFAULT_LEADER_ELECTION.renewDeadlineMs,

@@ -1,6 +1,6 @@
 // The Lease a leader elector holds (coordination.k8s.io/v1), read and written through the transport with
 // a per-request timeout. Writes carry the read resourceVersion, so a 409 means someone else wrote first.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { isNotFound } from './api-errors.js';
 import { KubeTransport } from './kube-transport.js';
@@ -32,7 +32,7 @@ export function microTime(d: Date = new Date()): string {
   return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
-export function kubeLeaseStore(kc: KubeConfig, namespace: string, name: string, metrics?: Registry): LeaseStore {
+export function kubeLeaseStore(kc: ClusterAccess, namespace: string, name: string, metrics?: Registry): LeaseStore {
   const t = KubeTransport.for(kc);
   const collection = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
   const path = `${collection}/${encodeURIComponent(name)}`;

@@ -4,7 +4,7 @@
 // the lower-cased HTTP method as verb. 401 without a valid token, 403 when the review denies, 500 when the
 // API server cannot answer. Decisions are cached for 10 s per token + path + verb (as the delegating
 // authenticator caches TokenReviews), so a scrape every 30 s costs at most two API requests.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { apiErrorMessage } from './api-errors.js';
 import { KubeTransport } from './kube-transport.js';
@@ -18,7 +18,7 @@ export type RequestAuthorizer = (authorization: string | undefined, path: string
 
 interface TokenReviewStatus { authenticated?: boolean; user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> }; error?: string }
 
-export function apiServerAuthorizer(kc: KubeConfig, options: { metrics?: Registry; cacheMs?: number; now?: () => number } = {}): RequestAuthorizer {
+export function apiServerAuthorizer(kc: ClusterAccess, options: { metrics?: Registry; cacheMs?: number; now?: () => number } = {}): RequestAuthorizer {
   const t = KubeTransport.for(kc);
   const cache = new Map<string, { until: number; decision: AuthDecision }>();
   const now = options.now ?? (() => Date.now());

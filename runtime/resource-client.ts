@@ -2,7 +2,7 @@
 // ClusterVersion, ClusterOperator): decode on read, PUT with resourceVersion, every call counted and
 // bounded by a request timeout. Writes pass through an optional fence (the leader elector's "still
 // leader" check) right before they are sent.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { isConflict, isNotFound } from './api-errors.js';
 import { KubeTransport, type KubeRequest } from './kube-transport.js';
@@ -29,9 +29,9 @@ export interface ResourceClientOptions {
 
 export class ResourceClient<T extends { metadata: { name?: string; resourceVersion?: string } }> {
   readonly transport: KubeTransport;
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: ClusterAccess;
 
-  constructor(kc: KubeConfig, readonly resource: ResourceDescriptor<T>, private readonly metrics?: Registry,
+  constructor(kc: ClusterAccess, readonly resource: ResourceDescriptor<T>, private readonly metrics?: Registry,
     private readonly options: ResourceClientOptions = {}) {
     this.transport = KubeTransport.for(kc);
     this.kubeConfig = kc;

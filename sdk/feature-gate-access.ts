@@ -3,7 +3,7 @@
 // Behaviour follows library-go's featuregates accessor, minus its pitfalls: an empty desired version is
 // refused at construction, reordered lists are not a change, and the handler runs without a lock held.
 import { basename } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
 import {
   CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, MISSING_VERSION_MARKER, type ClusterVersion, type FeatureGate,
@@ -24,7 +24,7 @@ export interface FeatureGateChange {
 export type FeatureGateChangeHandler = (change: FeatureGateChange) => void | Promise<void>;
 
 export interface FeatureGateAccessOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: ClusterAccess;
   /** The payload version this component reports (usually $OPERATOR_IMAGE_VERSION). */
   desiredVersion: string;
   /** When desiredVersion equals this marker, follow ClusterVersion instead. Default "0.0.1-snapshot". */

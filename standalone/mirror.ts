@@ -1,12 +1,12 @@
 // Optional mirror: write the standalone FeatureGate spec and its one status entry to an API server, so
 // components built on the SDK can read the gates the same way as on a cluster.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../runtime/index.js';
 import { emptyFeatureGate, FEATURE_GATE_NAME, FeatureSets, jsonEqual, type FeatureGate } from '../api-types/index.js';
 import { FeatureGates, ResourceClient, apiErrorMessage, retryOnConflict } from '../runtime/index.js';
 import type { StandaloneFeatureGates } from './config.js';
 import type { ResolvedGates } from './render.js';
 
-export async function mirrorFeatureGate(kc: KubeConfig, fg: StandaloneFeatureGates, version: string, gates: ResolvedGates): Promise<FeatureGate> {
+export async function mirrorFeatureGate(kc: ClusterAccess, fg: StandaloneFeatureGates, version: string, gates: ResolvedGates): Promise<FeatureGate> {
   const client = new ResourceClient(kc, FeatureGates);
   const spec: FeatureGate['spec'] = fg.featureSet === FeatureSets.CustomNoUpgrade
     ? { featureSet: fg.featureSet, customNoUpgrade: { enabled: gates.enabledNames, disabled: gates.disabledNames } }

@@ -15,3 +15,8 @@ export const ms = (n: number) => `${n.toFixed(n < 10 ? 3 : 1)} ms`;
 export function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
+
+/** "min / median / max" of per-run figures. */
+export function spread(values: number[], fmt: (n: number) => string): string {
+  return `${fmt(Math.min(...values))} / ${fmt(median(values))} / ${fmt(Math.max(...values))}`;
+}

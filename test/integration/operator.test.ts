@@ -32,11 +32,11 @@ describe.each([
   let cos: ResourceClient<ClusterOperator>;
   let op: RunningOperator | undefined;
 
-  const run = async (version: string, release: string, okdBuild = false) => {
+  const run = async (version: string, release: string, okdBuild = false, metricsBindAddress = '127.0.0.1:0') => {
     await op?.stop();
     op = await startOperator({
       kubeConfig: plane.kubeConfig, operatorVersion: version, featureGateDir: dir(release),
-      metricsBindAddress: '127.0.0.1:0', metricsSecure: false, healthProbeBindAddress: '127.0.0.1:0', degradedInertiaMs: 0, okdBuild,
+      metricsBindAddress, metricsSecure: false, healthProbeBindAddress: '127.0.0.1:0', degradedInertiaMs: 0, okdBuild,
       reflector: { backoffInitialMs: 100, backoffMaxMs: 1000 },
     });
     return op;
@@ -224,5 +224,15 @@ describe.each([
     expect(names((await entries())[0]!.enabled)).toEqual(names(manifest('4.22', 'OKD').enabled).sort(compareNames));
     await (await run('4.22.1', '4.22', true)).ready;
     await eventually(async () => expect(await condition('Upgradeable')).toMatchObject({ status: 'True', reason: 'AsExpected', message: 'All is well' }));
+  }, 60_000);
+
+  it('collects process and runtime metrics only when metrics are served (their event-loop monitor costs idle CPU)', async () => {
+    await (await run('4.22.1', '4.22', false, '0')).ready;
+    expect(op!.metricsAddress).toBeUndefined();
+    expect(op!.metrics.getSingleMetric('process_cpu_user_seconds_total')).toBeUndefined();
+    expect(op!.metrics.getSingleMetric('nodejs_eventloop_lag_seconds')).toBeUndefined();
+    expect(op!.metrics.getSingleMetric('rest_client_requests_total')).toBeDefined();
+    await (await run('4.22.1', '4.22')).ready;
+    expect(op!.metrics.getSingleMetric('process_cpu_user_seconds_total')).toBeDefined();
   }, 60_000);
 });

@@ -29,10 +29,10 @@ describe('User-Agent', () => {
   });
 
   it('the operator and an SDK accessor identify themselves', async () => {
-    op = await startOperator({ kubeConfig: loadKubeConfig(plane.kubeconfigPath), operatorVersion: '4.22.1', featureGateDir: PAYLOAD_DIR,
+    op = await startOperator({ kubeConfig: await loadKubeConfig(plane.kubeconfigPath), operatorVersion: '4.22.1', featureGateDir: PAYLOAD_DIR,
       metricsBindAddress: '0', healthProbeBindAddress: '0' });
     await op.ready;
-    const access = createFeatureGateAccess({ kubeConfig: loadKubeConfig(plane.kubeconfigPath), desiredVersion: '4.22.1', component: 'network-operator', onChange: () => undefined });
+    const access = createFeatureGateAccess({ kubeConfig: await loadKubeConfig(plane.kubeconfigPath), desiredVersion: '4.22.1', component: 'network-operator', onChange: () => undefined });
     access.start();
     await access.waitForInitial({ timeoutMs: 20_000 });
     await access.stop();

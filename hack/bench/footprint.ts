@@ -1,0 +1,145 @@
+// Benchmark: what one `featuregates operator` process costs, against a bare Node process measured in the
+// same run (the runtime's own floor).
+//   npm run bench -- footprint              (RUNS=3 by default; one run takes ~2.5 min)
+// Per run, on one local control plane with the example payload:
+//  - start → first status write: process spawn until a watcher sees the operator's status entry
+//    (FeatureGate status emptied before each start), median of 5 starts; baseline: `node -e ''` to exit;
+//  - idle: the 5th process left running: RSS 60 s after its start, CPU seconds over the following 60 s;
+//    baseline: a bare `node` process with one idle timer, RSS and CPU over the same window;
+//  - scenario CPU: that same process's CPU over 100 status-changing ClusterVersion changes, 20 ClusterVersion
+//    heartbeats (no write expected) and 60 s idle; and its CPU over its whole life.
+// Operator flags: no leader election, metrics off (--metrics-bind-address 0), health probes on a free port.
+// FGC_OPERATOR_CLI measures another build of the CLI (say, an older commit's dist); OPERATOR_NODE_FLAGS
+// are Node/V8 flags for the operator process (say, the image's --lite-mode).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FeatureGates, ResourceClient } from '../../runtime/index.js';
+import { bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
+import { FeatureGateWatcher } from './fg-watcher.js';
+import { median, ms, nowMs, spread } from './stats.js';
+
+const RUNS = Number(process.env.RUNS ?? 3);
+const STARTS = 5;
+const IDLE_MS = 60_000;
+const CHANGES = 100;
+const HEARTBEATS = 20;
+const root = packageRoot();
+const cli = process.env.FGC_OPERATOR_CLI ?? join(root, 'dist', 'cmd', 'featuregates.js');
+const nodeFlags = (process.env.OPERATOR_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
+
+/** CPU seconds (user + system) and resident memory of a live process, from /proc. */
+function usage(pid: number): { cpuS: number; rssMB: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15 of proc(5))
+  const rssKB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  return { cpuS: ticks / 100, rssMB: rssKB / 1024 };
+}
+
+function exited(p: ChildProcess): Promise<void> {
+  return new Promise((r) => (p.exitCode !== null ? r() : p.once('exit', () => r())));
+}
+
+const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
+const kc = plane.kubeConfig;
+await setFeatureGateSpec(kc, {});
+await setClusterVersion(kc, { history: ['4.22.0'] });
+const watcher = await FeatureGateWatcher.start(kc);
+const fgs = new ResourceClient(kc, FeatureGates);
+
+const operatorArgs = ['operator', '--kubeconfig', plane.kubeconfigPath, '--operator-version', '4.22.0',
+  '--authoritative-feature-gate-dir', join(root, 'deploy', 'base', 'payload'),
+  '--metrics-bind-address', '0', '--health-probe-bind-address', '127.0.0.1:0'];
+
+async function startOperatorTimed(): Promise<{ proc: ChildProcess; startMs: number; spawnedAt: number }> {
+  if ((await fgs.get('cluster')).status?.featureGates?.length) {
+    const cleared = watcher.next((v) => v === '');
+    await setFeatureGateStatus(kc, []);
+    await cleared;
+  }
+  const seen = watcher.next((v) => v === '4.22.0');
+  const t0 = nowMs();
+  const proc = spawn(process.execPath, [...nodeFlags, cli, ...operatorArgs], { stdio: 'ignore' });
+  await seen;
+  return { proc, startMs: nowMs() - t0, spawnedAt: t0 };
+}
+
+async function bareNodeStartMs(): Promise<number> {
+  const t0 = nowMs();
+  await exited(spawn(process.execPath, ['-e', ''], { stdio: 'ignore' }));
+  return nowMs() - t0;
+}
+
+interface Run { startMs: number; bareStartMs: number; rssMB: number; bareRssMB: number; idleCpuS: number; bareIdleCpuS: number; scenarioCpuS: number; processCpuS: number; latencyMs: number }
+
+async function oneRun(): Promise<Run> {
+  const starts: number[] = [];
+  const bareStarts: number[] = [];
+  let op!: Awaited<ReturnType<typeof startOperatorTimed>>;
+  for (let i = 0; i < STARTS; i++) {
+    bareStarts.push(await bareNodeStartMs());
+    op = await startOperatorTimed();
+    starts.push(op.startMs);
+    if (i < STARTS - 1) { op.proc.kill('SIGKILL'); await exited(op.proc); }
+  }
+  const pid = op.proc.pid!;
+  const bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 3600e3)'], { stdio: 'ignore' });
+  const bareSpawnedAt = nowMs();
+  await sleep(Math.max(0, op.spawnedAt + IDLE_MS - nowMs()));
+  const a = usage(pid);
+  await sleep(Math.max(0, bareSpawnedAt + IDLE_MS - nowMs()));
+  const b = usage(bare.pid!);
+  await sleep(IDLE_MS);
+  const a2 = usage(pid);
+  const b2 = usage(bare.pid!);
+  bare.kill('SIGKILL');
+
+  // The scenario: changes that make the operator write (prune an old version's entry), then heartbeats.
+  const latencies: number[] = [];
+  for (let i = 0; i < CHANGES; i++) {
+    const old = `4.21.${i}`;
+    const cur = (await fgs.get('cluster')).status!.featureGates[0]!;
+    await setClusterVersion(kc, { history: ['4.22.0', old] });
+    const seeded = watcher.next((v) => v === `4.22.0,${old}`);
+    await setFeatureGateStatus(kc, [cur, { version: old, enabled: [], disabled: [] }]);
+    await seeded;
+    const pruned = watcher.next((v) => v === '4.22.0');
+    const t0 = nowMs();
+    await setClusterVersion(kc, { history: ['4.22.0'] });
+    await pruned;
+    latencies.push(nowMs() - t0);
+  }
+  for (let i = 0; i < HEARTBEATS; i++) {
+    await setClusterVersion(kc, { history: ['4.22.0'], extraStatus: { versionHash: `heartbeat-${i}` } });
+    await sleep(50);
+  }
+  await sleep(IDLE_MS);
+  const end = usage(pid);
+  op.proc.kill('SIGTERM');
+  await exited(op.proc);
+  return {
+    startMs: median(starts), bareStartMs: median(bareStarts), rssMB: a.rssMB, bareRssMB: b.rssMB,
+    idleCpuS: a2.cpuS - a.cpuS, bareIdleCpuS: b2.cpuS - b.cpuS, scenarioCpuS: end.cpuS - a2.cpuS, processCpuS: end.cpuS, latencyMs: median(latencies),
+  };
+}
+
+const runs: Run[] = [];
+for (let r = 1; r <= RUNS; r++) {
+  const run = await oneRun();
+  runs.push(run);
+  console.error(`run ${r}/${RUNS}: ${JSON.stringify(run)}`);
+}
+await watcher.stop();
+await plane.stop();
+
+const f = (pick: (r: Run) => number, fmt: (n: number) => string) => spread(runs.map(pick), fmt);
+const s = (n: number) => `${n.toFixed(2)} s`;
+const mb = (n: number) => `${n.toFixed(1)} MB`;
+console.log(`node ${process.version} ${nodeFlags.join(' ')}, ${cli}, ${RUNS} runs (min / median / max)`);
+console.log(`start → first status write (median of ${STARTS}): ${f((r) => r.startMs, ms)}; bare node start→exit: ${f((r) => r.bareStartMs, ms)}`);
+console.log(`RSS 60 s after start: ${f((r) => r.rssMB, mb)}; bare node: ${f((r) => r.bareRssMB, mb)}`);
+console.log(`CPU while idle, per minute: ${f((r) => r.idleCpuS, s)}; bare node: ${f((r) => r.bareIdleCpuS, s)}`);
+console.log(`scenario CPU (${CHANGES} changes, ${HEARTBEATS} heartbeats, 60 s idle): ${f((r) => r.scenarioCpuS, s)}; whole process life (start, 2 min idle, scenario): ${f((r) => r.processCpuS, s)}`);
+console.log(`(ClusterVersion change → status seen, median over the scenario: ${f((r) => r.latencyMs, ms)})`);
