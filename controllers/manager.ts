@@ -5,13 +5,12 @@
 // ClusterOperator report the new `operator` version. Every write goes through the leader fence; when
 // leadership is lost the controllers stop and onLostLeadership runs (the CLI exits non-zero).
 import type { ClusterAccess } from '../runtime/index.js';
-import { collectDefaultMetrics, Registry } from 'prom-client';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterProfile } from '../api-types/index.js';
 import {
-  ClusterOperators, ClusterVersions, Controller, FeatureGates, KubeTransport, LeaderElector, apiServerAuthorizer, selfSignedCert, userAgent, Reflector, ResourceClient, createEventRecorder,
+  ClusterOperators, ClusterVersions, Controller, Registry, collectDefaultMetrics, FeatureGates, KubeTransport, LeaderElector, apiServerAuthorizer, selfSignedCert, userAgent, Reflector, ResourceClient, createEventRecorder,
   loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/feature-gate-access.js';
@@ -133,7 +132,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     endpoints.push(metricsEndpoint);
     // Process and runtime metrics only when someone can scrape them: the event-loop delay monitor behind
     // them samples every 10 ms, which is most of an idle process's CPU.
-    collectDefaultMetrics({ register: metrics });
+    collectDefaultMetrics(metrics);
   }
   const healthEndpoint = await serveEndpoints(options.healthProbeBindAddress ?? ':8081', { ready: synced });
   if (healthEndpoint) endpoints.push(healthEndpoint);

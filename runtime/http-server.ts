@@ -2,11 +2,12 @@
 // serves), /readyz (200 once every readiness check passes, e.g. caches synced). Port 0 picks a free port.
 // With `tls` the endpoint serves HTTPS; with `authorize` every request is first reviewed (secure metrics:
 // runtime/metrics-auth.ts) and answered 401/403/500 when not allowed.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createTLSServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { RequestAuthorizer } from './metrics-auth.js';
+import { http } from './node-http.js';
 
 export interface ServingEndpoint {
   readonly server: Server;
@@ -69,7 +70,7 @@ export async function serveEndpoints(bind: string, options: EndpointOptions): Pr
       res.end(String(e));
     });
   };
-  const server: Server = options.tls ? createTLSServer({ cert: options.tls.cert, key: options.tls.key }, handler) : createServer(handler);
+  const server: Server = options.tls ? createTLSServer({ cert: options.tls.cert, key: options.tls.key }, handler) : http.createServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(parsed.port, parsed.host, () => resolve());

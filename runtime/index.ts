@@ -14,6 +14,7 @@ export * from './logger.js';
 export * from './metrics.js';
 export * from './metrics-auth.js';
 export * from './payload-manifests.js';
+export * from './prometheus.js';
 export * from './rate-limiter.js';
 export * from './reflector.js';
 export * from './resource-client.js';

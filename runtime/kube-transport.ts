@@ -9,11 +9,12 @@
 //    its liveness is the reflector's business (it knows the bookmark cadence).
 // Errors: ApiError for an HTTP status (with the Status body's reason and message), RequestTimeoutError
 // when the deadline passed, the socket's own error (ECONNREFUSED, ECONNRESET, ...) otherwise.
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { countedRequest } from './metrics.js';
+import { http } from './node-http.js';
 import { userAgent } from './version.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
@@ -147,7 +148,7 @@ export class KubeTransport {
     let agent = this.agents.get(key);
     if (!agent) {
       const common = { keepAlive: true, keepAliveMsecs: 30_000, maxFreeSockets: 4, scheduling: 'lifo' as const };
-      agent = secure ? new HttpsAgent({ ...common, ...Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined)) }) : new HttpAgent(common);
+      agent = secure ? new HttpsAgent({ ...common, ...Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined)) }) : new http.Agent(common);
       this.agents.set(key, agent);
     }
     opts.agent = agent;
@@ -156,7 +157,7 @@ export class KubeTransport {
   }
 
   private send(url: URL, opts: RequestOptions, secure: boolean): ClientRequest {
-    return (secure ? httpsRequest : httpRequest)(url, opts);
+    return (secure ? httpsRequest : http.request)(url, opts);
   }
 
   /** One REST call; resolves with the decoded JSON body (undefined when empty). */

@@ -4,7 +4,8 @@
 // limiter (client-go's default) decides the delay. `workqueue_*` metrics use client-go's names; adds are
 // counted after de-duplication, in-flight gauges are computed on scrape (no timer while idle).
 import { setMaxListeners } from 'node:events';
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { Gauge } from './prometheus.js';
 import { realClock, type Clock } from './clock.js';
 import { counter, gauge, histogram } from './metrics.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
