@@ -136,7 +136,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   }
   const healthEndpoint = await serveEndpoints(options.healthProbeBindAddress ?? ':8081', { ready: synced });
   if (healthEndpoint) endpoints.push(healthEndpoint);
-  log.info('serving', { metrics: metricsEndpoint?.address, metricsScheme: secure ? 'https' : 'http', health: healthEndpoint?.address });
+  log.info('serving', { metrics: metricsEndpoint?.address, ...(metricsEndpoint ? { metricsScheme: secure ? 'https' : 'http' } : {}), health: healthEndpoint?.address });
 
   const events = createEventRecorder(kc, { namespace, component: 'featuregate-coordinator', logger: log, metrics, ...(fence ? { fence } : {}) });
   const conditions = new OperatorConditions();

@@ -104,6 +104,7 @@ const transports = new WeakMap<ClusterAccess, KubeTransport>();
 
 export class KubeTransport {
   private readonly agents = new Map<string, HttpAgent>();
+  private lastAgent: { secure: boolean; tls: Record<string, unknown>; agent: HttpAgent } | undefined;
 
   /** The timeout of requests that do not pass their own (0 or Infinity: none, as kubectl's --request-timeout=0). */
   defaultTimeoutMs: number;
@@ -134,6 +135,7 @@ export class KubeTransport {
   close(): void {
     for (const a of this.agents.values()) a.destroy();
     this.agents.clear();
+    this.lastAgent = undefined;
   }
 
   private async options(method: string, path: string): Promise<{ url: URL; opts: RequestOptions; secure: boolean }> {
@@ -143,7 +145,19 @@ export class KubeTransport {
     const secure = url.protocol === 'https:';
     const tls = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase,
       rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername };
-    // One pooled agent per TLS identity; the serialized material itself is the key (no need to hash it).
+    opts.agent = this.agentFor(secure, tls);
+    opts.headers = { ...(opts.headers as Record<string, string>), 'User-Agent': this.userAgent, Accept: 'application/json' };
+    return { url, opts, secure };
+  }
+
+  /**
+   * One pooled agent per TLS identity; the serialized material itself is the key (no need to hash it). Our
+   * kubeconfig reader hands out the same Buffers on every request, so the last identity is kept and compared
+   * by reference first: no serialization on the hot path. (client-node's KubeConfig reads files anew each time.)
+   */
+  private agentFor(secure: boolean, tls: Record<string, unknown>): HttpAgent {
+    const last = this.lastAgent;
+    if (last && last.secure === secure && Object.keys(tls).every((k) => tls[k] === last.tls[k])) return last.agent;
     const key = JSON.stringify([secure, tls], (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('base64') : v));
     let agent = this.agents.get(key);
     if (!agent) {
@@ -151,9 +165,8 @@ export class KubeTransport {
       agent = secure ? new HttpsAgent({ ...common, ...Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined)) }) : new http.Agent(common);
       this.agents.set(key, agent);
     }
-    opts.agent = agent;
-    opts.headers = { ...(opts.headers as Record<string, string>), 'User-Agent': this.userAgent, Accept: 'application/json' };
-    return { url, opts, secure };
+    this.lastAgent = { secure, tls, agent };
+    return agent;
   }
 
   private send(url: URL, opts: RequestOptions, secure: boolean): ClientRequest {

@@ -8,15 +8,13 @@
 //    baseline: a bare `node` process with one idle timer, RSS and CPU over the same window;
 //  - scenario CPU: that same process's CPU over 100 status-changing ClusterVersion changes, 20 ClusterVersion
 //    heartbeats (no write expected) and 60 s idle; and its CPU over its whole life.
-// Operator flags: no leader election, metrics off (--metrics-bind-address 0), health probes on a free port.
-// FGC_OPERATOR_CLI measures another build of the CLI (say, an older commit's dist); OPERATOR_NODE_FLAGS
-// are Node/V8 flags for the operator process (say, the image's --lite-mode).
+// The operator process as in operator-process.ts (FGC_OPERATOR_CLI, OPERATOR_NODE_FLAGS).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { FeatureGates, ResourceClient } from '../../runtime/index.js';
-import { bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
+import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
+import { operatorChange } from './status-change.js';
+import { describeOperator, exited, spawnOperatorProcess, usage } from './operator-process.js';
 import { median, ms, nowMs, spread } from './stats.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -24,23 +22,7 @@ const STARTS = 5;
 const IDLE_MS = 60_000;
 const CHANGES = 100;
 const HEARTBEATS = 20;
-const root = packageRoot();
-const cli = process.env.FGC_OPERATOR_CLI ?? join(root, 'dist', 'cmd', 'featuregates.js');
-const nodeFlags = (process.env.OPERATOR_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
-
-/** CPU seconds (user + system) and resident memory of a live process, from /proc. */
-function usage(pid: number): { cpuS: number; rssMB: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15 of proc(5))
-  const rssKB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-  return { cpuS: ticks / 100, rssMB: rssKB / 1024 };
-}
-
-function exited(p: ChildProcess): Promise<void> {
-  return new Promise((r) => (p.exitCode !== null ? r() : p.once('exit', () => r())));
-}
 
 const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
 const kc = plane.kubeConfig;
@@ -48,10 +30,6 @@ await setFeatureGateSpec(kc, {});
 await setClusterVersion(kc, { history: ['4.22.0'] });
 const watcher = await FeatureGateWatcher.start(kc);
 const fgs = new ResourceClient(kc, FeatureGates);
-
-const operatorArgs = ['operator', '--kubeconfig', plane.kubeconfigPath, '--operator-version', '4.22.0',
-  '--authoritative-feature-gate-dir', join(root, 'deploy', 'base', 'payload'),
-  '--metrics-bind-address', '0', '--health-probe-bind-address', '127.0.0.1:0'];
 
 async function startOperatorTimed(): Promise<{ proc: ChildProcess; startMs: number; spawnedAt: number }> {
   if ((await fgs.get('cluster')).status?.featureGates?.length) {
@@ -61,7 +39,7 @@ async function startOperatorTimed(): Promise<{ proc: ChildProcess; startMs: numb
   }
   const seen = watcher.next((v) => v === '4.22.0');
   const t0 = nowMs();
-  const proc = spawn(process.execPath, [...nodeFlags, cli, ...operatorArgs], { stdio: 'ignore' });
+  const proc = spawnOperatorProcess(plane.kubeconfigPath, '4.22.0');
   await seen;
   return { proc, startMs: nowMs() - t0, spawnedAt: t0 };
 }
@@ -98,19 +76,7 @@ async function oneRun(): Promise<Run> {
 
   // The scenario: changes that make the operator write (prune an old version's entry), then heartbeats.
   const latencies: number[] = [];
-  for (let i = 0; i < CHANGES; i++) {
-    const old = `4.21.${i}`;
-    const cur = (await fgs.get('cluster')).status!.featureGates[0]!;
-    await setClusterVersion(kc, { history: ['4.22.0', old] });
-    const seeded = watcher.next((v) => v === `4.22.0,${old}`);
-    await setFeatureGateStatus(kc, [cur, { version: old, enabled: [], disabled: [] }]);
-    await seeded;
-    const pruned = watcher.next((v) => v === '4.22.0');
-    const t0 = nowMs();
-    await setClusterVersion(kc, { history: ['4.22.0'] });
-    await pruned;
-    latencies.push(nowMs() - t0);
-  }
+  for (let i = 0; i < CHANGES; i++) latencies.push(await operatorChange(kc, fgs, watcher, i));
   for (let i = 0; i < HEARTBEATS; i++) {
     await setClusterVersion(kc, { history: ['4.22.0'], extraStatus: { versionHash: `heartbeat-${i}` } });
     await sleep(50);
@@ -137,7 +103,7 @@ await plane.stop();
 const f = (pick: (r: Run) => number, fmt: (n: number) => string) => spread(runs.map(pick), fmt);
 const s = (n: number) => `${n.toFixed(2)} s`;
 const mb = (n: number) => `${n.toFixed(1)} MB`;
-console.log(`node ${process.version} ${nodeFlags.join(' ')}, ${cli}, ${RUNS} runs (min / median / max)`);
+console.log(`${describeOperator()}, ${RUNS} runs (min / median / max)`);
 console.log(`start → first status write (median of ${STARTS}): ${f((r) => r.startMs, ms)}; bare node start→exit: ${f((r) => r.bareStartMs, ms)}`);
 console.log(`RSS 60 s after start: ${f((r) => r.rssMB, mb)}; bare node: ${f((r) => r.bareRssMB, mb)}`);
 console.log(`CPU while idle, per minute: ${f((r) => r.idleCpuS, s)}; bare node: ${f((r) => r.bareIdleCpuS, s)}`);

@@ -14,7 +14,7 @@ await setFeatureGateSpec(plane.kubeConfig, {});
 await setClusterVersion(plane.kubeConfig, { history: ['4.22.0'] });
 const leases = plane.kubeConfig.makeApiClient(CoordinationV1Api);
 const holder = async () => (await leases.readNamespacedLease({ name: 'config-operator-lock', namespace: 'default' }).catch(() => undefined))?.spec?.holderIdentity ?? '';
-const start = (): ChildProcess => spawn(process.execPath, [join(root, 'dist', 'cmd', 'featuregates.js'), 'operator', '--kubeconfig', plane.kubeconfigPath,
+const start = (): ChildProcess => spawn(process.execPath, [join(root, 'dist', 'cli', 'featuregates.js'), 'operator', '--kubeconfig', plane.kubeconfigPath,
   '--operator-version', '4.22.0', '--authoritative-feature-gate-dir', join(root, 'deploy', 'base', 'payload'),
   '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--leader-elect', '--leader-election-namespace', 'default'], { stdio: 'ignore' });
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));

@@ -49,7 +49,7 @@ export interface OperatorProcess {
 /** `featuregates operator --leader-elect` against `kubeconfigPath`, metrics and health on free loopback ports. */
 export function spawnOperator(kubeconfigPath: string, extraArgs: string[] = []): OperatorProcess {
   // FGC_OPERATOR_CLI runs another build (say, an older commit's dist) under the same scenario.
-  const cli = process.env.FGC_OPERATOR_CLI ?? join(packageRoot(), 'dist', 'cmd', 'featuregates.js');
+  const cli = process.env.FGC_OPERATOR_CLI ?? join(packageRoot(), 'dist', 'cli', 'featuregates.js');
   const proc = spawn(process.execPath, [cli, 'operator', '--kubeconfig', kubeconfigPath,
     '--operator-version', OPERATOR_VERSION, '--authoritative-feature-gate-dir', PAYLOAD_DIR,
     '--metrics-bind-address', '127.0.0.1:0', ...(process.env.FGC_OPERATOR_CLI ? [] : ['--metrics-secure=false']), '--health-probe-bind-address', '127.0.0.1:0',

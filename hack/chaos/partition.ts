@@ -45,7 +45,7 @@ export async function silentPartition(o: { partitionMs: number }): Promise<Scena
 
       proxy.blackhole();
       const t1 = performance.now();
-      const r = spawnSync(process.execPath, [join(packageRoot(), 'dist', 'cmd', 'featuregates.js'), 'status', '--kubeconfig', viaProxy],
+      const r = spawnSync(process.execPath, [join(packageRoot(), 'dist', 'cli', 'featuregates.js'), 'status', '--kubeconfig', viaProxy],
         { encoding: 'utf8', timeout: 60_000 });
       const took = performance.now() - t1;
       const clear = /no answer from the API server within 15000 ms/.test(r.stderr);

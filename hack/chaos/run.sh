@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 bash hack/envtest/build.sh >/dev/null
-npx tsc -p tsconfig.build.json
+npm run --silent build
 npx tsc -p tsconfig.json --outDir .cache/chaos-build --declaration false --declarationMap false --sourceMap false
 exec node .cache/chaos-build/hack/chaos/run.js "$@"

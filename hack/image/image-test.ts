@@ -49,7 +49,8 @@ try {
     const rootfs = join(bundle, 'rootfs');
     mkdirSync(join(rootfs, 'var', 'run', 'fgc'), { recursive: true });
     // The image's own entrypoint and user (from its config), our arguments instead of its CMD.
-    const entrypoint = config.process.args.slice(0, 2);
+    const imageConfig = JSON.parse(execFileSync('skopeo', ['inspect', '--config', `containers-storage:localhost/${image}`], { encoding: 'utf8' })) as { config: { Entrypoint: string[] } };
+    const entrypoint = imageConfig.config.Entrypoint;
     const script = [
       'set -e',
       `mount --bind ${rootfs} ${rootfs} && mount -o remount,bind,ro ${rootfs}`,

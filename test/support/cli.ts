@@ -1,8 +1,9 @@
-// Runs the compiled `featuregates` CLI (npm test compiles dist/ first).
+// Runs the `featuregates` CLI as shipped (npm test builds dist/ and the bundle first).
 import { spawnSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
-export const CLI = join(process.cwd(), 'dist', 'cmd', 'featuregates.js');
+// The bundled CLI (hack/bundle.mjs), what package.json's bin and the image run.
+export const CLI = join(process.cwd(), 'dist', 'cli', 'featuregates.js');
 
 export function runCLI(args: string[], env: NodeJS.ProcessEnv = {}, input?: string) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, input, timeout: 60_000 });

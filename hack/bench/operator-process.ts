@@ -1,0 +1,31 @@
+// The operator as the benchmarks run it: the shipped CLI (dist/cli, or FGC_OPERATOR_CLI: another build,
+// say an older commit's) in its own process, with OPERATOR_NODE_FLAGS (say the image's --lite-mode), no
+// leader election, metrics off, health probes on a free port, on the example payload.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../../sdk/testing/index.js';
+
+export const operatorCLI = process.env.FGC_OPERATOR_CLI ?? join(packageRoot(), 'dist', 'cli', 'featuregates.js');
+export const operatorNodeFlags = (process.env.OPERATOR_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
+export function spawnOperatorProcess(kubeconfigPath: string, version: string): ChildProcess {
+  return spawn(process.execPath, [...operatorNodeFlags, operatorCLI, 'operator', '--kubeconfig', kubeconfigPath, '--operator-version', version,
+    '--authoritative-feature-gate-dir', join(packageRoot(), 'deploy', 'base', 'payload'),
+    '--metrics-bind-address', '0', '--health-probe-bind-address', '127.0.0.1:0'], { stdio: 'ignore' });
+}
+
+export function exited(p: ChildProcess): Promise<void> {
+  return new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r() : p.once('exit', () => r())));
+}
+
+/** CPU seconds (user + system) and resident memory of a live process, from /proc. */
+export function usage(pid: number): { cpuS: number; rssMB: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15 of proc(5))
+  const rssKB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  return { cpuS: ticks / 100, rssMB: rssKB / 1024 };
+}
+
+export const describeOperator = () => `${operatorCLI}${operatorNodeFlags.length ? ` with node ${operatorNodeFlags.join(' ')}` : ''} on node ${process.version}`;

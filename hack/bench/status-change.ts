@@ -1,0 +1,36 @@
+// The two round trips the latency benchmarks time, on FeatureGate/cluster with current version 4.22.0:
+//  - operatorChange: ClusterVersion history loses a version whose status entry exists, until a watcher
+//    sees the operator's pruned status (seeding that entry is not timed);
+//  - rawWrite: our own PUT of FeatureGate /status until the same watcher sees it (the baseline: the API
+//    server's and the watch's share of the first path).
+// Both paths include a GET before the PUT, as the operator's write does not (it works from its cache).
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { FeatureGate } from '../../api-types/index.js';
+import type { ResourceClient } from '../../runtime/index.js';
+import { setClusterVersion, setFeatureGateStatus } from '../../sdk/testing/index.js';
+import type { FeatureGateWatcher } from './fg-watcher.js';
+import { nowMs } from './stats.js';
+
+export async function operatorChange(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number): Promise<number> {
+  const old = `4.21.${i}`;
+  const cur = (await fgs.get('cluster')).status!.featureGates[0]!;
+  await setClusterVersion(kc, { history: ['4.22.0', old] });
+  const seeded = watcher.next((v) => v === `4.22.0,${old}`);
+  await setFeatureGateStatus(kc, [cur, { version: old, enabled: [], disabled: [] }]);
+  await seeded;
+  const pruned = watcher.next((v) => v === '4.22.0');
+  const t0 = nowMs();
+  await setClusterVersion(kc, { history: ['4.22.0'] });
+  await pruned;
+  return nowMs() - t0;
+}
+
+export async function rawWrite(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number): Promise<number> {
+  const cur = (await fgs.get('cluster')).status!.featureGates[0]!;
+  const tag = `9.9.${i}`;
+  const seen = watcher.next((v) => v.includes(tag));
+  const t0 = nowMs();
+  await setFeatureGateStatus(kc, [cur, { version: tag, enabled: [], disabled: [] }]);
+  await seen;
+  return nowMs() - t0;
+}

@@ -1,0 +1,29 @@
+// Bundles the `featuregates` CLI into dist/cli/ with esbuild: one entry file plus a chunk per lazily
+// loaded command. Why: the CLI otherwise loads ~200 ES modules (ours, yaml's, prom-client's) one file at a
+// time; resolving and compiling them is most of its start-up (docs/benchmarks.md: operator start → first
+// status write). esbuild because it bundles ESM and CommonJS together in well under a second and needs no
+// configuration beyond this file. @kubernetes/client-node stays external: the operator loads it only for
+// exec-plugin kubeconfigs, `start` for the local control plane. prom-client's files are loaded with
+// createRequire at run time (runtime/prometheus.ts) and so are read from node_modules too.
+// Run by `npm run build` (and by npm test and prepack, after tsc).
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = join(root, 'dist', 'cli');
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  entryPoints: { featuregates: join(root, 'dist', 'cmd', 'featuregates.js') },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  external: ['@kubernetes/client-node'],
+  // CommonJS dependencies (yaml, semver) call require(); give the ES module bundle one.
+  banner: { js: "import { createRequire as __fgcCreateRequire } from 'node:module'; const require = __fgcCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
