@@ -28,6 +28,11 @@ export class FeatureGateWatcher {
     }
   }
 
+  /** The cached object (the last event's). */
+  current(): FeatureGate | undefined {
+    return this.reflector.get(FEATURE_GATE_NAME);
+  }
+
   /** The next change (after this call) whose versions match. One waiter at a time. */
   next(pred: (versions: string) => boolean): Promise<void> {
     return new Promise((resolve) => { this.waiter = { pred, resolve }; });

@@ -2,11 +2,15 @@
 //  - operatorChange: ClusterVersion history loses a version whose status entry exists, until a watcher
 //    sees the operator's pruned status (seeding that entry is not timed);
 //  - rawWrite: our own PUT of FeatureGate /status until the same watcher sees it (the baseline: the API
-//    server's and the watch's share of the first path).
+//    server's and the watch's share of the first path);
+//  - relayChange: operatorChange with the operator replaced by the least any controller could do (a
+//    ClusterVersion watch in this process whose handler PUTs the pruned status from the watcher's cache):
+//    the floor of the operator path, two API round trips and two watch deliveries.
 // Both paths include a GET before the PUT, as the operator's write does not (it works from its cache).
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { FeatureGate } from '../../api-types/index.js';
-import type { ResourceClient } from '../../runtime/index.js';
+import { CLUSTER_VERSION_NAME, type ClusterVersion } from '../../api-types/index.js';
+import { ClusterVersions, Reflector, ResourceClient } from '../../runtime/index.js';
 import { setClusterVersion, setFeatureGateStatus } from '../../sdk/testing/index.js';
 import type { FeatureGateWatcher } from './fg-watcher.js';
 import { nowMs } from './stats.js';
@@ -33,4 +37,21 @@ export async function rawWrite(kc: KubeConfig, fgs: ResourceClient<FeatureGate>,
   await setFeatureGateStatus(kc, [cur, { version: tag, enabled: [], disabled: [] }]);
   await seen;
   return nowMs() - t0;
+}
+
+/** A minimal stand-in for the operator: prunes FeatureGate status to the history's versions on every ClusterVersion event. */
+export async function startRelay(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher): Promise<{ stop(): Promise<void> }> {
+  const cvs = new Reflector<ClusterVersion>(new ResourceClient(kc, ClusterVersions), { name: CLUSTER_VERSION_NAME });
+  cvs.addListener(() => {
+    const history = new Set((cvs.get(CLUSTER_VERSION_NAME)?.status?.history ?? []).map((h) => h.version));
+    const fg = watcher.current();
+    const entries = fg?.status?.featureGates ?? [];
+    const kept = entries.filter((e) => history.has(e.version));
+    if (fg && kept.length > 0 && kept.length < entries.length) {
+      fgs.replaceStatus({ ...fg, status: { ...fg.status, featureGates: kept } }).catch(() => undefined);
+    }
+  });
+  cvs.start();
+  await cvs.synced;
+  return { stop: () => cvs.stop() };
 }
