@@ -11,3 +11,4 @@ export * from './render.js';
 export * from './status-size.js';
 export * from './deep-equal.js';
 export * from './operand-render.js';
+export * from './suggest.js';

@@ -2,11 +2,12 @@
 // Exit 0: ok; 1: a check refused the start (also appended to <backup-dir>/prerun_failed.log);
 // 2: invalid configuration or usage.
 import { readFileSync } from 'node:fs';
-import { stringify, parseDocument } from 'yaml';
+import { stringify } from 'yaml';
+import { parseYaml } from '../runtime/yaml.js';
 import { createLogger } from '../runtime/logger.js';
 import {
   appendPrerunFailure, InvalidConfigurationError, parseExecVersion, prerun, resolveStandaloneGates,
-  standaloneAPIServerArgs, standaloneKubeletConfig,
+  kubeletOverrides, standaloneAPIServerArgs, standaloneKubeletConfig, type PrerunResult,
 } from '../standalone/index.js';
 import { UsageError, type CommandSpec } from './args.js';
 
@@ -18,21 +19,44 @@ export const DEFAULTS = {
 };
 
 function readKubeletBase(path: string): Record<string, unknown> {
-  const doc = parseDocument(readFileSync(path, 'utf8'));
-  if (doc.errors.length) throw new InvalidConfigurationError(`${path}: ${doc.errors[0]?.message.split('\n')[0]}`);
-  const v = doc.toJS() as unknown;
+  let v: unknown;
+  try {
+    v = parseYaml(readFileSync(path, 'utf8'), path, { version: '1.1' }); // the kubelet reads it as go-yaml v2 does
+  } catch (e) {
+    throw new InvalidConfigurationError((e as Error).message);
+  }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new InvalidConfigurationError(`${path}: expected a KubeletConfiguration mapping`);
   return v as Record<string, unknown>;
+}
+
+/** What `check --dry-run` prints: the writes a real start would make, and the verdict. */
+function dryRunReport(r: PrerunResult): string {
+  const out = [`dry run: every check passed; nothing was written.`, ''];
+  out.push(`configuration: ${r.configFiles.length ? r.configFiles.join(', ') : '(no files)'}; feature gates set in: ${r.gateSources.length ? r.gateSources.join(', ') : '(none)'}`);
+  if (r.writes.lock) {
+    out.push(`a real start would CREATE THE LOCK ${r.writes.lock.path} — permanent: this data can then never leave feature set ` +
+      `${JSON.stringify(r.featureGates.featureSet)} nor change minor version with these gates. Its content:`);
+    out.push(...r.writes.lock.content.trimEnd().split('\n').map((l) => `    ${l}`));
+  } else if (r.lock) {
+    out.push(`lock: already present (feature set ${JSON.stringify(r.lock.featureSet)}, created by ${r.lock.version}); it is never rewritten`);
+  } else {
+    out.push('lock: none, and none would be created (no feature set configured)');
+  }
+  const v = r.writes.version;
+  out.push(`a real start would write ${v.path}: version ${v.version}${v.featureGateLock ? `, under the lock (${v.featureGateLock})` : ''}`);
+  out.push('', 'verdict: this start would be allowed', '');
+  return out.join('\n');
 }
 
 export const standaloneCommand: CommandSpec = {
   name: 'standalone',
   summary: 'single-node mode: check the feature-gate config and lock, or render operand flags',
-  usage: 'featuregates standalone check|render --version X.Y.Z [--config F] [--config-dir D] [--data-dir D] [--backup-dir D] [--authoritative-feature-gate-dir D] [--kubelet-config F] [-o yaml|json] [--kubeconfig P]',
+  usage: 'featuregates standalone check|render --version X.Y.Z [--dry-run] [--config F] [--config-dir D] [--data-dir D] [--backup-dir D] [--authoritative-feature-gate-dir D] [--kubelet-config F] [-o yaml|json] [--kubeconfig P]',
   options: {
+    'dry-run': { type: 'boolean', help: 'check: run every check and write nothing; print what would be written (lock, version file) and the verdict. Run this first' },
     version: { type: 'string', help: 'the version of the binaries being started, X.Y.Z (required)' },
-    config: { type: 'string', help: `main config file (default ${DEFAULTS.config})` },
-    'config-dir': { type: 'string', help: `drop-in folder, every *.yaml recursively in lexical order (default ${DEFAULTS.configDir})` },
+    config: { type: 'string', help: `main config file (default ${DEFAULTS.config}; a given one must exist)` },
+    'config-dir': { type: 'string', help: `drop-in folder, every *.yaml recursively in lexical order, symlinked files read, symlinked folders not (default ${DEFAULTS.configDir}; a given one must exist)` },
     'data-dir': { type: 'string', help: `holds the lock "no-upgrade" and the "version" file (default ${DEFAULTS.dataDir})` },
     'backup-dir': { type: 'string', help: `where prerun_failed.log is appended (default ${DEFAULTS.backupDir})` },
     'authoritative-feature-gate-dir': { type: 'string', help: 'payload manifests; enables TechPreviewNoUpgrade and DevPreviewNoUpgrade' },
@@ -40,9 +64,11 @@ export const standaloneCommand: CommandSpec = {
     output: { type: 'string', short: 'o', help: 'render: yaml (default) or json' },
     kubeconfig: { type: 'string', help: 'render: also write FeatureGate/cluster (spec and status) to this API server' },
   },
-  async run(values, _flags, positionals) {
+  async run(values, flags, positionals) {
     const action = positionals[0];
     if (action !== 'check' && action !== 'render') throw new UsageError(`expected "check" or "render", got ${JSON.stringify(action ?? '')}`);
+    const dryRun = flags['dry-run'] === true;
+    if (dryRun && action !== 'check') throw new UsageError('--dry-run goes with check');
     if (!values.version) throw new UsageError('--version is required (the version of the binaries being started, X.Y.Z)');
     try {
       parseExecVersion(values.version);
@@ -57,20 +83,30 @@ export const standaloneCommand: CommandSpec = {
       const result = prerun({
         configFile: values.config ?? DEFAULTS.config,
         configDir: values['config-dir'] ?? DEFAULTS.configDir,
+        ...(values.config !== undefined ? { explicitConfigFile: true } : {}),
+        ...(values['config-dir'] !== undefined ? { explicitConfigDir: true } : {}),
+        dryRun,
         dataDir: values['data-dir'] ?? DEFAULTS.dataDir,
         version: values.version,
         ...(values['authoritative-feature-gate-dir'] ? { featureGateDir: values['authoritative-feature-gate-dir'] } : {}),
         logger,
       });
+      for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
       if (action === 'check') {
-        process.stdout.write(`ok: feature set ${JSON.stringify(result.featureGates.featureSet)}${result.lock ? `, locked at ${result.lock.version}` : ', no lock'}\n`);
+        if (dryRun) process.stdout.write(dryRunReport(result));
+        else process.stdout.write(`ok: feature set ${JSON.stringify(result.featureGates.featureSet)}${result.lock ? `, locked at ${result.lock.version}` : ', no lock'}\n`);
         return 0;
       }
       const gates = resolveStandaloneGates(result.featureGates, result.registry);
+      const kubeletBase = values['kubelet-config'] ? readKubeletBase(values['kubelet-config']) : undefined;
+      for (const o of kubeletOverrides(gates, kubeletBase)) {
+        process.stderr.write(`warning: ${values['kubelet-config']} sets featureGates.${o.name}: ${o.kubelet}, which overrides ${o.name}=${o.apiServer} ` +
+          'from apiServer.featureGates for the kubelet (the kubelet\'s own setting wins, as in MicroShift)\n');
+      }
       const rendered = {
         featureSet: result.featureGates.featureSet,
         kubeAPIServerArgs: standaloneAPIServerArgs(gates),
-        kubeletConfig: standaloneKubeletConfig(gates, values['kubelet-config'] ? readKubeletBase(values['kubelet-config']) : undefined),
+        kubeletConfig: standaloneKubeletConfig(gates, kubeletBase),
       };
       logger.info(`setting kube:feature-gates=${rendered.kubeAPIServerArgs.map((a) => a.slice('--feature-gates='.length)).join(',')}`);
       if (values.kubeconfig) {
@@ -84,9 +120,14 @@ export const standaloneCommand: CommandSpec = {
         process.stderr.write(`${e.message}\n`);
         return 2;
       }
-      // A check refused the start (PrerunError) or its I/O failed: both are recorded for the administrator.
+      // A check refused the start (PrerunError) or its I/O failed: both are recorded for the administrator
+      // (not on a dry run, which writes nothing).
       const message = (e as Error).message;
       process.stderr.write(`${message}\n`);
+      if (dryRun) {
+        process.stderr.write('verdict: this start would be refused (dry run: nothing written)\n');
+        return 1;
+      }
       try {
         const log = appendPrerunFailure(backupDir, message);
         process.stderr.write(`(also written to ${log})\n`);

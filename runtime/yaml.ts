@@ -1,6 +1,8 @@
 // The one YAML reader: every document of a text, decoded to plain values, or an error that names the
 // source and the line and column (`path:3:7: <what>`). JSON is YAML, so JSON files go through here too.
-// Duplicate keys are an error (the yaml library's default), unlike go-yaml's keep-the-last.
+// Duplicate keys are an error (the yaml library's default), unlike go-yaml's keep-the-last. YAML 1.2 by
+// default; `{ version: '1.1' }` reads as go-yaml v2 does (sigs.k8s.io/yaml): on/off/yes/no/y/n are booleans
+// and `<<` merge keys apply.
 import { parseAllDocuments, type DocumentOptions, type ParseOptions, type SchemaOptions } from 'yaml';
 
 export class YamlSyntaxError extends Error {
@@ -18,7 +20,8 @@ export function parseYamlDocuments(text: string, source: string, options: YamlOp
     const err = doc.errors[0];
     if (err) {
       const pos = err.linePos?.[0];
-      throw new YamlSyntaxError(`${source}${pos ? `:${pos.line}:${pos.col}` : ''}: ${err.message.split('\n')[0]}`);
+      const what = (err.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+      throw new YamlSyntaxError(`${source}${pos ? `:${pos.line}:${pos.col}` : ''}: ${what}`);
     }
     return (doc.toJS({ maxAliasCount: 100 }) as unknown) ?? undefined;
   });

@@ -1,7 +1,7 @@
 // The standalone configuration's feature-gate block, `apiServer.featureGates`, decoded from the merged
 // user configuration and laid over the defaults as MicroShift does: a non-empty featureSet and non-empty
 // lists replace the defaults; empty values leave them.
-import { describe } from '../api-types/index.js';
+import { describe, didYouMean } from '../api-types/index.js';
 
 export interface GateLists {
   enabled: string[];
@@ -67,4 +67,36 @@ export function featureGatesFromConfig(merged: unknown): StandaloneFeatureGates 
   if (special.enabled.length) out.specialHandlingSupportExceptionRequired.enabled = special.enabled;
   if (special.disabled.length) out.specialHandlingSupportExceptionRequired.disabled = special.disabled;
   return out;
+}
+
+const FEATURE_GATES_KEYS = ['featureSet', 'customNoUpgrade', 'specialHandlingSupportExceptionRequired'];
+const LIST_KEYS = ['enabled', 'disabled'];
+
+/**
+ * Beyond MicroShift (which ignores unknown keys): an unknown key under apiServer.featureGates or inside its
+ * two list objects is an error, with the closest known key — a misspelt `customNoUpgrade` would otherwise
+ * lock the node with empty lists. Keys elsewhere in the file belong to the rest of the node's configuration.
+ * Checked per file, so the error names the file.
+ */
+export function checkFeatureGateKeys(doc: unknown): void {
+  const root = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? doc as Obj : undefined;
+  const api = root?.apiServer;
+  const fg = api !== null && typeof api === 'object' && !Array.isArray(api) ? (api as Obj).featureGates : undefined;
+  if (fg === null || typeof fg !== 'object' || Array.isArray(fg)) return;
+  const unknown = (keys: string[], known: string[], at: string) => {
+    for (const k of keys) {
+      if (!known.includes(k)) throw new InvalidConfigurationError(`${at}: unknown key ${JSON.stringify(k)}${didYouMean(k, known)}; known keys: ${known.join(', ')}`);
+    }
+  };
+  unknown(Object.keys(fg), FEATURE_GATES_KEYS, PATH);
+  for (const listKey of FEATURE_GATES_KEYS.slice(1)) {
+    const l = (fg as Obj)[listKey];
+    if (l !== null && typeof l === 'object' && !Array.isArray(l)) unknown(Object.keys(l), LIST_KEYS, `${PATH}.${listKey}`);
+  }
+}
+
+/** Whether a configuration document sets anything under apiServer.featureGates (to name the files that did). */
+export function setsFeatureGates(doc: unknown): boolean {
+  const fg = ((doc as Obj | null)?.apiServer as Obj | null | undefined)?.featureGates;
+  return fg !== undefined && fg !== null && typeof fg === 'object' && Object.keys(fg).length > 0;
 }

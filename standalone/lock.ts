@@ -56,8 +56,40 @@ export const RESTORE_STEPS = [
   '3. Restart MicroShift: sudo systemctl restart microshift',
 ].join('\n');
 
+/**
+ * What is true on this node, for a refusal (beyond MicroShift, whose remedies name fixed paths and always
+ * offer a roll-back): the files that set the gates, the lock, the data version.
+ */
+export interface RefusalContext {
+  lockPath: string;
+  dataDir: string;
+  /** Files that set apiServer.featureGates, in the order applied (none: the gates were removed from every file). */
+  gateSources: readonly string[];
+  /** The main configuration file (named when no file sets the gates any more). */
+  configFile: string;
+  /** The version the data was last started with (the version file), if any. */
+  dataVersion?: string;
+}
+
+function where(ctx: RefusalContext, lock: FeatureGateLock): string[] {
+  return [
+    'On this node:',
+    `- the lock ${ctx.lockPath} holds feature set ${JSON.stringify(lock.featureSet)}, created by version ${lock.version}`,
+    ctx.gateSources.length > 0
+      ? `- apiServer.featureGates is set in ${ctx.gateSources.join(', ')}${ctx.gateSources.length > 1 ? ' (later files win)' : ''}`
+      : `- no configuration file sets apiServer.featureGates any more (the main one is ${ctx.configFile})`,
+    ...(ctx.dataVersion ? [`- the data in ${ctx.dataDir} was last started by version ${ctx.dataVersion}`] : []),
+  ];
+}
+
+const cleanupSteps = (ctx: RefusalContext, n: number) => [
+  `${n}. Run: sudo microshift-cleanup-data --all (removes ${ctx.dataDir}, the lock with it), then`,
+  `${n + 1}. remove the custom feature gates from ${ctx.gateSources.length > 0 ? ctx.gateSources.join(' and ') : ctx.configFile}, then`,
+  `${n + 2}. restart MicroShift: sudo systemctl restart microshift`,
+];
+
 /** The config may not unset the locked feature set nor move to another one (OpenShift's CEL rules). */
-export function configChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates): string | undefined {
+export function configChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates, here?: RefusalContext): string | undefined {
   let inner: string | undefined;
   if (lock.featureSet !== '' && fg.featureSet === '') {
     inner = `cannot unset feature set. Previous config had feature set ${JSON.stringify(lock.featureSet)}, current config has no feature set configured`;
@@ -65,15 +97,24 @@ export function configChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates):
     // Upstream only has this rule for CustomNoUpgrade; every NoUpgrade set is one-way here.
     inner = `cannot change ${lock.featureSet} feature set. Previous feature set was ${JSON.stringify(lock.featureSet)}, current feature set is ${JSON.stringify(fg.featureSet)}`;
   }
-  return inner === undefined ? undefined : `detected invalid changes in feature gate configuration: ${inner}\n\n${RESTORE_STEPS}`;
+  if (inner === undefined) return undefined;
+  const head = `detected invalid changes in feature gate configuration: ${inner}`;
+  if (!here) return `${head}\n\n${RESTORE_STEPS}`;
+  return [head, '', ...where(here, lock), '',
+    'To start again, either:',
+    `1. put back apiServer.featureGates.featureSet: ${lock.featureSet} (the choice is permanent for this data), OR`,
+    ...cleanupSteps(here, 2),
+  ].join('\n');
 }
 
 /**
  * A major or minor change (either direction) is refused unless every locked gate is exempted by the
  * current config's specialHandlingSupportExceptionRequired lists of the same polarity. Patch changes pass.
  * A locked TechPreviewNoUpgrade/DevPreviewNoUpgrade set (an extension) cannot be exempted.
+ * With `here`, the remedies are only those that work from this state: a roll-back to the locked version
+ * only while the data was last started by that minor (a newer data version refuses older executables).
  */
-export function upgradeChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates, exec: ExecVersion): string | undefined {
+export function upgradeChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates, exec: ExecVersion, here?: RefusalContext): string | undefined {
   const locked = parseExecVersion(lock.version);
   if (locked.major === exec.major && locked.minor === exec.minor) return undefined;
   const se = new Set(fg.specialHandlingSupportExceptionRequired.enabled);
@@ -83,7 +124,7 @@ export function upgradeChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates,
   const preset = lock.featureSet === FeatureSets.TechPreviewNoUpgrade || lock.featureSet === FeatureSets.DevPreviewNoUpgrade;
   if (!preset && blockedEnabled.length === 0 && blockedDisabled.length === 0) return undefined;
   const E = formatVersion(exec);
-  return [
+  const head = [
     `version upgrade detected with custom feature gates: locked version ${lock.version}, current version ${E}`,
     '',
     'Upgrades are not supported when custom feature gates are configured.',
@@ -91,10 +132,25 @@ export function upgradeChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates,
     ...(preset ? [`Feature set: ${lock.featureSet}`] : []),
     `Gates Enabled: ${goSet(blockedEnabled)}`,
     `Gates Disabled: ${goSet(blockedDisabled)}`,
-    'To restore MicroShift to a supported state, you must:',
-    `1. Roll back to version ${lock.version}, OR`,
-    '2. Run: sudo microshift-cleanup-data --all',
-    '3. Remove custom feature gates from /etc/microshift/config.yaml',
-    '4. Restart MicroShift: sudo systemctl restart microshift',
-  ].join('\n');
+  ];
+  if (!here) {
+    return [...head,
+      'To restore MicroShift to a supported state, you must:',
+      `1. Roll back to version ${lock.version}, OR`,
+      '2. Run: sudo microshift-cleanup-data --all',
+      '3. Remove custom feature gates from /etc/microshift/config.yaml',
+      '4. Restart MicroShift: sudo systemctl restart microshift',
+    ].join('\n');
+  }
+  const data = here.dataVersion ? parseExecVersion(here.dataVersion) : undefined;
+  const rollBack = !data || (data.major === locked.major && data.minor === locked.minor);
+  const remedies: string[] = [];
+  if (rollBack) remedies.push(`run version ${locked.major}.${locked.minor} again (the data is still at ${here.dataVersion ?? lock.version}), OR`);
+  else remedies.push(`(rolling back to ${lock.version} is no longer possible: the data was already started by ${here.dataVersion})`);
+  if (!preset) {
+    remedies.push(`with a support exception for every gate listed above, list them under apiServer.featureGates.specialHandlingSupportExceptionRequired (same polarity), OR`);
+  }
+  const numbered = remedies.map((r) => (r.startsWith('(') ? r : `${remedies.filter((x) => !x.startsWith('(')).indexOf(r) + 1}. ${r}`));
+  const n = remedies.filter((x) => !x.startsWith('(')).length + 1;
+  return [...head, '', ...where(here, lock), '', 'To start again, either:', ...numbered, ...cleanupSteps(here, n)].join('\n');
 }

@@ -4,14 +4,16 @@ import type { ClusterAccess } from '../runtime/index.js';
 import { emptyFeatureGate, FEATURE_GATE_NAME, FeatureSets, jsonEqual, type FeatureGate } from '../api-types/index.js';
 import { FeatureGates, ResourceClient, apiErrorMessage, retryOnConflict } from '../runtime/index.js';
 import type { StandaloneFeatureGates } from './config.js';
-import type { ResolvedGates } from './render.js';
+import { effectiveGates, type ResolvedGates } from './render.js';
 
 export async function mirrorFeatureGate(kc: ClusterAccess, fg: StandaloneFeatureGates, version: string, gates: ResolvedGates): Promise<FeatureGate> {
   const client = new ResourceClient(kc, FeatureGates);
   const spec: FeatureGate['spec'] = fg.featureSet === FeatureSets.CustomNoUpgrade
     ? { featureSet: fg.featureSet, customNoUpgrade: { enabled: gates.enabledNames, disabled: gates.disabledNames } }
     : { featureSet: fg.featureSet };
-  const status = { featureGates: [{ version, enabled: gates.enabledNames.map((name) => ({ name })), disabled: gates.disabledNames.map((name) => ({ name })) }] };
+  // Status: what kube-apiserver runs with (the required gates included), as the rendered arguments say.
+  const eff = effectiveGates(gates);
+  const status = { featureGates: [{ version, enabled: eff.enabledNames.map((name) => ({ name })), disabled: eff.disabledNames.map((name) => ({ name })) }] };
   try {
     return await retryOnConflict(async () => {
       let cur = await client.getOrCreate(FEATURE_GATE_NAME, () => emptyFeatureGate(spec));

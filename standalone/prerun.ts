@@ -6,14 +6,19 @@ import { FeatureSets, type FeatureSetRegistry } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
 import { featureGatesFromConfig, type StandaloneFeatureGates } from './config.js';
-import { createLock, LOCK_FILE, loadConfigFiles, readLock, readVersionFile, writeVersionFile, type LockWriteHooks } from './files.js';
-import { configChecks, lockFor, upgradeChecks, type FeatureGateLock } from './lock.js';
-import { validateFeatureGates } from './validate.js';
+import { createLock, LOCK_FILE, loadConfigFiles, readLock, readVersionFile, VERSION_FILE, writeVersionFile, type DataVersion, type LockWriteHooks } from './files.js';
+import { configChecks, encodeLock, lockFor, upgradeChecks, type FeatureGateLock, type RefusalContext } from './lock.js';
+import { goSet, validateFeatureGates } from './validate.js';
 import { checkVersionCompatibility, formatVersion, parseExecVersion, type ExecVersion } from './version.js';
 
 export interface StandaloneOptions {
   configFile: string;
   configDir: string;
+  /** --config / --config-dir given explicitly: they must exist (only the defaults may be absent). */
+  explicitConfigFile?: boolean;
+  explicitConfigDir?: boolean;
+  /** Every check, nothing written: the result says what would have been written. */
+  dryRun?: boolean;
   dataDir: string;
   /** The executable's version, X.Y.Z. */
   version: string;
@@ -32,58 +37,90 @@ export interface PrerunResult {
   registry: FeatureSetRegistry | undefined;
   lock: FeatureGateLock | undefined;
   configFiles: string[];
+  /** The files that set apiServer.featureGates. */
+  gateSources: string[];
   version: ExecVersion;
+  /** What this start wrote (or, with dryRun, would write). */
+  writes: { lock?: { path: string; content: string }; version: { path: string; version: string; featureGateLock?: string } };
+  /** Things an administrator should know that did not refuse the start. */
+  warnings: string[];
 }
 
 /** Load and validate the configuration (InvalidConfigurationError on failure). */
-export function loadStandaloneConfig(options: StandaloneOptions): { featureGates: StandaloneFeatureGates; registry: FeatureSetRegistry | undefined; files: string[] } {
-  const { merged, files } = loadConfigFiles(options.configFile, options.configDir);
+export function loadStandaloneConfig(options: StandaloneOptions): { featureGates: StandaloneFeatureGates; registry: FeatureSetRegistry | undefined; files: string[]; gateSources: string[] } {
+  const { merged, files, gateSources } = loadConfigFiles({
+    configFile: options.configFile, configDir: options.configDir,
+    ...(options.explicitConfigFile ? { explicitConfigFile: true } : {}), ...(options.explicitConfigDir ? { explicitConfigDir: true } : {}),
+  });
   const featureGates = featureGatesFromConfig(merged);
   const preset = featureGates.featureSet === FeatureSets.TechPreviewNoUpgrade || featureGates.featureSet === FeatureSets.DevPreviewNoUpgrade;
   validateFeatureGates(featureGates, { presetsAvailable: options.featureGateDir !== undefined });
   const registry = preset && options.featureGateDir ? loadRegistry(options.featureGateDir, { operatorVersion: options.version }) : undefined;
-  return { featureGates, registry, files };
+  return { featureGates, registry, files, gateSources };
 }
 
 export function prerun(options: StandaloneOptions): PrerunResult {
   const log = options.logger ?? silentLogger;
   const version = parseExecVersion(options.version);
-  const { featureGates, registry, files } = loadStandaloneConfig(options);
+  const { featureGates, registry, files, gateSources } = loadStandaloneConfig(options);
   log.info('Effective configuration', { files, 'apiServer.featureGates': featureGates });
+  const warnings: string[] = [];
+  const lockPath = join(options.dataDir, LOCK_FILE);
 
   // Version compatibility (read-only).
-  const dataVersion = readVersionFile(options.dataDir);
-  if (dataVersion === undefined) {
-    log.info('Version file does not exist yet - assuming first run of MicroShift');
-  } else {
-    try {
-      const msg = checkVersionCompatibility(version, parseExecVersion(dataVersion));
+  let data: DataVersion | undefined;
+  try {
+    data = readVersionFile(options.dataDir);
+    if (data === undefined) {
+      log.info('Version file does not exist yet - assuming first run of MicroShift');
+    } else {
+      const msg = checkVersionCompatibility(version, parseExecVersion(data.version));
       if (msg) log.info(msg);
-    } catch (e) {
-      throw new PrerunError((e as Error).message);
     }
+  } catch (e) {
+    throw new PrerunError((e as Error).message);
   }
 
   // Feature gate lock management.
   log.info('START feature gate lock management');
-  const lockPath = join(options.dataDir, LOCK_FILE);
   let lock: FeatureGateLock | undefined;
+  let lockWrite: PrerunResult['writes']['lock'];
   try {
     lock = readLock(options.dataDir);
+    if (!lock && data?.featureGateLock) {
+      // Beyond MicroShift, which forgets the choice: the data was written under a lock that is gone.
+      throw new PrerunError(`the feature gate lock ${lockPath} is missing, but the data in ${options.dataDir} was last started under it ` +
+        `(feature set ${JSON.stringify(data.featureGateLock)}, recorded in ${join(options.dataDir, VERSION_FILE)}). ` +
+        'A lock is only ever removed together with the data: restore the lock file from a backup, or run: sudo microshift-cleanup-data --all');
+    }
     if (!lock && featureGates.featureSet !== '') {
-      log.info('Creating feature gate lock file - this cluster can no longer be upgraded', { path: lockPath });
       const wanted = lockFor(featureGates, version);
-      if (createLock(options.dataDir, wanted, options.hooks ?? {}) === 'created') {
-        log.info('Feature gate lock file created successfully', { featureSet: wanted.featureSet, version: wanted.version });
+      lockWrite = { path: lockPath, content: encodeLock(wanted) };
+      if (options.dryRun) {
         lock = wanted;
       } else {
-        lock = readLock(options.dataDir); // another start won the race: check against its lock
+        log.info('Creating feature gate lock file - this cluster can no longer be upgraded', { path: lockPath });
+        if (createLock(options.dataDir, wanted, options.hooks ?? {}) === 'created') {
+          log.info('Feature gate lock file created successfully', { featureSet: wanted.featureSet, version: wanted.version });
+          lock = wanted;
+        } else {
+          lockWrite = undefined;
+          lock = readLock(options.dataDir); // another start won the race: check against its lock
+        }
       }
     }
     if (lock) {
       log.info('Validating feature gate lock file', { path: lockPath });
-      const problem = configChecks(lock, featureGates) ?? upgradeChecks(lock, featureGates, version);
+      const here: RefusalContext = {
+        lockPath, dataDir: options.dataDir, gateSources, configFile: options.configFile, ...(data ? { dataVersion: data.version } : {}),
+      };
+      const problem = configChecks(lock, featureGates, here) ?? upgradeChecks(lock, featureGates, version, here);
       if (problem) throw new PrerunError(problem);
+      const c = featureGates.customNoUpgrade;
+      if (lock.customNoUpgrade.enabled.length + lock.customNoUpgrade.disabled.length === 0 && c.enabled.length + c.disabled.length > 0) {
+        warnings.push(`the lock ${lockPath} lists no gates while the configuration names ${goSet([...c.enabled, ...c.disabled])}: ` +
+          'a lock records the gates of the first locked start only, so these gates will not block a minor upgrade — upgrading with them is unsupported');
+      }
       log.info('Feature gate lock file validation successful');
     }
   } catch (e) {
@@ -91,7 +128,9 @@ export function prerun(options: StandaloneOptions): PrerunResult {
     throw e instanceof PrerunError ? e : new PrerunError((e as Error).message);
   }
   log.info('END feature gate lock management');
+  for (const w of warnings) log.warn(w);
 
-  writeVersionFile(options.dataDir, formatVersion(version));
-  return { featureGates, registry, lock, configFiles: files, version };
+  const versionWrite = { path: join(options.dataDir, VERSION_FILE), version: formatVersion(version), ...(lock ? { featureGateLock: lock.featureSet } : {}) };
+  if (!options.dryRun) writeVersionFile(options.dataDir, versionWrite.version, versionWrite.featureGateLock);
+  return { featureGates, registry, lock, configFiles: files, gateSources, version, writes: { ...(lockWrite ? { lock: lockWrite } : {}), version: versionWrite }, warnings };
 }

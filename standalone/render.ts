@@ -21,6 +21,24 @@ export function resolveStandaloneGates(fg: StandaloneFeatureGates, registry?: Fe
   return { enabledNames: sorted([...c.enabled, ...s.enabled]), disabledNames: sorted([...c.disabled, ...s.disabled]) };
 }
 
+/**
+ * The gates kube-apiserver runs with: the resolved gates plus the required ones, on. The FeatureGate mirror
+ * writes exactly these, so an SDK reader sees what the arguments enable.
+ */
+export function effectiveGates(gates: ResolvedGates, required: readonly string[] = REQUIRED_FEATURE_GATES): ResolvedGates {
+  const requiredSet = new Set(required);
+  return { enabledNames: sorted([...gates.enabledNames, ...required]), disabledNames: gates.disabledNames.filter((n) => !requiredSet.has(n)) };
+}
+
+/** Gates the kubelet configuration sets itself to another value than apiServer.featureGates (the kubelet's win). */
+export function kubeletOverrides(gates: ResolvedGates, base: Record<string, unknown> | undefined,
+  required: readonly string[] = REQUIRED_FEATURE_GATES): { name: string; kubelet: boolean; apiServer: boolean }[] {
+  const own = (base?.featureGates ?? {}) as Record<string, unknown>;
+  const eff = effectiveGates(gates, required);
+  const want = new Map<string, boolean>([...eff.disabledNames.map((n) => [n, false] as const), ...eff.enabledNames.map((n) => [n, true] as const)]);
+  return [...want].filter(([n, v]) => typeof own[n] === 'boolean' && own[n] !== v).map(([name, apiServer]) => ({ name, kubelet: own[name] as boolean, apiServer }));
+}
+
 /** Repeated `--feature-gates=Name=bool`, byte-sorted, then the required gates (always true) appended. */
 export function standaloneAPIServerArgs(gates: ResolvedGates, required: readonly string[] = REQUIRED_FEATURE_GATES): string[] {
   const requiredSet = new Set(required);

@@ -21,11 +21,13 @@ interface Node { root: string; config: string; configDir: string; dataDir: strin
 function node(files: Record<string, string> = {}): Node {
   const root = tempDir('fgc-standalone-');
   const n = { root, config: join(root, 'etc/config.yaml'), configDir: join(root, 'etc/config.d'), dataDir: join(root, 'data'), backupDir: join(root, 'backups') };
-  for (const [rel, text] of Object.entries(files)) {
+  // --config and --config-dir are passed explicitly, so they must exist: an empty config.yaml is no configuration.
+  for (const [rel, text] of Object.entries({ 'config.yaml': '', ...files })) {
     const p = join(root, 'etc', rel);
     mkdirSync(dirname(p), { recursive: true });
     writeFileSync(p, text);
   }
+  mkdirSync(n.configDir, { recursive: true });
   return n;
 }
 
@@ -46,12 +48,12 @@ describe('standalone configuration files', () => {
     const n = node({
       'config.yaml': custom(['Base']),
       'config.d/20-b.yaml': 'apiServer:\n  featureGates:\n    customNoUpgrade:\n      enabled: [Second]\n',
-      'config.d/10-a.yaml': 'apiServer:\n  featureGates:\n    customNoUpgrade:\n      enabled: [First]\n      disabled: [Off]\n',
-      'config.d/30-sub/05-c.yaml': '---\n---\napiServer:\n  featureGates:\n    customNoUpgrade:\n      disabled: [Deep]\n',
+      'config.d/10-a.yaml': 'apiServer:\n  featureGates:\n    customNoUpgrade:\n      enabled: [First]\n      disabled: [Gone]\n',
+      'config.d/30-sub/05-c.yaml': '---\napiServer:\n  featureGates:\n    customNoUpgrade:\n      disabled: [Deep]\n',
       'config.d/99-ignored.yml': 'apiServer:\n  featureGates:\n    featureSet: ""\n',
       'config.d/40-empty.yaml': '\n',
     });
-    const { merged, files } = loadConfigFiles(n.config, n.configDir);
+    const { merged, files } = loadConfigFiles({ configFile: n.config, configDir: n.configDir });
     expect(files.map((f) => f.slice(n.root.length))).toEqual(['/etc/config.yaml', '/etc/config.d/10-a.yaml', '/etc/config.d/20-b.yaml', '/etc/config.d/30-sub/05-c.yaml', '/etc/config.d/40-empty.yaml']);
     expect(featureGatesFromConfig(merged)).toMatchObject({ featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: ['Second'], disabled: ['Deep'] } });
   });
@@ -158,7 +160,8 @@ describe('the lock', () => {
     const r = cli(n, 'check', '4.21.0');
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('detected invalid changes in feature gate configuration: cannot unset feature set.');
-    expect(readFileSync(join(n.backupDir, 'prerun_failed.log'), 'utf8')).toContain('1. Run: sudo microshift-cleanup-data --all');
+    expect(readFileSync(join(n.backupDir, 'prerun_failed.log'), 'utf8')).toContain('1. put back apiServer.featureGates.featureSet: CustomNoUpgrade');
+    expect(r.stderr).toContain('2. Run: sudo microshift-cleanup-data --all');
   });
 });
 
@@ -240,7 +243,11 @@ describe('presets and mirror', () => {
       expect(r.code).toBe(0);
       const fg = await plane.kubeConfig.makeApiClient(CustomObjectsApi).getClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'featuregates', name: 'cluster' });
       expect(fg.spec).toEqual({ featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: ['A'], disabled: ['B'] } });
-      expect(fg.status.featureGates).toEqual([{ version: '4.21.0', enabled: [{ name: 'A' }], disabled: [{ name: 'B' }] }]);
+      // Status holds exactly what the rendered kube-apiserver arguments enable and disable, required gates included.
+      const args = (parse(r.stdout) as { kubeAPIServerArgs: string[] }).kubeAPIServerArgs.map((a) => a.slice('--feature-gates='.length).split('='));
+      const named = (v: string) => args.filter(([, b]) => b === v).map(([name]) => ({ name })).sort((x, y) => (x.name! < y.name! ? -1 : 1));
+      expect(fg.status.featureGates).toEqual([{ version: '4.21.0', enabled: named('true'), disabled: named('false') }]);
+      expect(named('true').map((g) => g.name)).toEqual(['A', 'UserNamespacesPodSecurityStandards', 'UserNamespacesSupport']);
     } finally {
       await plane.stop();
     }

@@ -2,8 +2,9 @@
 import { spawnSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
-// The bundled CLI (hack/bundle.mjs), what package.json's bin and the image run.
-export const CLI = join(process.cwd(), 'dist', 'cli', 'featuregates.js');
+// The bundled CLI (hack/bundle.mjs), what package.json's bin and the image run; FGC_CLI runs the CLI tests
+// against another build (an older commit's, to show a test fails before its fix).
+export const CLI = process.env.FGC_CLI ?? join(process.cwd(), 'dist', 'cli', 'featuregates.js');
 
 export function runCLI(args: string[], env: NodeJS.ProcessEnv = {}, input?: string) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, input, timeout: 60_000 });

@@ -2,8 +2,9 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   checkVersionCompatibility, configChecks, decodeLock, defaultFeatureGates, encodeLock, featureGatesFromConfig, mergePatch, parseExecVersion,
-  upgradeChecks, validateFeatureGates, type StandaloneFeatureGates,
+  effectiveGates, kubeletOverrides, upgradeChecks, validateFeatureGates, type StandaloneFeatureGates,
 } from '../../standalone/index.js';
+import { closestName } from '../../api-types/index.js';
 
 const fg = (featureSet: string, c: [string[], string[]] = [[], []], s: [string[], string[]] = [[], []]): StandaloneFeatureGates => ({
   featureSet, customNoUpgrade: { enabled: c[0], disabled: c[1] }, specialHandlingSupportExceptionRequired: { enabled: s[0], disabled: s[1] },
@@ -132,5 +133,33 @@ describe('version compatibility', () => {
     const run = () => checkVersionCompatibility(parseExecVersion(exec), parseExecVersion(data));
     if (expected?.startsWith('executable')) expect(run).toThrow(expected);
     else expect(run()).toBe(expected);
+  });
+});
+
+describe('did you mean', () => {
+  it.each([
+    ['customNoUpgade', 'customNoUpgrade'], ['CUSTOMNOUPGRADE', 'customNoUpgrade'], ['enabeld', 'enabled'], ['featureset', 'featureSet'],
+    ['somethingElse', undefined], ['x', undefined],
+  ])('%s → %s', (typo, want) => {
+    expect(closestName(typo, ['featureSet', 'customNoUpgrade', 'specialHandlingSupportExceptionRequired', 'enabled', 'disabled'])).toBe(want);
+  });
+});
+
+describe('what kube-apiserver and the kubelet run with', () => {
+  it('effective gates add the required gates on; the kubelet overrides are the gates it sets otherwise', () => {
+    const gates = { enabledNames: ['A'], disabledNames: ['B'] };
+    expect(effectiveGates(gates)).toEqual({ enabledNames: ['A', 'UserNamespacesPodSecurityStandards', 'UserNamespacesSupport'], disabledNames: ['B'] });
+    expect(kubeletOverrides(gates, { featureGates: { A: true, B: true, UserNamespacesSupport: false, C: false } })).toEqual([
+      { name: 'B', kubelet: true, apiServer: false }, { name: 'UserNamespacesSupport', kubelet: false, apiServer: true },
+    ]);
+    expect(kubeletOverrides(gates, undefined)).toEqual([]);
+  });
+});
+
+describe('majors MicroShift does not know', () => {
+  it('a minor or major change involving them is refused with its message; a patch change is allowed', () => {
+    expect(() => checkVersionCompatibility(parseExecVersion('6.0.0'), parseExecVersion('5.3.0'))).toThrow('unknown major version 5 in version map');
+    expect(checkVersionCompatibility(parseExecVersion('6.0.2'), parseExecVersion('6.0.1'))).toBe('Version upgrade from 6.0.1 to 6.0.2 (distance 0), continuing');
+    expect(checkVersionCompatibility(parseExecVersion('5.1.0'), parseExecVersion('4.22.0'))).toBe('Version upgrade from 4.22.0 to 5.1.0 (distance 2), continuing');
   });
 });

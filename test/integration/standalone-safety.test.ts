@@ -1,0 +1,321 @@
+// Standalone mode against the inputs a single-node admin actually produces: YAML as MicroShift reads it,
+// multi-document files, symlinked drop-ins and loops, odd version files, unreadable configuration, lock
+// files that are not regular files, typos under apiServer.featureGates, --dry-run, refusal messages that
+// only offer remedies that work. Each case runs the shipped CLI on fresh temp dirs and checks the exit code
+// and exactly what was (not) written.
+import { describe, expect, it } from '@jest/globals';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { runCLI } from '../support/cli.js';
+import { tempDirs } from '../support/temp.js';
+
+const tempDir = tempDirs();
+
+interface Node { root: string; config: string; configDir: string; dataDir: string; backupDir: string; lock: string; versionFile: string; failedLog: string }
+
+function node(files: Record<string, string> = {}): Node {
+  const root = tempDir('fgc-safety-');
+  const dataDir = join(root, 'data');
+  const backupDir = join(root, 'backups');
+  const n = {
+    root, config: join(root, 'etc/config.yaml'), configDir: join(root, 'etc/config.d'), dataDir, backupDir,
+    lock: join(dataDir, 'no-upgrade'), versionFile: join(dataDir, 'version'), failedLog: join(backupDir, 'prerun_failed.log'),
+  };
+  mkdirSync(n.configDir, { recursive: true });
+  for (const [rel, text] of Object.entries({ 'config.yaml': '', ...files })) {
+    const p = join(root, 'etc', rel);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, text);
+  }
+  return n;
+}
+
+const gates = (body: string) => `apiServer:\n  featureGates:\n${body.split('\n').map((l) => `    ${l}`).join('\n')}\n`;
+const custom = (enabled: string[], special: string[] = []) => gates(
+  `featureSet: CustomNoUpgrade\ncustomNoUpgrade:\n  enabled: ${JSON.stringify(enabled)}` +
+  (special.length ? `\nspecialHandlingSupportExceptionRequired:\n  enabled: ${JSON.stringify(special)}` : ''));
+
+function check(n: Node, version: string, extra: string[] = [], flags = { config: true, configDir: true }) {
+  return runCLI(['standalone', 'check', '--version', version, ...(flags.config ? ['--config', n.config] : []),
+    ...(flags.configDir ? ['--config-dir', n.configDir] : []), '--data-dir', n.dataDir, '--backup-dir', n.backupDir, ...extra]);
+}
+
+/** Exit 2, the message, and nothing written anywhere (no lock, no version file, no failure log). */
+function expectInvalid(n: Node, r: ReturnType<typeof runCLI>, message: string | RegExp) {
+  expect(r.code).toBe(2);
+  if (typeof message === 'string') expect(r.stderr).toContain(message);
+  else expect(r.stderr).toMatch(message);
+  expect(existsSync(n.lock)).toBe(false);
+  expect(existsSync(n.versionFile)).toBe(false);
+  expect(existsSync(n.failedLog)).toBe(false);
+}
+
+describe('YAML as MicroShift reads it (YAML 1.1)', () => {
+  it.each([
+    ['on', 'true'], ['off', 'false'], ['yes', 'true'], ['No', 'false'], ['y', 'true'],
+  ])('`enabled: [%s]` is a boolean, so a type error naming file, not a gate', (word, value) => {
+    const n = node({ 'config.d/10-gates.yaml': custom([]).replace('enabled: []', `enabled: [${word}]`) });
+    const r = check(n, '4.21.0');
+    expectInvalid(n, r, `invalid configuration: ${join(n.configDir, '10-gates.yaml')}: apiServer.featureGates.customNoUpgrade.enabled[0]: expected a string, got boolean`);
+    expect(value).toMatch(/true|false/);
+  });
+
+  it('`<<: *anchor` merge keys apply', () => {
+    const n = node({
+      'config.yaml': 'base: &lists\n  enabled: [FromAnchor]\n  disabled: [AlsoAnchor]\napiServer:\n  featureGates:\n    featureSet: CustomNoUpgrade\n    customNoUpgrade:\n      <<: *lists\n      disabled: [Own]\n',
+    });
+    const r = check(n, '4.21.0');
+    expect(r.code).toBe(0);
+    expect(readFileSync(n.lock, 'utf8')).toBe('customNoUpgrade:\n  disabled:\n    - Own\n  enabled:\n    - FromAnchor\nfeatureSet: CustomNoUpgrade\nversion: 4.21.0\n');
+  });
+
+  it('a duplicate key is refused (MicroShift keeps the last) with file:line:column', () => {
+    const n = node({ 'config.yaml': gates('featureSet: CustomNoUpgrade\nfeatureSet: CustomNoUpgrade') });
+    expectInvalid(n, check(n, '4.21.0'), new RegExp(`invalid configuration: ${n.config.replace(/[/.]/g, '\\$&')}:4:5: Map keys must be unique`));
+  });
+});
+
+describe('multi-document files (refused here; MicroShift reads only the first)', () => {
+  it.each([
+    ['config.yaml', `${custom(['A'])}---\n${custom(['B'])}`],
+    ['config.d/10-x.yaml', `apiServer: {}\n---\n${custom(['B'])}`],
+    ['config.d/20-y.yaml', `---\n---\n${custom(['B'])}`],
+  ])('%s: exit 2, says it holds several documents, writes nothing', (file, text) => {
+    const n = node({ [file]: text });
+    expectInvalid(n, check(n, '4.21.0'), `${join(n.root, 'etc', file)}: holds `);
+    expect(check(n, '4.21.0').stderr).toContain('a configuration file must hold one (MicroShift would read only the first and ignore the rest)');
+  });
+
+  it('one document with a leading --- and a trailing --- is one document', () => {
+    const n = node({ 'config.yaml': `---\n${custom(['A'])}---\n` });
+    expect(check(n, '4.21.0').code).toBe(0);
+  });
+});
+
+describe('config.d walk', () => {
+  it('reads a symlinked file, does not descend into a symlinked folder, and a folder link loop is harmless', () => {
+    const n = node();
+    const outside = join(n.root, 'outside');
+    mkdirSync(join(outside, 'folder'), { recursive: true });
+    writeFileSync(join(outside, 'gates.yaml'), custom(['ViaFileLink']));
+    writeFileSync(join(outside, 'folder', '50-hidden.yaml'), custom(['ViaFolderLink']));
+    symlinkSync(join(outside, 'gates.yaml'), join(n.configDir, '10-link.yaml'));
+    symlinkSync(join(outside, 'folder'), join(n.configDir, '20-folder'));
+    mkdirSync(join(n.configDir, '30-sub'));
+    symlinkSync('..', join(n.configDir, '30-sub', 'up')); // would loop forever if followed
+    const r = check(n, '4.21.0', ['--dry-run']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('- ViaFileLink');
+    expect(r.stdout).not.toContain('ViaFolderLink');
+  });
+
+  it.each([
+    ['a link to itself', (p: string) => symlinkSync(p, p), 'is a symbolic link loop'],
+    ['a dangling link', (p: string) => symlinkSync(`${p}.missing`, p), 'does not exist'],
+  ])('a *.yaml that is %s: invalid configuration (exit 2), never a refused start or a failure log', (_what, make, text) => {
+    const n = node({ 'config.yaml': custom(['A']) });
+    const p = join(n.configDir, '10-loop.yaml');
+    make(p);
+    expectInvalid(n, check(n, '4.21.0'), `invalid configuration: cannot read drop-in ${p}: ${text}`);
+  });
+});
+
+describe('unreadable or missing configuration', () => {
+  it('a directory where config.yaml should be: exit 2 naming it, not EISDIR as a refused start', () => {
+    const n = node();
+    rmSync(n.config);
+    mkdirSync(n.config);
+    expectInvalid(n, check(n, '4.21.0'), `invalid configuration: cannot read ${n.config}: is a directory, not a file`);
+  });
+
+  it('an explicit --config or --config-dir that does not exist is an error; absent defaults are not', () => {
+    const n = node();
+    rmSync(n.config);
+    expectInvalid(n, check(n, '4.21.0'), `invalid configuration: --config ${n.config}: does not exist`);
+    rmSync(n.configDir, { recursive: true });
+    expectInvalid(n, check(n, '4.21.0', [], { config: false, configDir: true }), `invalid configuration: --config-dir ${n.configDir}: does not exist`);
+  });
+});
+
+describe('unknown keys under apiServer.featureGates (beyond MicroShift)', () => {
+  it.each([
+    ['featureSet: CustomNoUpgrade\ncustomNoUpgade:\n  enabled: [A]', 'apiServer.featureGates: unknown key "customNoUpgade" (did you mean "customNoUpgrade"?)'],
+    ['featureSet: CustomNoUpgrade\ncustomNoUpgrade:\n  enabeld: [A]', 'apiServer.featureGates.customNoUpgrade: unknown key "enabeld" (did you mean "enabled"?)'],
+    ['featureset: CustomNoUpgrade', 'apiServer.featureGates: unknown key "featureset" (did you mean "featureSet"?); known keys: featureSet, customNoUpgrade, specialHandlingSupportExceptionRequired'],
+  ])('%j → exit 2 with a suggestion, no lock', (body, message) => {
+    const n = node({ 'config.d/10-typo.yaml': gates(body) });
+    expectInvalid(n, check(n, '4.21.0'), `invalid configuration: ${join(n.configDir, '10-typo.yaml')}: ${message}`);
+  });
+
+  it('keys elsewhere in the file belong to the rest of the node and are ignored', () => {
+    const n = node({ 'config.yaml': `dns:\n  baseDomain: example.com\nkubelet:\n  anything: 1\n${custom(['A'])}` });
+    expect(check(n, '4.21.0').code).toBe(0);
+  });
+});
+
+describe('version file', () => {
+  it('whitespace only is a parse error with MicroShift\'s prefix and the path (exit 1); zero length is a first run', () => {
+    const n = node();
+    mkdirSync(n.dataDir);
+    writeFileSync(n.versionFile, ' \n');
+    const r = check(n, '4.21.0');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('failed to get version of existing MicroShift data: parsing " \\n" failed: ');
+    expect(r.stderr).toContain(`(version file ${n.versionFile})`);
+    writeFileSync(n.versionFile, '');
+    expect(check(n, '4.21.0').code).toBe(0);
+    expect(JSON.parse(readFileSync(n.versionFile, 'utf8')).version).toBe('4.21.0');
+  });
+
+  it.each([
+    ['5.1.0', '6.0.0', 1, 'unknown major version 5 in version map'],
+    ['6.0.0', '6.0.1', 0, ''], // deliberately allowed (MicroShift refuses it with the same error)
+    ['4.22.3', '5.0.0', 0, ''],
+    ['4.21.0', '5.0.0', 0, ''],
+    ['4.20.0', '5.0.0', 1, 'version distance is 3, maximum allowed is 2'],
+  ])('data %s, executable %s → exit %d', (data, exec, code, text) => {
+    const n = node();
+    mkdirSync(n.dataDir);
+    writeFileSync(n.versionFile, JSON.stringify({ version: data }));
+    const r = check(n, exec);
+    expect(r.code).toBe(code);
+    if (text) expect(r.stderr).toContain(text);
+  });
+});
+
+describe('lock file safety (beyond MicroShift)', () => {
+  it.each([
+    ['a dangling symbolic link', (n: Node) => symlinkSync(join(n.root, 'nowhere'), n.lock), 'is a symbolic link'],
+    ['a symbolic link to a valid lock', (n: Node) => {
+      writeFileSync(join(n.root, 'elsewhere'), 'customNoUpgrade:\n  disabled: []\n  enabled: [A]\nfeatureSet: CustomNoUpgrade\nversion: 4.21.0\n');
+      symlinkSync(join(n.root, 'elsewhere'), n.lock);
+    }, 'is a symbolic link'],
+    ['a directory', (n: Node) => mkdirSync(n.lock), 'is a directory'],
+  ])('a no-upgrade that is %s is refused (exit 1), never taken for "no lock", never replaced', (_what, make, text) => {
+    const n = node({ 'config.yaml': custom(['A']) });
+    mkdirSync(n.dataDir);
+    make(n);
+    const before = lstatSync(n.lock);
+    const r = check(n, '4.22.0');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`failed to read lock file: ${n.lock} ${text}`);
+    expect(lstatSync(n.lock).ino).toBe(before.ino);
+    expect(existsSync(n.versionFile)).toBe(false);
+  });
+
+  it('writes never follow a symbolic link: the version file and prerun_failed.log', () => {
+    const n = node({ 'config.yaml': custom(['A']) });
+    mkdirSync(n.dataDir);
+    mkdirSync(n.backupDir);
+    const victim = join(n.root, 'victim');
+    const untouched = JSON.stringify({ version: '4.21.0' });
+    writeFileSync(victim, untouched);
+    symlinkSync(victim, n.versionFile); // read through, as MicroShift does; replaced, never written through
+    expect(check(n, '4.21.0').code).toBe(0);
+    expect(lstatSync(n.versionFile).isFile()).toBe(true);
+    expect(readFileSync(victim, 'utf8')).toBe(untouched);
+
+    symlinkSync(victim, n.failedLog);
+    writeFileSync(n.config, gates('featureSet: ""'));
+    const r = check(n, '4.21.0');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`could not write to ${n.backupDir}`);
+    expect(readFileSync(victim, 'utf8')).toBe(untouched);
+  });
+
+  it('a lock whose lists are empty while the config names gates is reported', () => {
+    const n = node({ 'config.yaml': gates('featureSet: CustomNoUpgrade') });
+    expect(check(n, '4.21.0').code).toBe(0);
+    writeFileSync(n.config, custom(['Later']));
+    const r = check(n, '4.21.0');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`warning: the lock ${n.lock} lists no gates while the configuration names [Later]`);
+  });
+
+  it('a lock deleted by hand while its data remains is refused (MicroShift forgets the choice)', () => {
+    const n = node({ 'config.yaml': custom(['A']) });
+    expect(check(n, '4.21.0').code).toBe(0);
+    expect(JSON.parse(readFileSync(n.versionFile, 'utf8')).feature_gate_lock).toBe('CustomNoUpgrade');
+    rmSync(n.lock);
+    for (const config of [custom(['A']), '']) {
+      writeFileSync(n.config, config);
+      const r = check(n, '4.22.0');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`the feature gate lock ${n.lock} is missing, but the data in ${n.dataDir} was last started under it`);
+      expect(existsSync(n.lock)).toBe(false);
+    }
+  });
+});
+
+describe('check --dry-run', () => {
+  it('runs every check, writes nothing, and prints the lock and version it would write and the verdict', () => {
+    const n = node({ 'config.d/10-gates.yaml': custom(['A']) });
+    const r = check(n, '4.21.0', ['--dry-run']);
+    expect(r.code).toBe(0);
+    expect(existsSync(n.dataDir)).toBe(false);
+    expect(r.stdout).toContain(`a real start would CREATE THE LOCK ${n.lock}`);
+    expect(r.stdout).toContain('    featureSet: CustomNoUpgrade\n    version: 4.21.0');
+    expect(r.stdout).toContain(`feature gates set in: ${join(n.configDir, '10-gates.yaml')}`);
+    expect(r.stdout).toContain(`a real start would write ${n.versionFile}: version 4.21.0, under the lock (CustomNoUpgrade)`);
+    expect(r.stdout).toContain('verdict: this start would be allowed');
+  });
+
+  it('a refusal: exit 1 with the verdict, and no failure log', () => {
+    const n = node({ 'config.yaml': custom(['A']) });
+    expect(check(n, '4.21.0').code).toBe(0);
+    const before = readdirSync(n.dataDir).map((f) => [f, readFileSync(join(n.dataDir, f), 'utf8')]);
+    const r = check(n, '4.22.0', ['--dry-run']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('verdict: this start would be refused (dry run: nothing written)');
+    expect(existsSync(n.failedLog)).toBe(false);
+    expect(readdirSync(n.dataDir).map((f) => [f, readFileSync(join(n.dataDir, f), 'utf8')])).toEqual(before);
+  });
+});
+
+describe('refusal messages: MicroShift\'s first lines, then what is true here', () => {
+  it('never offers a roll-back once the data was started by the newer minor', () => {
+    const n = node({ 'config.d/10-gates.yaml': custom(['A'], ['A']) });
+    expect(check(n, '4.21.0').code).toBe(0);
+    expect(check(n, '4.22.0').code).toBe(0); // exempted: the data is now 4.22
+    writeFileSync(join(n.configDir, '10-gates.yaml'), custom(['A']));
+    const r = check(n, '4.22.1');
+    expect(r.code).toBe(1);
+    const lines = r.stderr.split('\n');
+    const first = lines.indexOf('version upgrade detected with custom feature gates: locked version 4.21.0, current version 4.22.1');
+    expect(first).toBeGreaterThan(-1);
+    expect(lines.slice(first, first + 6)).toEqual([
+      'version upgrade detected with custom feature gates: locked version 4.21.0, current version 4.22.1',
+      '',
+      'Upgrades are not supported when custom feature gates are configured.',
+      'Custom feature gates were configured in version 4.21.0.',
+      'Gates Enabled: [A]',
+      'Gates Disabled: []',
+    ]);
+    expect(r.stderr).not.toMatch(/Roll back to version|run version 4\.21 again/);
+    expect(r.stderr).toContain('(rolling back to 4.21.0 is no longer possible: the data was already started by 4.22.0)');
+    expect(r.stderr).toContain(`apiServer.featureGates is set in ${join(n.configDir, '10-gates.yaml')}`);
+    expect(r.stderr).toContain(`remove the custom feature gates from ${join(n.configDir, '10-gates.yaml')}`);
+  });
+
+  it('offers the roll-back while the data is still at the locked minor', () => {
+    const n = node({ 'config.yaml': custom(['A']) });
+    expect(check(n, '4.21.0').code).toBe(0);
+    const r = check(n, '4.22.0');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('1. run version 4.21 again (the data is still at 4.21.0), OR');
+    expect(readFileSync(n.failedLog, 'utf8')).toContain('version upgrade detected with custom feature gates');
+  });
+});
+
+describe('render', () => {
+  it('says so on stderr when the kubelet configuration overrides an admin\'s gate', () => {
+    const n = node({ 'config.yaml': custom(['A', 'B']) });
+    const kubelet = join(n.root, 'kubelet.yaml');
+    writeFileSync(kubelet, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfeatureGates:\n  A: false\n  B: true\n  Other: true\n');
+    const r = runCLI(['standalone', 'render', '--version', '4.21.0', '--config', n.config, '--config-dir', n.configDir, '--data-dir', n.dataDir,
+      '--backup-dir', n.backupDir, '--kubelet-config', kubelet]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`warning: ${kubelet} sets featureGates.A: false, which overrides A=true from apiServer.featureGates for the kubelet`);
+    expect(r.stderr).not.toContain('featureGates.B:');
+  });
+});
