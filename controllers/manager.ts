@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterProfile } from '../api-types/index.js';
 import {
-  ClusterOperators, ClusterVersions, Controller, Registry, collectDefaultMetrics, FeatureGates, KubeTransport, LeaderElector, apiServerAuthorizer, selfSignedCert, userAgent, Reflector, ResourceClient, createEventRecorder,
+  ClusterOperators, ClusterVersions, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGates, KubeTransport, LeaderElector, apiServerAuthorizer, selfSignedCert, userAgent, Reflector, ResourceClient, createEventRecorder,
   loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/feature-gate-access.js';
@@ -120,6 +120,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const coClient = new ResourceClient(kc, ClusterOperators, metrics, writeOptions);
   const clusterOperators = new Reflector(coClient, { ...reflectorOptions, name: coName });
   const reflectors = [featureGates, clusterVersions, clusterOperators];
+  registerStatusFeatureMetrics(metrics, () => featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates ?? []);
   const synced = () => reflectors.every((r) => r.hasSynced());
 
   const endpoints: ServingEndpoint[] = [];

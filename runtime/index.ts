@@ -23,3 +23,4 @@ export * from './self-signed-cert.js';
 export * from './version.js';
 export * from './work-queue.js';
 export * from './yaml.js';
+export * from './feature-metrics.js';

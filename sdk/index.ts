@@ -5,6 +5,7 @@ export {
 } from './feature-gate-access.js';
 export { FeatureGates, UnknownFeatureGateError } from './feature-gates.js';
 export { exitOnChange, type ExitOnChangeOptions } from './exit-on-change.js';
+export { registerFeatureGateMetrics } from './feature-metrics.js';
 export { staticFeatureGateAccess, featureGateAccessFromObject, testingFeatureGateAccess, type TestingFeatureGateAccess } from './static-access.js';
 export {
   renderKubeAPIServerArgs, renderKubeletFeatureGates, parseFeatureGates, operandGates, type GateLists, type OperandFilter,

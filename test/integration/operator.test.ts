@@ -80,6 +80,8 @@ describe.each([
     expect(metrics).toMatch(/controller_runtime_reconcile_total\{controller="FeatureGateController",result="requeue_after"\} [1-9]/);
     expect(metrics).toMatch(/featuregates_status_versions 1/);
     expect(metrics).toContain('process_open_fds');
+    for (const g of enabled) expect(metrics).toContain(`featuregates_feature_enabled{name="${g}",version="4.21.3"} 1`);
+    expect(metrics).toMatch(/featuregates_feature_enabled\{name="[^"]+",version="4\.21\.3"\} 0/);
     expect(names(got.enabled)).toEqual(enabled);
     expect(got.enabled.length + got.disabled.length).toBe(total);
     await eventually(async () => {
