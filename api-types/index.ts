@@ -12,3 +12,4 @@ export * from './status-size.js';
 export * from './deep-equal.js';
 export * from './operand-render.js';
 export * from './suggest.js';
+export * from './gate-report.js';

@@ -1,6 +1,7 @@
 // Argument parsing for the `featuregates` CLI: node:util parseArgs, strict, with generated --help.
 import { parseArgs } from 'node:util';
-import { ALL_CLUSTER_PROFILES, type ClusterProfile } from '../api-types/index.js';
+import { LOG_FORMATS, type LogFormat } from '../runtime/logger.js';
+import { ALL_CLUSTER_PROFILES, closestName, didYouMean, parsePayloadVersion, type ClusterProfile } from '../api-types/index.js';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -17,6 +18,10 @@ export interface CommandSpec {
   summary: string;
   usage: string;
   options: Record<string, OptionSpec>;
+  /** Names of the positional arguments it takes, in order (none when absent); more is a usage error. */
+  positionals?: string[];
+  /** Exit code when run() throws (default 1; `diff` uses 2, as diff(1), since 1 means "differences"). */
+  errorExitCode?: number;
   /** Returns the exit code (or a promise of it). */
   run(values: Record<string, string | undefined>, flags: Record<string, boolean>, positionals: string[]): number | Promise<number>;
 }
@@ -38,7 +43,20 @@ export function parseCommand(cmd: CommandSpec, argv: string[]) {
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    const message = (e as Error).message;
+    const unknown = /^Unknown option '(--?[^']+)'/.exec(message)?.[1];
+    if (unknown) {
+      const name = unknown.replace(/^--?/, '').split('=')[0]!;
+      const close = closestName(name, Object.keys(options));
+      throw new UsageError(`unknown flag ${unknown}${close ? ` (did you mean --${close}?)` : ''}`);
+    }
+    throw new UsageError(message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, ''));
+  }
+  const allowed = cmd.positionals ?? [];
+  if (parsed.positionals.length > allowed.length) {
+    const extra = parsed.positionals.slice(allowed.length);
+    throw new UsageError(`unexpected argument${extra.length > 1 ? 's' : ''} ${extra.map((x) => JSON.stringify(x)).join(' ')}` +
+      (allowed.length ? ` (takes ${allowed.join(' ')})` : ' (takes no arguments)'));
   }
   const values: Record<string, string | undefined> = {};
   const flags: Record<string, boolean> = {};
@@ -75,4 +93,38 @@ export function requestTimeoutFlag(v: string | undefined): number {
   if (v === undefined) return DEFAULT_CLI_REQUEST_TIMEOUT_MS;
   const ms = parseDuration(v, '--request-timeout');
   return ms === 0 ? Infinity : ms;
+}
+
+/** -o: one of `allowed` (the first is the default). */
+export function outputFlag<T extends string>(v: string | undefined, allowed: readonly T[]): T {
+  if (v === undefined) return allowed[0]!;
+  if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`-o must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}${didYouMean(v, allowed)}`);
+  return v as T;
+}
+
+/** A payload version flag, checked as the operator parses it (usage error otherwise). */
+export function payloadVersionFlag(v: string | undefined, flag: string): string | undefined {
+  if (v === undefined) return undefined;
+  try {
+    parsePayloadVersion(v);
+  } catch (e) {
+    throw new UsageError(`${flag}: ${(e as Error).message}`);
+  }
+  return v;
+}
+
+export const LOG_FORMAT_OPTION: OptionSpec = {
+  type: 'string', help: 'log lines as json or text (default: text on a terminal, coloured unless NO_COLOR is set; json otherwise)',
+};
+
+export function logFormatFlag(v: string | undefined): LogFormat | undefined {
+  if (v === undefined) return undefined;
+  if (!(LOG_FORMATS as readonly string[]).includes(v)) throw new UsageError(`--log-format must be json or text, got ${JSON.stringify(v)}${didYouMean(v, LOG_FORMATS)}`);
+  return v as LogFormat;
+}
+
+/** createLogger options for --log-format. */
+export function logFormatOption(v: string | undefined): { format?: LogFormat } {
+  const format = logFormatFlag(v);
+  return format ? { format } : {};
 }

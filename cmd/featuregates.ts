@@ -2,6 +2,8 @@
 // The `featuregates` CLI: argument parsing only, then calls into api-types, runtime, controllers,
 // sdk and standalone.
 import { enableCompileCache } from 'node:module';
+import { closestName } from '../api-types/suggest.js';
+import { packageVersion } from '../runtime/version.js';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
 
 // V8's code cache on disk (in the temp dir): the commands' modules, loaded below on demand, start ~10% faster
@@ -20,12 +22,41 @@ const commands: { name: string; summary: string; load: () => Promise<CommandSpec
     load: async () => (await import('./standalone.js')).standaloneCommand },
   { name: 'start', summary: 'run locally: a local control plane (when no cluster is configured) and the operator, until Ctrl-C',
     load: async () => (await import('./start.js')).startCommand },
+  { name: 'explain', summary: 'why a gate is on or off: per feature set and profile of a payload, per version of a cluster',
+    load: async () => (await import('./explain.js')).explainCommand },
+  { name: 'diff', summary: 'what flips between two payloads or two status versions (exit 1 when something does)',
+    load: async () => (await import('./diff.js')).diffCommand },
+  { name: 'preview', summary: 'what a FeatureGate spec would resolve to for a payload: unknown names, conflicts, irreversibility',
+    load: async () => (await import('./preview.js')).previewCommand },
+  { name: 'version', summary: 'print the version of this CLI', load: async () => versionCommand },
+  { name: 'completion', summary: 'print a shell completion script: featuregates completion bash|zsh', load: async () => completionCommand },
 ];
+
+const versionCommand: CommandSpec = {
+  name: 'version', summary: 'print the version of this CLI', usage: 'featuregates version', options: {},
+  run() {
+    process.stdout.write(`featuregates ${packageVersion()} (node ${process.version}, ${process.platform}/${process.arch})\n`);
+    return 0;
+  },
+};
+
+const completionCommand: CommandSpec = {
+  name: 'completion', summary: 'print a shell completion script', usage: 'featuregates completion bash|zsh', options: {}, positionals: ['bash|zsh'],
+  async run(_values, _flags, positionals) {
+    const shell = positionals[0];
+    if (shell !== 'bash' && shell !== 'zsh') throw new UsageError(`expected bash or zsh, got ${JSON.stringify(shell ?? '')}`);
+    const specs = await Promise.all(commands.map((c) => c.load()));
+    const { bashCompletion, zshCompletion } = await import('./completion.js');
+    process.stdout.write(shell === 'bash' ? bashCompletion(specs) : zshCompletion(specs));
+    return 0;
+  },
+};
 
 function topHelp(): string {
   return ['Usage: featuregates <command> [options]', '', 'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`), '',
-    'Run `featuregates <command> --help` for a command\'s options.', ''].join('\n');
+    'Run `featuregates <command> --help` for a command\'s options; `featuregates --version` for the version.',
+    'Exit codes: 0 ok, 1 failure (diff: differences), 2 usage error (diff: failure).', ''].join('\n');
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -34,9 +65,10 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(topHelp());
     return name ? 0 : 2;
   }
-  const entry = commands.find((c) => c.name === name);
+  const entry = commands.find((c) => c.name === (name === '--version' ? 'version' : name));
   if (!entry) {
-    process.stderr.write(`featuregates: unknown command ${JSON.stringify(name)}\n\n${topHelp()}`);
+    const close = closestName(name, commands.map((c) => c.name));
+    process.stderr.write(`featuregates: unknown command ${JSON.stringify(name)}${close ? ` (did you mean ${JSON.stringify(close)}?)` : ''}\n\n${topHelp()}`);
     return 2;
   }
   const cmd = await entry.load();
@@ -53,7 +85,7 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     process.stderr.write(`featuregates ${cmd.name}: ${(e as Error).message}\n`);
-    return 1;
+    return cmd.errorExitCode ?? 1;
   }
 }
 

@@ -4,7 +4,7 @@ import {
   DEFAULT_LEADER_ELECTION, createLogger, loadKubeConfig, validateLeaderElectionTiming, type LeaderElectionTiming,
 } from '../runtime/index.js';
 import { DEFAULT_CLUSTER_OPERATOR_NAME, startOperator } from '../controllers/manager.js';
-import { clusterProfileFlag, parseDuration, UsageError, type CommandSpec } from './args.js';
+import { clusterProfileFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
 
 const SA_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -29,6 +29,7 @@ export const operatorCommand: CommandSpec = {
   summary: 'run the operator: FeatureGate status per version, Upgradeable, ClusterOperator status',
   usage: 'featuregates operator [--kubeconfig P] [--operator-version V] --authoritative-feature-gate-dir D [options]',
   options: {
+    'log-format': LOG_FORMAT_OPTION,
     kubeconfig: { type: 'string', help: 'kubeconfig file (default: $KUBECONFIG, then in-cluster)' },
     'operator-version': { type: 'string', help: 'this payload version (default: $OPERATOR_IMAGE_VERSION)' },
     'authoritative-feature-gate-dir': { type: 'string', help: 'folder of payload FeatureGate manifests (required)' },
@@ -50,6 +51,7 @@ export const operatorCommand: CommandSpec = {
   async run(values, flags) {
     const version = values['operator-version'] ?? process.env.OPERATOR_IMAGE_VERSION ?? '';
     if (!version.trim()) throw new UsageError('the operator version is empty: pass --operator-version or set OPERATOR_IMAGE_VERSION');
+    payloadVersionFlag(version, values['operator-version'] !== undefined ? '--operator-version' : 'OPERATOR_IMAGE_VERSION');
     const dir = values['authoritative-feature-gate-dir'];
     if (!dir) throw new UsageError('--authoritative-feature-gate-dir is required');
     const profile = clusterProfileFlag(values['cluster-profile']);
@@ -64,7 +66,7 @@ export const operatorCommand: CommandSpec = {
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    const logger = createLogger({ fields: { operator: 'featuregates' } });
+    const logger = createLogger({ fields: { operator: 'featuregates' }, ...logFormatOption(values['log-format']) });
     const namespace = defaultNamespace();
     let exitCode = 0;
     let finish!: () => void;

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseDocument, stringify } from 'yaml';
 import { decodeFeatureGate, emptyFeatureGate, renderFeatureGate } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
-import { clusterProfileFlag, UsageError, type CommandSpec } from './args.js';
+import { clusterProfileFlag, payloadVersionFlag, UsageError, type CommandSpec } from './args.js';
 
 export const renderCommand: CommandSpec = {
   name: 'render',
@@ -18,7 +18,7 @@ export const renderCommand: CommandSpec = {
     output: { type: 'string', short: 'o', help: 'yaml (default) or json' },
   },
   run(values) {
-    const version = values['payload-version'];
+    const version = payloadVersionFlag(values['payload-version'], '--payload-version');
     const dir = values['authoritative-feature-gate-dir'];
     if (!version) throw new UsageError('--payload-version is required');
     if (!dir) throw new UsageError('--authoritative-feature-gate-dir is required');

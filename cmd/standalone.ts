@@ -9,7 +9,7 @@ import {
   appendPrerunFailure, InvalidConfigurationError, parseExecVersion, prerun, resolveStandaloneGates,
   kubeletOverrides, standaloneAPIServerArgs, standaloneKubeletConfig, type PrerunResult,
 } from '../standalone/index.js';
-import { UsageError, type CommandSpec } from './args.js';
+import { UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
 
 export const DEFAULTS = {
   config: '/etc/microshift/config.yaml',
@@ -52,7 +52,9 @@ export const standaloneCommand: CommandSpec = {
   name: 'standalone',
   summary: 'single-node mode: check the feature-gate config and lock, or render operand flags',
   usage: 'featuregates standalone check|render --version X.Y.Z [--dry-run] [--config F] [--config-dir D] [--data-dir D] [--backup-dir D] [--authoritative-feature-gate-dir D] [--kubelet-config F] [-o yaml|json] [--kubeconfig P]',
+  positionals: ['check|render'],
   options: {
+    'log-format': LOG_FORMAT_OPTION,
     'dry-run': { type: 'boolean', help: 'check: run every check and write nothing; print what would be written (lock, version file) and the verdict. Run this first' },
     version: { type: 'string', help: 'the version of the binaries being started, X.Y.Z (required)' },
     config: { type: 'string', help: `main config file (default ${DEFAULTS.config}; a given one must exist)` },
@@ -77,7 +79,7 @@ export const standaloneCommand: CommandSpec = {
     }
     const output = values.output ?? 'yaml';
     if (output !== 'yaml' && output !== 'json') throw new UsageError(`-o must be yaml or json, got ${JSON.stringify(output)}`);
-    const logger = createLogger({ fields: { component: 'featuregates-standalone' } });
+    const logger = createLogger({ fields: { component: 'featuregates-standalone' }, ...logFormatOption(values['log-format']) });
     const backupDir = values['backup-dir'] ?? DEFAULTS.backupDir;
     try {
       const result = prerun({

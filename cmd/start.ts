@@ -7,7 +7,7 @@ import { createLogger, clusterConfigured, loadKubeConfig } from '../runtime/inde
 import { startOperator } from '../controllers/manager.js';
 import { bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../sdk/testing/index.js';
 import { formatTable, readStatus } from './status.js';
-import type { CommandSpec } from './args.js';
+import { payloadVersionFlag, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
 
 const EXAMPLE_VERSION = '4.22.0';
 
@@ -23,14 +23,16 @@ export const startCommand: CommandSpec = {
   summary: 'run locally: a local control plane (when no cluster is configured) and the operator, until Ctrl-C',
   usage: 'featuregates start [--kubeconfig P] [--operator-version V] [--authoritative-feature-gate-dir D]',
   options: {
+    'log-format': LOG_FORMAT_OPTION,
     kubeconfig: { type: 'string', help: 'run against this cluster instead of a local control plane' },
     'operator-version': { type: 'string', help: `payload version (default: $OPERATOR_IMAGE_VERSION, else ${EXAMPLE_VERSION})` },
     'authoritative-feature-gate-dir': { type: 'string', help: 'payload manifests (default: the example set in deploy/base/payload)' },
   },
   async run(values) {
     const version = values['operator-version'] ?? process.env.OPERATOR_IMAGE_VERSION ?? EXAMPLE_VERSION;
+    payloadVersionFlag(version, values['operator-version'] !== undefined ? '--operator-version' : 'OPERATOR_IMAGE_VERSION');
     const dir = values['authoritative-feature-gate-dir'] ?? join(packageRoot(), 'deploy', 'base', 'payload');
-    const logger = createLogger({ fields: { operator: 'featuregates' } });
+    const logger = createLogger({ fields: { operator: 'featuregates' }, ...logFormatOption(values['log-format']) });
     let plane: ControlPlane | undefined;
     const signal = untilSignal();
     try {

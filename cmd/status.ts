@@ -6,16 +6,17 @@ import {
   ClusterOperators, ClusterVersions, FeatureGates, KubeTransport, ResourceClient, apiErrorMessage, isNotFound, loadKubeConfig,
 } from '../runtime/index.js';
 import type { ClusterAccess } from '../runtime/index.js';
-import { REQUEST_TIMEOUT_OPTION, UsageError, requestTimeoutFlag, type CommandSpec } from './args.js';
+import { stringify } from 'yaml';
+import { REQUEST_TIMEOUT_OPTION, outputFlag, requestTimeoutFlag, type CommandSpec } from './args.js';
 
 export interface StatusSummary {
   featureSet: string;
   upgradeable: { status: string; reason: string; message: string; source: string };
   clusterVersion: { desired: string | undefined; history: string[] } | undefined;
-  versions: { version: string; enabled: number; disabled: number }[];
+  versions: { version: string; enabled: number; disabled: number; enabledNames?: string[]; disabledNames?: string[] }[];
 }
 
-export function summarize(fg: FeatureGate, co: ClusterOperator | undefined, cvHistory: string[] | undefined, desired?: string): StatusSummary {
+export function summarize(fg: FeatureGate, co: ClusterOperator | undefined, cvHistory: string[] | undefined, desired?: string, withNames = false): StatusSummary {
   const coCond = co?.status?.conditions?.find((c) => c.type === 'Upgradeable');
   const own = featureGatesUpgradeable(fg.spec.featureSet);
   return {
@@ -24,7 +25,10 @@ export function summarize(fg: FeatureGate, co: ClusterOperator | undefined, cvHi
       ? { status: coCond.status, reason: coCond.reason ?? '', message: coCond.message ?? '', source: `clusteroperator/${co?.metadata.name}` }
       : { status: own.status, reason: own.reason, message: own.message, source: 'computed from spec' },
     clusterVersion: cvHistory ? { desired, history: cvHistory } : undefined,
-    versions: (fg.status?.featureGates ?? []).map((e) => ({ version: e.version, enabled: e.enabled.length, disabled: e.disabled.length })),
+    versions: (fg.status?.featureGates ?? []).map((e) => ({
+      version: e.version, enabled: e.enabled.length, disabled: e.disabled.length,
+      ...(withNames ? { enabledNames: e.enabled.map((g) => g.name), disabledNames: e.disabled.map((g) => g.name) } : {}),
+    })),
   };
 }
 
@@ -40,7 +44,16 @@ export function formatTable(s: StatusSummary): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function readStatus(kc: ClusterAccess, clusterOperatorName = 'config-operator'): Promise<StatusSummary> {
+/** `table` plus every version's gate names (kubectl's -o wide). */
+export function formatWide(s: StatusSummary): string {
+  const lines = [formatTable(s).trimEnd()];
+  for (const v of s.versions) {
+    lines.push('', `${v.version} enabled:  ${(v.enabledNames ?? []).join(', ') || '-'}`, `${v.version} disabled: ${(v.disabledNames ?? []).join(', ') || '-'}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function readStatus(kc: ClusterAccess, clusterOperatorName = 'config-operator', withNames = false): Promise<StatusSummary> {
   let fg: FeatureGate;
   try {
     fg = await new ResourceClient(kc, FeatureGates).get(FEATURE_GATE_NAME);
@@ -52,27 +65,26 @@ export async function readStatus(kc: ClusterAccess, clusterOperatorName = 'confi
   const optional = async <T>(p: Promise<T>) => p.catch((e: unknown) => { if (isNotFound(e)) return undefined; throw e; });
   const co = await optional(new ResourceClient(kc, ClusterOperators).get(clusterOperatorName));
   const cv = await optional(new ResourceClient(kc, ClusterVersions).get(CLUSTER_VERSION_NAME));
-  return summarize(fg, co, cv?.status?.history.map((h) => `${h.version}${h.state === 'Partial' ? ' (Partial)' : ''}`), cv?.status?.desired?.version);
+  return summarize(fg, co, cv?.status?.history.map((h) => `${h.version}${h.state === 'Partial' ? ' (Partial)' : ''}`), cv?.status?.desired?.version, withNames);
 }
 
 export const statusCommand: CommandSpec = {
   name: 'status',
   summary: 'show the feature set, whether upgrades are allowed, and the gates per version',
-  usage: 'featuregates status [--kubeconfig P] [--request-timeout D] [-o table|json]',
+  usage: 'featuregates status [--kubeconfig P] [--request-timeout D] [-o table|wide|json|yaml]',
   options: {
     kubeconfig: { type: 'string', help: 'kubeconfig file (default: $KUBECONFIG, then in-cluster)' },
-    output: { type: 'string', short: 'o', help: 'table (default) or json' },
+    output: { type: 'string', short: 'o', help: 'table (default), wide (with gate names), json or yaml' },
     'cluster-operator-name': { type: 'string', help: 'ClusterOperator to read Upgradeable from (default config-operator)' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
   },
   async run(values) {
-    const output = values.output ?? 'table';
-    if (output !== 'table' && output !== 'json') throw new UsageError(`-o must be table or json, got ${JSON.stringify(output)}`);
+    const output = outputFlag(values.output, ['table', 'wide', 'json', 'yaml']);
     const timeoutMs = requestTimeoutFlag(values['request-timeout']);
     const kc = await loadKubeConfig(values.kubeconfig);
     KubeTransport.for(kc).defaultTimeoutMs = timeoutMs;
-    const s = await readStatus(kc, values['cluster-operator-name']);
-    process.stdout.write(output === 'json' ? `${JSON.stringify(s, null, 2)}\n` : formatTable(s));
+    const s = await readStatus(kc, values['cluster-operator-name'], output !== 'table');
+    process.stdout.write(output === 'json' ? `${JSON.stringify(s, null, 2)}\n` : output === 'yaml' ? stringify(s) : output === 'wide' ? formatWide(s) : formatTable(s));
     return 0;
   },
 };

@@ -1,5 +1,7 @@
-// JSON-lines logger: one object per line with time, level, msg and fields. Level from LOG_LEVEL
-// (debug|info|warn|error, default info). Writes to stderr so stdout stays free for command output.
+// Logger: one line per entry on stderr (stdout stays free for command output), level from LOG_LEVEL
+// (debug|info|warn|error, default info). Two formats: `json` — one object per line with time, level, msg and
+// fields (for machines; the default when stderr is not a terminal) — and `text` — `HH:MM:SS.mmm LEVEL msg
+// key=value …`, coloured by level on a terminal unless NO_COLOR is set (https://no-color.org).
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -13,10 +15,32 @@ export interface Logger {
   with(fields: Record<string, unknown>): Logger;
 }
 
+export type LogFormat = 'json' | 'text';
+export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text'];
+
 export interface LoggerOptions {
   level?: Level;
   write?: (line: string) => void;
   fields?: Record<string, unknown>;
+  /** Default: text on a terminal, json otherwise. */
+  format?: LogFormat;
+  /** Colour the level (text format). Default: on a terminal and NO_COLOR unset. */
+  color?: boolean;
+}
+
+const COLORS: Record<Level, string> = { debug: '\x1b[90m', info: '\x1b[36m', warn: '\x1b[33m', error: '\x1b[31m' };
+
+function textValue(v: unknown): string {
+  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
+  return JSON.stringify(v) ?? String(v);
+}
+
+/** One text line: time, level, message, then the fields as key=value (strings quoted when they need it). */
+export function formatTextLine(entry: Record<string, unknown>, color: boolean): string {
+  const { time, level, msg, ...fields } = entry as { time: string; level: Level; msg: string };
+  const lvl = level.toUpperCase().padEnd(5);
+  const kv = Object.entries(fields).map(([k, v]) => `${k}=${textValue(v)}`).join(' ');
+  return `${time.slice(11, 23)} ${color ? `${COLORS[level]}${lvl}\x1b[0m` : lvl} ${msg}${kv ? ` ${kv}` : ''}\n`;
 }
 
 function serializable(v: unknown): unknown {
@@ -28,18 +52,21 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? (envLevel && envLevel in ORDER ? envLevel : 'info');
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const base = options.fields ?? {};
+  const tty = options.write === undefined && process.stderr.isTTY === true;
+  const format = options.format ?? (tty ? 'text' : 'json');
+  const color = options.color ?? (tty && !process.env.NO_COLOR);
   const log = (l: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[l] < ORDER[level]) return;
     const entry: Record<string, unknown> = { time: new Date().toISOString(), level: l, msg, ...base };
     for (const [k, v] of Object.entries(fields ?? {})) entry[k] = serializable(v);
-    write(`${JSON.stringify(entry)}\n`);
+    write(format === 'text' ? formatTextLine(entry, color) : `${JSON.stringify(entry)}\n`);
   };
   return {
     debug: (m, f) => log('debug', m, f),
     info: (m, f) => log('info', m, f),
     warn: (m, f) => log('warn', m, f),
     error: (m, f) => log('error', m, f),
-    with: (fields) => createLogger({ level, write, fields: { ...base, ...fields } }),
+    with: (fields) => createLogger({ level, write, fields: { ...base, ...fields }, format, color }),
   };
 }
 

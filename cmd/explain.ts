@@ -1,0 +1,110 @@
+// `featuregates explain GATE`: why a gate is on or off — in each feature set and cluster profile of a payload
+// (and which manifest decided it), in each version of a cluster's status, and whether the spec forces it.
+import { basename } from 'node:path';
+import { stringify } from 'yaml';
+import {
+  ALL_CLUSTER_PROFILES, closestName, featureSetName, gateState, knownGates, type FeatureGate, type GateState,
+} from '../api-types/index.js';
+import { loadRegistry } from '../runtime/payload-manifests.js';
+import { REQUEST_TIMEOUT_OPTION, outputFlag, payloadVersionFlag, UsageError, type CommandSpec } from './args.js';
+import { readClusterFeatureGate } from './cluster-read.js';
+
+export interface Explanation {
+  gate: string;
+  payload?: {
+    dir: string; version: string;
+    profiles: { profile: string; error?: string; featureSets: { featureSet: string; state: GateState | 'absent'; decidedBy: string }[] }[];
+  };
+  cluster?: {
+    server: string; featureSet: string;
+    spec: 'forces enabled' | 'forces disabled' | 'not named';
+    versions: { version: string; state: GateState | 'absent' }[];
+  };
+  known: boolean;
+  suggestion?: string;
+}
+
+function explainCluster(fg: FeatureGate, gate: string): NonNullable<Explanation['cluster']> & { names: string[] } {
+  const custom = fg.spec.customNoUpgrade;
+  const names = new Set<string>();
+  const versions = (fg.status?.featureGates ?? []).map((e) => {
+    for (const g of [...e.enabled, ...e.disabled]) names.add(g.name);
+    const lists = { enabled: e.enabled.map((g) => g.name), disabled: e.disabled.map((g) => g.name) };
+    return { version: e.version, state: gateState(lists, gate) ?? 'absent' as const };
+  });
+  const spec = fg.spec.featureSet === 'CustomNoUpgrade' && custom?.enabled?.includes(gate) ? 'forces enabled' as const
+    : fg.spec.featureSet === 'CustomNoUpgrade' && custom?.disabled?.includes(gate) ? 'forces disabled' as const : 'not named' as const;
+  return { server: '', featureSet: fg.spec.featureSet ?? '', spec, versions, names: [...names] };
+}
+
+export function formatExplanation(x: Explanation): string {
+  const lines = [`Gate ${x.gate}`];
+  if (!x.known) lines.push(`not known to ${x.payload && x.cluster ? 'the payload or the cluster' : x.payload ? 'the payload' : 'the cluster'}${x.suggestion ? ` (did you mean ${JSON.stringify(x.suggestion)}?)` : ''}`);
+  if (x.payload) {
+    lines.push('', `Payload ${x.payload.dir} (version ${x.payload.version}):`, `  ${'PROFILE'.padEnd(32)} ${'FEATURE SET'.padEnd(22)} ${'STATE'.padEnd(9)} DECIDED BY`);
+    for (const p of x.payload.profiles) {
+      if (p.error) lines.push(`  ${p.profile.padEnd(32)} (no manifests: ${p.error.split('\n')[0]})`);
+      for (const f of p.featureSets) lines.push(`  ${p.profile.padEnd(32)} ${featureSetName(f.featureSet).padEnd(22)} ${f.state.padEnd(9)} ${basename(f.decidedBy)}`);
+    }
+  }
+  if (x.cluster) {
+    lines.push('', `Cluster ${x.cluster.server}: feature set ${featureSetName(x.cluster.featureSet)}; the spec ${x.cluster.spec === 'not named' ? 'does not name this gate' : `${x.cluster.spec} it (customNoUpgrade)`}`);
+    lines.push(`  ${'VERSION'.padEnd(24)} STATE`);
+    if (x.cluster.versions.length === 0) lines.push('  (no status entries)');
+    for (const v of x.cluster.versions) lines.push(`  ${v.version.padEnd(24)} ${v.state}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export const explainCommand: CommandSpec = {
+  name: 'explain',
+  summary: 'why a gate is on or off: per feature set and profile of a payload (and which manifest), per version of a cluster',
+  usage: 'featuregates explain GATE [--authoritative-feature-gate-dir D --payload-version V] [--kubeconfig P] [-o text|json|yaml]',
+  positionals: ['GATE'],
+  options: {
+    'authoritative-feature-gate-dir': { type: 'string', help: 'explain from these payload FeatureGate manifests' },
+    'payload-version': { type: 'string', help: 'the payload version, X.Y.Z (selects manifests by major version; default 4.0.0)' },
+    kubeconfig: { type: 'string', help: 'explain from this cluster\'s FeatureGate/cluster (default when no payload folder is given: $KUBECONFIG, then in-cluster)' },
+    output: { type: 'string', short: 'o', help: 'text (default), json or yaml' },
+    'request-timeout': REQUEST_TIMEOUT_OPTION,
+  },
+  async run(values, _flags, positionals) {
+    const gate = positionals[0];
+    if (!gate) throw new UsageError('which gate? featuregates explain GATE');
+    const output = outputFlag(values.output, ['text', 'json', 'yaml']);
+    const dir = values['authoritative-feature-gate-dir'];
+    const version = payloadVersionFlag(values['payload-version'], '--payload-version') ?? '4.0.0';
+    const x: Explanation = { gate, known: false };
+    const names = new Set<string>();
+    if (dir) {
+      x.payload = { dir, version, profiles: [] };
+      for (const profile of ALL_CLUSTER_PROFILES) {
+        try {
+          const registry = loadRegistry(dir, { operatorVersion: version, clusterProfile: profile });
+          for (const n of knownGates(registry)) names.add(n);
+          x.payload.profiles.push({
+            profile,
+            featureSets: [...registry.featureSets].map(([featureSet, lists]) => ({
+              featureSet, state: gateState(lists, gate) ?? 'absent', decidedBy: registry.sources.get(featureSet) ?? '',
+            })),
+          });
+        } catch (e) {
+          x.payload.profiles.push({ profile, error: (e as Error).message, featureSets: [] });
+        }
+      }
+    }
+    if (values.kubeconfig || !dir) {
+      const { fg, server } = await readClusterFeatureGate(values.kubeconfig, values['request-timeout']);
+      const { names: clusterNames, ...cluster } = explainCluster(fg, gate);
+      x.cluster = { ...cluster, server };
+      for (const n of clusterNames) names.add(n);
+    }
+    x.known = names.has(gate);
+    if (!x.known) {
+      const s = closestName(gate, names);
+      if (s) x.suggestion = s;
+    }
+    process.stdout.write(output === 'json' ? `${JSON.stringify(x, null, 2)}\n` : output === 'yaml' ? stringify(x) : formatExplanation(x));
+    return x.known ? 0 : 1;
+  },
+};
