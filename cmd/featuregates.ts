@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // The `featuregates` CLI: argument parsing only, then calls into api-types, runtime, controllers,
 // sdk and standalone.
-import { enableCompileCache } from 'node:module';
+import * as nodeModule from 'node:module';
 import { closestName } from '../api-types/suggest.js';
 import { packageVersion } from '../runtime/version.js';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
 
 // V8's code cache on disk (in the temp dir): the commands' modules, loaded below on demand, start ~10% faster
 // the second time. Nothing happens when the folder cannot be written (a read-only root filesystem).
-enableCompileCache?.();
+nodeModule.enableCompileCache?.();
 
 // Loaded on demand, so `render` does not pay for the Kubernetes client.
 const commands: { name: string; summary: string; load: () => Promise<CommandSpec> }[] = [

@@ -25,6 +25,14 @@ describe('npm package', () => {
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
     npm(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], consumer);
 
+    // The bin doubles as a kubectl plugin: kubectl finds kubectl-featuregates on PATH.
+    const kubectl = resolveBinaries().kubectl;
+    expect(kubectl).toBeDefined();
+    const plugin = execFileSync(kubectl!, ['featuregates', 'version'], {
+      encoding: 'utf8', env: { ...process.env, PATH: `${join(consumer, 'node_modules', '.bin')}:${dirname(process.execPath)}:${process.env.PATH}` },
+    });
+    expect(plugin).toMatch(/^featuregates \d+\.\d+\.\d+ \(node v/);
+
     writeFileSync(join(consumer, 'esm.mjs'), [
       "import { FeatureGates, renderKubeAPIServerArgs, staticFeatureGateAccess } from 'featuregate-coordinator/sdk';",
       "import { startControlPlane } from 'featuregate-coordinator/sdk/testing';",
