@@ -13,3 +13,4 @@ export * from './deep-equal.js';
 export * from './operand-render.js';
 export * from './suggest.js';
 export * from './gate-report.js';
+export * from './admission-params.js';

@@ -16,6 +16,7 @@ import {
 import { featureGateAccessOverCaches } from '../sdk/feature-gate-access.js';
 import { clusterOperatorStatusController } from './cluster-operator-status.js';
 import { featureGateStatusController } from './feature-gate-status.js';
+import { knownGatesParamsController } from './known-gates-params.js';
 import { OperatorConditions } from './operator-conditions.js';
 import { upgradeableController } from './upgradeable.js';
 
@@ -165,6 +166,9 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     log.info('caches synced');
     run(featureGateStatusController({
       operatorVersion: options.operatorVersion, registry, featureGates, clusterVersions, client: fgClient, conditions, events, logger: log, metrics,
+    }));
+    run(knownGatesParamsController({
+      kubeConfig: kc, namespace, operatorVersion: options.operatorVersion, registry, clusterVersions, metrics, ...(fence ? { fence } : {}),
     }));
     accessor.start();
     log.info('waiting for FeatureGate status to hold this version', { version: options.operatorVersion });

@@ -1,9 +1,10 @@
 // deploy/: every manifest the overlays render is accepted by the API server, and the RBAC is proven by
 // running the operator (and an SDK accessor) as their ServiceAccounts.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, RbacAuthorizationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { startOperator, type RunningOperator } from '../../controllers/manager.js';
@@ -13,6 +14,9 @@ import {
   resolveBinaries, serviceAccountKubeConfig, setClusterVersion, setFeatureGateSpec, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { eventually } from '../support/eventually.js';
+import { tempDirs } from '../support/temp.js';
+
+const tempDir = tempDirs();
 
 const NS = 'featuregate-coordinator';
 const kubectl = resolveBinaries().kubectl;
@@ -93,6 +97,10 @@ describe('deploy manifests', () => {
       await op.ready;
       const fgs = new ResourceClient(plane.kubeConfig, FeatureGates);
       await eventually(async () => expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual(['4.22.0']));
+      // The admission policy's params follow the operator's payload through the upgrade.
+      const params = async () => (await plane.kubeConfig.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: 'featuregate-known-gates', namespace: NS })).data ?? {};
+      await eventually(async () => expect(Object.keys(await params())).toEqual(['gates.4.22.0']));
+      expect((await params())['gates.4.22.0']!.split(',')).toContain('ExampleGatewayAPI');
       const inProgress = await upgrade(plane.kubeConfig, '4.23.0');
       await op.stop();
       op = await startOperator({
@@ -101,9 +109,11 @@ describe('deploy manifests', () => {
       });
       await op.ready;
       await eventually(async () => expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual(['4.23.0', '4.22.0']));
+      await eventually(async () => expect(Object.keys(await params()).sort()).toEqual(['gates.4.22.0', 'gates.4.23.0']));
       await inProgress.complete();
       await setClusterVersion(plane.kubeConfig, { history: ['4.23.0'] });
       await eventually(async () => expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual(['4.23.0']));
+      await eventually(async () => expect(Object.keys(await params())).toEqual(['gates.4.23.0']));
       const co = await new ResourceClient(plane.kubeConfig, (await import('../../runtime/index.js')).ClusterOperators).get('config-operator');
       expect(co.status?.versions).toContainEqual({ name: 'operator', version: '4.23.0' });
       const events = await plane.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: NS });
@@ -179,5 +189,45 @@ describe('deploy manifests', () => {
       await forbidden(fgs.replaceStatus({ ...fg, status: { featureGates: [] } }));
       await forbidden(fgs.replace({ ...fg, spec: { featureSet: 'TechPreviewNoUpgrade' } }));
     }, 60_000);
+
+    it('admission: kubectl apply warns about a misspelt custom gate (with the known name) and about a one-way switch; the Deny component refuses it', async () => {
+      const policies = render('vanilla').filter((d) => d.kind.startsWith('ValidatingAdmissionPolicy'));
+      expect(policies.map((d) => d.metadata.name).sort()).toEqual([
+        'featuregates-irreversible-feature-set', 'featuregates-irreversible-feature-set', 'featuregates-known-gates', 'featuregates-known-gates']);
+      apply(plane, policies, false);
+      const fg = (featureSet: string, enabled: string[]) => JSON.stringify({
+        apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster' },
+        spec: featureSet ? { featureSet, customNoUpgrade: { enabled, disabled: [] } } : {},
+      });
+      // Server-side dry runs go through admission and change nothing, so the one-way switch can be tried repeatedly.
+      const tryApply = (doc: string) => spawnSync(kubectl!, ['--kubeconfig', plane.kubeconfigPath, 'apply', '--server-side', '--force-conflicts',
+        '--field-manager=admission-test', '--dry-run=server', '-f', '-'], { input: doc, encoding: 'utf8' });
+      await eventually(async () => {
+        const r = tryApply(fg('CustomNoUpgrade', ['ExampleGatewayAP', 'ExampleNodeSwap']));
+        expect(r.status).toBe(0);
+        expect(r.stderr).toMatch(/^Warning: .*'featuregates-known-gates'.*: spec\.customNoUpgrade names feature gates the payload does not know: "ExampleGatewayAP" \(did you mean "ExampleGatewayAPI"\?\)\./m);
+        expect(r.stderr).not.toContain('ExampleNodeSwap');
+        expect(r.stderr).toMatch(/^Warning: .*: spec\.featureSet CustomNoUpgrade cannot be undone/m);
+      }, 30_000);
+      const correct = tryApply(fg('CustomNoUpgrade', ['ExampleGatewayAPI']));
+      expect(correct.status).toBe(0);
+      expect(correct.stderr).not.toContain('does not know');
+      const quiet = tryApply(fg('', []));
+      expect(quiet.status).toBe(0);
+      expect(quiet.stderr).toBe('');
+
+      const overlay = tempDir('fgc-deny-');
+      writeFileSync(join(overlay, 'kustomization.yaml'), ['apiVersion: kustomize.config.k8s.io/v1beta1', 'kind: Kustomization',
+        `resources: [${relative(overlay, join(process.cwd(), 'deploy', 'base', 'admission'))}]`,
+        `components: [${relative(overlay, join(process.cwd(), 'deploy', 'components', 'deny-unknown-gates'))}]`, ''].join('\n'));
+      const denyDocs = parseAllDocuments(execFileSync(kubectl!, ['kustomize', overlay], { encoding: 'utf8' })).map((d) => d.toJS()).filter(Boolean);
+      apply(plane, denyDocs, false);
+      await eventually(async () => {
+        const r = tryApply(fg('CustomNoUpgrade', ['ExampleGatewayAP']));
+        expect(r.status).not.toBe(0);
+        expect(r.stderr).toMatch(/denied request: .*spec\.customNoUpgrade names feature gates the payload does not know: "ExampleGatewayAP" \(did you mean "ExampleGatewayAPI"\?\)/);
+      }, 30_000);
+      expect(tryApply(fg('CustomNoUpgrade', ['ExampleGatewayAPI'])).status).toBe(0);
+    }, 120_000);
   });
 });

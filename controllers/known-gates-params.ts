@@ -1,0 +1,66 @@
+// KnownGatesParamsController: keeps the admission policy's params ConfigMap (api-types/admission-params.ts)
+// current — this version's known gate names, and no keys for versions that left ClusterVersion history.
+// Triggered by ClusterVersion changes; one GET per reconcile, a write only when the data changes; writes are
+// fenced like every other write; a 409 is retried through the rate limiter.
+import {
+  CLUSTER_VERSION_NAME, desiredKnownGatesData, KNOWN_GATES_CONFIGMAP, knownGates, type ClusterVersion, type FeatureSetRegistry,
+} from '../api-types/index.js';
+import { isConflict, isNotFound, KubeTransport, type ClusterAccess, type ControllerSpec, type ReconcileResult, type Reflector } from '../runtime/index.js';
+import type { Registry } from 'prom-client';
+
+export const KNOWN_GATES_CONTROLLER = 'KnownGatesParamsController';
+
+interface ConfigMap { metadata: { name: string; namespace: string; resourceVersion?: string }; data?: Record<string, string> }
+
+export interface KnownGatesParamsDeps {
+  kubeConfig: ClusterAccess;
+  namespace: string;
+  operatorVersion: string;
+  registry: FeatureSetRegistry;
+  clusterVersions: Pick<Reflector<ClusterVersion>, 'get' | 'addListener'>;
+  fence?: () => void;
+  metrics?: Registry;
+}
+
+export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Promise<ReconcileResult> {
+  const t = KubeTransport.for(deps.kubeConfig);
+  const collection = `/api/v1/namespaces/${encodeURIComponent(deps.namespace)}/configmaps`;
+  const path = `${collection}/${KNOWN_GATES_CONFIGMAP}`;
+  const common = { resource: 'configmaps', ...(deps.metrics ? { metrics: deps.metrics } : {}) };
+  const known = knownGates(deps.registry);
+  return async () => {
+    const cv = deps.clusterVersions.get(CLUSTER_VERSION_NAME);
+    const history = (cv?.status?.history ?? []).map((h) => h.version);
+    let current: ConfigMap | undefined;
+    try {
+      current = await t.request({ ...common, method: 'GET', path }) as ConfigMap;
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    const data = desiredKnownGatesData(current?.data, deps.operatorVersion, known, history);
+    if (!data) return {};
+    deps.fence?.();
+    try {
+      if (current) await t.request({ ...common, method: 'PUT', path, body: { ...current, data } });
+      else {
+        await t.request({
+          ...common, method: 'POST', path: collection,
+          body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: KNOWN_GATES_CONFIGMAP, namespace: deps.namespace }, data },
+        });
+      }
+    } catch (e) {
+      if (isConflict(e)) return { requeue: true };
+      throw e;
+    }
+    return {};
+  };
+}
+
+export function knownGatesParamsController(deps: KnownGatesParamsDeps): ControllerSpec {
+  return {
+    name: KNOWN_GATES_CONTROLLER,
+    reconcile: knownGatesParamsReconciler(deps),
+    watches: [{ source: deps.clusterVersions, keys: () => [KNOWN_GATES_CONFIGMAP] }],
+    initialKeys: [KNOWN_GATES_CONFIGMAP],
+  };
+}
