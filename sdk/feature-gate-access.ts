@@ -8,10 +8,16 @@ import type { Registry } from 'prom-client';
 import {
   CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, MISSING_VERSION_MARKER, type ClusterVersion, type FeatureGate,
 } from '../api-types/index.js';
-import {
-  ClusterVersions, Controller, FeatureGates as FeatureGateResource, KubeTransport, Reflector, ResourceClient, noEvents, sdkUserAgent, silentLogger,
-  type EventRecorder, type Logger,
-} from '../runtime/index.js';
+// Runtime modules one by one, not the runtime barrel: a component importing the SDK should not load the
+// operator's parts (payload YAML reader, HTTP server, leader election, certificates).
+import { Controller } from '../runtime/controller.js';
+import { noEvents, type EventRecorder } from '../runtime/events.js';
+import { KubeTransport } from '../runtime/kube-transport.js';
+import { silentLogger, type Logger } from '../runtime/logger.js';
+import { Reflector } from '../runtime/reflector.js';
+import { ResourceClient } from '../runtime/resource-client.js';
+import { ClusterVersions, FeatureGates as FeatureGateResource } from '../runtime/resources.js';
+import { sdkUserAgent } from '../runtime/version.js';
 import { FeatureGates } from './feature-gates.js';
 import { exitOnChange } from './exit-on-change.js';
 

@@ -11,4 +11,5 @@ export {
   renderKubeAPIServerArgs, renderKubeletFeatureGates, parseFeatureGates, operandGates, type GateLists, type OperandFilter,
   MISSING_VERSION_MARKER, type FeatureGate, type FeatureGateDetails,
 } from '../api-types/index.js';
-export { createLogger, createEventRecorder, type Logger, type EventRecorder } from '../runtime/index.js';
+export { createLogger, type Logger } from '../runtime/logger.js';
+export { createEventRecorder, type EventRecorder } from '../runtime/events.js';
