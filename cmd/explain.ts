@@ -43,7 +43,7 @@ export function formatExplanation(x: Explanation): string {
   if (x.payload) {
     lines.push('', `Payload ${x.payload.dir} (version ${x.payload.version}):`, `  ${'PROFILE'.padEnd(32)} ${'FEATURE SET'.padEnd(22)} ${'STATE'.padEnd(9)} DECIDED BY`);
     for (const p of x.payload.profiles) {
-      if (p.error) lines.push(`  ${p.profile.padEnd(32)} (no manifests: ${p.error.split('\n')[0]})`);
+      if (p.error) lines.push(`  ${p.profile.padEnd(32)} ${p.error.startsWith('featuregates not located') ? '(no manifests for this profile and major version)' : `(${p.error.split('\n')[0]})`}`);
       for (const f of p.featureSets) lines.push(`  ${p.profile.padEnd(32)} ${featureSetName(f.featureSet).padEnd(22)} ${f.state.padEnd(9)} ${basename(f.decidedBy)}`);
     }
   }
