@@ -47,7 +47,8 @@ export const diffCommand: CommandSpec = {
       const fromVersion = payloadVersionFlag(values['from-version'], '--from-version') ?? '4.0.0';
       const toVersion = payloadVersionFlag(values['to-version'], '--to-version') ?? fromVersion;
       const profile = clusterProfileFlag(values['cluster-profile']);
-      const set = values['feature-set'] ?? FeatureSets.Default;
+      // "Default" is how people say it; the API's Default feature set is "".
+      const set = values['feature-set'] === 'Default' ? FeatureSets.Default : values['feature-set'] ?? FeatureSets.Default;
       const resolve = (dir: string, version: string) => resolveFeatureSet({ featureSet: set },
         loadRegistry(dir, { operatorVersion: version, ...(profile ? { clusterProfile: profile } : {}) }));
       from = resolve(values.from, fromVersion);

@@ -48,7 +48,8 @@ export function formatExplanation(x: Explanation): string {
     }
   }
   if (x.cluster) {
-    lines.push('', `Cluster ${x.cluster.server}: feature set ${featureSetName(x.cluster.featureSet)}; the spec ${x.cluster.spec === 'not named' ? 'does not name this gate' : `${x.cluster.spec} it (customNoUpgrade)`}`);
+    const spec = x.cluster.spec === 'not named' ? 'the spec does not name this gate' : `the spec's customNoUpgrade forces it ${x.cluster.spec.replace('forces ', '')}`;
+    lines.push('', `Cluster ${x.cluster.server}: feature set ${featureSetName(x.cluster.featureSet)}; ${spec}`);
     lines.push(`  ${'VERSION'.padEnd(24)} STATE`);
     if (x.cluster.versions.length === 0) lines.push('  (no status entries)');
     for (const v of x.cluster.versions) lines.push(`  ${v.version.padEnd(24)} ${v.state}`);

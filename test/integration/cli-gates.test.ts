@@ -3,7 +3,7 @@
 // exit 2, status -o wide|yaml, --log-format).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { runCLI } from '../support/cli.js';
@@ -170,5 +170,39 @@ describe('CLI conventions', () => {
     expect(text.stderr).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}Effective configuration component=featuregates-standalone /m);
     expect(text.stderr).not.toContain('\x1b[');
     expect(runCLI([...args, '--log-format', 'xml']).code).toBe(2);
+  });
+});
+
+// The real release series, table-tested against an oracle that reads the manifest files directly (not
+// through the registry): for each consecutive pair and for Default and TechPreviewNoUpgrade, what diff says
+// flips is exactly what the two manifests' lists say.
+describe('diff across the openshift/api release series', () => {
+  const manifestLists = (r: string, set: string) => {
+    const dir = release(r);
+    const file = readdirSync(dir).find((f) => f.endsWith(`SelfManagedHA-${set}.yaml`));
+    const fg = JSON.parse(readFileSync(join(dir, file!), 'utf8')) as { status: { featureGates: { enabled: { name: string }[]; disabled: { name: string }[] }[] } };
+    const e = fg.status.featureGates[0]!;
+    return { enabled: e.enabled.map((g) => g.name), disabled: e.disabled.map((g) => g.name) };
+  };
+  const series = ['4.16', '4.17', '4.18', '4.19', '4.20', '4.21', '4.22', '4.23', '5.0', '5.1'];
+  const cases = series.slice(1).flatMap((to, i) => ['Default', 'TechPreviewNoUpgrade'].map((set) => [series[i]!, to, set] as const));
+  it.each(cases)('%s → %s, %s', (from, to, set) => {
+    const r = runCLI(['diff', '--from', release(from), '--to', release(to), '--from-version', `${from}.0`, '--to-version', `${to}.0`, '--feature-set', set, '-o', 'json']);
+    const a = manifestLists(from, set);
+    const b = manifestLists(to, set);
+    const state = (l: { enabled: string[]; disabled: string[] }, n: string) => (l.enabled.includes(n) ? 'enabled' : l.disabled.includes(n) ? 'disabled' : undefined);
+    const names = [...new Set([...a.enabled, ...a.disabled, ...b.enabled, ...b.disabled])];
+    const expected = {
+      added: names.filter((n) => !state(a, n) && state(b, n)).map((name) => ({ name, state: state(b, name) })),
+      removed: names.filter((n) => state(a, n) && !state(b, n)).map((name) => ({ name, state: state(a, name) })),
+      enabledToDisabled: names.filter((n) => state(a, n) === 'enabled' && state(b, n) === 'disabled'),
+      disabledToEnabled: names.filter((n) => state(a, n) === 'disabled' && state(b, n) === 'enabled'),
+    };
+    const byName = (x: { name: string }, y: { name: string }) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0);
+    const got = JSON.parse(r.stdout);
+    expect({ added: [...got.added].sort(byName), removed: [...got.removed].sort(byName), enabledToDisabled: [...got.enabledToDisabled].sort(), disabledToEnabled: [...got.disabledToEnabled].sort() })
+      .toEqual({ added: expected.added.sort(byName), removed: expected.removed.sort(byName), enabledToDisabled: expected.enabledToDisabled.sort(), disabledToEnabled: expected.disabledToEnabled.sort() });
+    const empty = Object.values(expected).every((l) => l.length === 0);
+    expect(r.code).toBe(empty ? 0 : 1);
   });
 });
