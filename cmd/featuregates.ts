@@ -28,6 +28,8 @@ const commands: { name: string; summary: string; load: () => Promise<CommandSpec
     load: async () => (await import('./diff.js')).diffCommand },
   { name: 'preview', summary: 'what a FeatureGate spec would resolve to for a payload: unknown names, conflicts, irreversibility',
     load: async () => (await import('./preview.js')).previewCommand },
+  { name: 'simulate', summary: 'simulate upgrade --to V [--complete]: ClusterVersion history as the cluster-version operator writes it',
+    load: async () => (await import('./simulate.js')).simulateCommand },
   { name: 'version', summary: 'print the version of this CLI', load: async () => versionCommand },
   { name: 'completion', summary: 'print a shell completion script: featuregates completion bash|zsh', load: async () => completionCommand },
 ];

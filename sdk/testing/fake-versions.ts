@@ -1,7 +1,7 @@
 // Feeding fake versions to a control plane, for tests of code that reads FeatureGate/cluster and
 // ClusterVersion/version: no cluster-version or config operator needed. Objects are valid against both
 // this project's CRDs and openshift/api's.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../runtime/index.js';
 import {
   CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, emptyFeatureGate, rfc3339, type ClusterVersion, type FeatureGate, type FeatureGateDetails, type UpdateHistory,
 } from '../../api-types/index.js';
@@ -36,7 +36,7 @@ function emptyClusterVersion(): ClusterVersion {
  * Completed entries), `desired` defaulting to the newest history version. Extra status fields (say,
  * conditions) can be passed to simulate heartbeats.
  */
-export async function setClusterVersion(kc: KubeConfig, input: { desired?: string; history: HistoryInput[]; extraStatus?: Record<string, unknown> }): Promise<ClusterVersion> {
+export async function setClusterVersion(kc: ClusterAccess, input: { desired?: string; history: HistoryInput[]; extraStatus?: Record<string, unknown> }): Promise<ClusterVersion> {
   const client = new ResourceClient(kc, ClusterVersions);
   const history = input.history.map((h) => historyEntry(h));
   const desired = input.desired ?? history[0]?.version ?? '';
@@ -58,7 +58,7 @@ export interface UpgradeInProgress {
 }
 
 /** Starts an upgrade the way the cluster-version operator records it: close the old head, prepend a Partial entry. */
-export async function upgrade(kc: KubeConfig, toVersion: string): Promise<UpgradeInProgress> {
+export async function upgrade(kc: ClusterAccess, toVersion: string): Promise<UpgradeInProgress> {
   const client = new ResourceClient(kc, ClusterVersions);
   const now = rfc3339(new Date());
   await retryOnConflict(async () => {
@@ -70,18 +70,22 @@ export async function upgrade(kc: KubeConfig, toVersion: string): Promise<Upgrad
       status: { availableUpdates: null, observedGeneration: 1, versionHash: 'fake', ...(cv.status ?? {}), desired: { version: toVersion, image: head.image }, history: [head, ...old] },
     });
   });
-  return {
-    complete: () => retryOnConflict(async () => {
-      const cv = await client.get(CLUSTER_VERSION_NAME);
-      const history = (cv.status?.history ?? []).map((h, i) =>
-        (i === 0 && h.version === toVersion ? { ...h, state: 'Completed', completionTime: rfc3339(new Date()) } : h));
-      return client.replaceStatus({ ...cv, status: { ...(cv.status ?? { history: [] }), history } });
-    }),
-  };
+  return { complete: () => completeHead(kc, toVersion) };
+}
+
+/** Marks the history head Completed if it is `version`, as the cluster-version operator does when an upgrade finishes. */
+export async function completeHead(kc: ClusterAccess, version: string): Promise<ClusterVersion> {
+  const client = new ResourceClient(kc, ClusterVersions);
+  return retryOnConflict(async () => {
+    const cv = await client.get(CLUSTER_VERSION_NAME);
+    const history = (cv.status?.history ?? []).map((h, i) =>
+      (i === 0 && h.version === version ? { ...h, state: 'Completed' as const, completionTime: rfc3339(new Date()) } : h));
+    return client.replaceStatus({ ...cv, status: { ...(cv.status ?? { history: [] }), history } });
+  });
 }
 
 /** Creates FeatureGate/cluster if missing (with `spec`) and replaces its status entries. */
-export async function setFeatureGateStatus(kc: KubeConfig, entries: FeatureGateDetails[], spec: FeatureGate['spec'] = {}): Promise<FeatureGate> {
+export async function setFeatureGateStatus(kc: ClusterAccess, entries: FeatureGateDetails[], spec: FeatureGate['spec'] = {}): Promise<FeatureGate> {
   const client = new ResourceClient(kc, FeatureGates);
   return retryOnConflict(async () => {
     const fg = await client.getOrCreate(FEATURE_GATE_NAME, () => emptyFeatureGate(spec));
@@ -90,7 +94,7 @@ export async function setFeatureGateStatus(kc: KubeConfig, entries: FeatureGateD
 }
 
 /** Creates or replaces FeatureGate/cluster's spec (keeping its status). */
-export async function setFeatureGateSpec(kc: KubeConfig, spec: FeatureGate['spec']): Promise<FeatureGate> {
+export async function setFeatureGateSpec(kc: ClusterAccess, spec: FeatureGate['spec']): Promise<FeatureGate> {
   const client = new ResourceClient(kc, FeatureGates);
   return retryOnConflict(async () => {
     const fg = await client.getOrCreate(FEATURE_GATE_NAME, () => emptyFeatureGate(spec));

@@ -2,5 +2,5 @@
 export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
 export { resolveBinaries, packageRoot, type ControlPlaneBinaries } from './binaries.js';
 export { bundledCRDPaths, upstreamCRDPaths, openshiftAPIDir } from './crds.js';
-export { setClusterVersion, upgrade, setFeatureGateStatus, setFeatureGateSpec, historyEntry, type HistoryInput, type UpgradeInProgress } from './fake-versions.js';
+export { setClusterVersion, upgrade, completeHead, setFeatureGateStatus, setFeatureGateSpec, historyEntry, type HistoryInput, type UpgradeInProgress } from './fake-versions.js';
 export { serviceAccountKubeConfig } from './service-account.js';

@@ -1,15 +1,21 @@
 // The operator-side CLI commands as a user runs them: start, status, operator flag errors.
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { runCLI, spawnCLI } from '../support/cli.js';
 import { kubeconfigPath } from '../support/cluster.js';
 import { eventually } from '../support/eventually.js';
 import { processesMentioning } from '../support/processes.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
 
+// Children a test started are killed when it ends, passed or failed (a left-over `start` keeps Jest alive).
+const cleanups: (() => void)[] = [];
+const afterTest = (fn: () => void) => cleanups.push(fn);
+afterEach(() => { for (const fn of cleanups.splice(0)) fn(); });
+
 describe('featuregates CLI (operator side)', () => {
   it('start: with no cluster configured runs a local control plane and the operator, prints status, and leaves nothing on Ctrl-C', async () => {
     const env = { KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '' };
     const p = spawnCLI(['start'], env);
+    afterTest(() => { if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL'); });
     let out = '';
     let err = '';
     p.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
@@ -18,6 +24,7 @@ describe('featuregates CLI (operator side)', () => {
       .catch((e: Error) => { throw new Error(`${e.message}\nstderr of featuregates start:\n${err.slice(-3000)}`); });
     expect(out).toMatch(/Feature set:\s+Default/);
     expect(out).toMatch(/4\.22\.0\s+3\s+5/);
+    expect(out).toContain('simulate upgrade --to 4.23.0');
     const dir = /KUBECONFIG=(\/\S+)\/kubeconfig/.exec(out)![1]!;
     expect(processesMentioning(dir).length).toBeGreaterThanOrEqual(2);
     const status = runCLI(['status', '--kubeconfig', `${dir}/kubeconfig`, '-o', 'json']);
@@ -26,8 +33,23 @@ describe('featuregates CLI (operator side)', () => {
       featureSet: 'Default',
       upgradeable: { status: 'True', reason: 'AsExpected', message: 'All is well', source: 'clusteroperator/config-operator' },
       clusterVersion: { desired: '4.22.0', history: ['4.22.0'] },
-      versions: [{ version: '4.22.0', enabled: 3, disabled: 5 }],
+      versions: [{ version: '4.22.0', enabled: 3, disabled: 5, enabledNames: expect.any(Array), disabledNames: expect.any(Array) }],
     });
+
+    // simulate upgrade (kubeconfig from the running start): history as the CVO writes it, the local cluster
+    // rolls its operator to 4.23.0, and status gains the new entry first; --complete closes the upgrade.
+    const up = runCLI(['simulate', 'upgrade', '--to', '4.23.0'], env);
+    expect(up.code).toBe(0);
+    expect(up.stdout).toContain('history: 4.23.0 (Partial), 4.22.0 (Completed)');
+    await eventually(() => {
+      const s = JSON.parse(runCLI(['status', '--kubeconfig', `${dir}/kubeconfig`, '-o', 'json']).stdout);
+      expect(s.versions.map((v: { version: string }) => v.version)).toEqual(['4.23.0', '4.22.0']);
+    }, 30_000, 200);
+    await eventually(() => expect(err).toContain('rolling the operator from 4.22.0 to 4.23.0'), 10_000, 100); // runCLI blocks the loop that reads stderr
+    const done = runCLI(['simulate', 'upgrade', '--to', '4.23.0', '--complete'], env);
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain('history: 4.23.0 (Completed), 4.22.0 (Completed)');
+
     const exited = new Promise<number | null>((resolve) => p.once('exit', (c) => resolve(c)));
     p.kill('SIGINT');
     expect(await exited).toBe(0);

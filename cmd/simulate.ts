@@ -1,0 +1,61 @@
+// `featuregates simulate upgrade --to V [--complete]`: writes ClusterVersion history as the cluster-version
+// operator does during an upgrade — the old head closed and a Partial entry for V prepended (desired V), then
+// with --complete that entry marked Completed — so you can watch FeatureGate status gain V's entry. Against
+// `featuregates start`, the local cluster also rolls its operator to V (with --payload-dir, that payload),
+// as the CVO would roll out the new payload's operator.
+import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLUSTER_VERSION_NAME } from '../api-types/index.js';
+import { ClusterVersions, loadKubeConfig, ResourceClient, retryOnConflict, type ClusterAccess } from '../runtime/index.js';
+import { payloadVersionFlag, UsageError, type CommandSpec } from './args.js';
+
+/** Where a running `featuregates start` records its kubeconfig path (removed when it stops). */
+export const START_KUBECONFIG_POINTER = join(tmpdir(), 'featuregates-start.kubeconfig-path');
+/** ClusterVersion annotation: the payload folder the simulated upgrade's operator runs with (start reads it). */
+export const SIMULATED_PAYLOAD_ANNOTATION = 'featuregates.local/simulated-payload-dir';
+
+export async function simulationTarget(kubeconfig: string | undefined): Promise<ClusterAccess> {
+  if (kubeconfig || process.env.KUBECONFIG || !existsSync(START_KUBECONFIG_POINTER)) return loadKubeConfig(kubeconfig);
+  return loadKubeConfig(readFileSync(START_KUBECONFIG_POINTER, 'utf8').trim());
+}
+
+export const simulateCommand: CommandSpec = {
+  name: 'simulate',
+  summary: 'write ClusterVersion history as the cluster-version operator does during an upgrade (Partial, then --complete)',
+  usage: 'featuregates simulate upgrade --to VERSION [--complete] [--payload-dir D] [--kubeconfig P]',
+  positionals: ['upgrade'],
+  options: {
+    to: { type: 'string', help: 'the version to upgrade to, X.Y.Z (required)' },
+    complete: { type: 'boolean', help: 'mark the upgrade to --to Completed (starting it first if it is not the head)' },
+    'payload-dir': { type: 'string', help: 'payload FeatureGate manifests of the new version (used by `featuregates start` to run its operator)' },
+    kubeconfig: { type: 'string', help: 'the cluster (default: $KUBECONFIG, then the one a running `featuregates start` prints)' },
+  },
+  async run(values, flags, positionals) {
+    if (positionals[0] !== 'upgrade') throw new UsageError(`expected "upgrade", got ${JSON.stringify(positionals[0] ?? '')}`);
+    const to = payloadVersionFlag(values.to, '--to');
+    if (!to) throw new UsageError('--to is required');
+    const { completeHead, upgrade } = await import('../sdk/testing/fake-versions.js');
+    const kc = await simulationTarget(values.kubeconfig);
+    const client = new ResourceClient(kc, ClusterVersions);
+    const head = () => client.get(CLUSTER_VERSION_NAME).then((cv) => cv.status?.history?.[0]);
+    if ((await head())?.version !== to) {
+      await upgrade(kc, to);
+      process.stdout.write(`ClusterVersion: upgrade to ${to} started (Partial entry prepended, desired ${to})\n`);
+    }
+    if (values['payload-dir']) {
+      await retryOnConflict(async () => {
+        const cv = await client.get(CLUSTER_VERSION_NAME);
+        return client.replace({ ...cv, metadata: { ...cv.metadata, annotations: { ...(cv.metadata.annotations ?? {}), [SIMULATED_PAYLOAD_ANNOTATION]: values['payload-dir']! } } });
+      });
+    }
+    if (flags.complete) {
+      await completeHead(kc, to);
+      process.stdout.write(`ClusterVersion: upgrade to ${to} Completed\n`);
+    }
+    const cv = await client.get(CLUSTER_VERSION_NAME);
+    process.stdout.write(`history: ${(cv.status?.history ?? []).map((h) => `${h.version} (${h.state})`).join(', ')}\n` +
+      'the operator of the new version adds its FeatureGate status entry: watch it with `featuregates status`\n');
+    return 0;
+  },
+};
