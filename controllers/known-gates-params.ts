@@ -1,7 +1,9 @@
 // KnownGatesParamsController: keeps the admission policy's params ConfigMap (api-types/admission-params.ts)
 // current — this version's known gate names, and no keys for versions that left ClusterVersion history.
-// Triggered by ClusterVersion changes; one GET per reconcile, a write only when the data changes; writes are
-// fenced like every other write; a 409 is retried through the rate limiter.
+// Triggered by ClusterVersion changes; a GET only when the history's versions changed since the last
+// successful reconcile, a write only when the data changes; writes are fenced like every other write; a 409
+// is retried through the rate limiter. (Someone editing the ConfigMap by hand is corrected at the next
+// history change or operator start — the policy only warns, so that window is harmless.)
 import {
   CLUSTER_VERSION_NAME, desiredKnownGatesData, KNOWN_GATES_CONFIGMAP, knownGates, type ClusterVersion, type FeatureSetRegistry,
 } from '../api-types/index.js';
@@ -28,9 +30,14 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
   const path = `${collection}/${KNOWN_GATES_CONFIGMAP}`;
   const common = { resource: 'configmaps', ...(deps.metrics ? { metrics: deps.metrics } : {}) };
   const known = knownGates(deps.registry);
+  // ClusterVersion status changes often (heartbeats); only a change of its history's versions can change the
+  // data, so the GET is skipped while they stay what the last successful reconcile saw.
+  let settledFor: string | undefined;
   return async () => {
     const cv = deps.clusterVersions.get(CLUSTER_VERSION_NAME);
     const history = (cv?.status?.history ?? []).map((h) => h.version);
+    const key = JSON.stringify(history);
+    if (key === settledFor) return {};
     let current: ConfigMap | undefined;
     try {
       current = await t.request({ ...common, method: 'GET', path }) as ConfigMap;
@@ -38,7 +45,10 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
       if (!isNotFound(e)) throw e;
     }
     const data = desiredKnownGatesData(current?.data, deps.operatorVersion, known, history);
-    if (!data) return {};
+    if (!data) {
+      settledFor = key;
+      return {};
+    }
     deps.fence?.();
     try {
       if (current) await t.request({ ...common, method: 'PUT', path, body: { ...current, data } });
@@ -52,6 +62,7 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
       if (isConflict(e)) return { requeue: true };
       throw e;
     }
+    settledFor = key;
     return {};
   };
 }
