@@ -69,6 +69,6 @@ describe('featuregates render', () => {
     expect(profile.stderr).toContain('--cluster-profile must be one of self-managed-high-availability, ibm-cloud-managed, got "hypershift"');
     const unknown = runCLI(['render', '--bogus']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("Unknown option '--bogus'");
+    expect(unknown.stderr).toContain('unknown flag --bogus');
   });
 });
