@@ -3,19 +3,25 @@
 // service-account key made with node:crypto. CRDs are installed and waited for (Established and served
 // in discovery). kube-apiserver can be stopped and restarted on the same etcd and port.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
+import { parseYamlDocuments } from '../../runtime/yaml.js';
 import { resolveBinaries, type ControlPlaneBinaries } from './binaries.js';
 import { startSupervised, type SupervisedProcess } from './supervised-process.js';
 import { rawRequest } from './raw-request.js';
 
 export interface ControlPlaneOptions {
-  /** CRD manifests (YAML or JSON files, several documents allowed) to install and wait for. */
+  /**
+   * CRD manifests to install and wait for: files (YAML or JSON, several documents allowed) or folders (their
+   * *.yaml, *.yml and *.json files, not recursively), as envtest's CRDDirectoryPaths. Documents that are not
+   * CustomResourceDefinitions (a kustomization.yaml beside the CRDs, say) are skipped.
+   */
   crdPaths?: string[];
+  /** A crdPaths entry that does not exist is an error (envtest's ErrorIfCRDPathMissing); default: skipped. */
+  errorIfCRDPathMissing?: boolean;
   /** A folder holding kube-apiserver and etcd; defaults as in resolveBinaries. */
   assetsDir?: string;
   /** Milliseconds to wait for kube-apiserver /readyz (default 60 s, or KUBEBUILDER_CONTROLPLANE_START_TIMEOUT). */
@@ -87,21 +93,29 @@ async function poll(what: string, timeoutMs: number, proc: SupervisedProcess | u
     (proc ? `; last ${proc.name} log lines:\n${proc.logTail()}` : ''));
 }
 
-interface CRDDoc {
+export interface CRDDoc {
   metadata: { name: string };
   spec: { group: string; names: { plural: string }; versions: { name: string; served: boolean }[] };
 }
 
-function readCRDs(paths: string[]): CRDDoc[] {
-  const out: CRDDoc[] = [];
+/** The CRDs in `paths` (files or folders); other documents are skipped, a missing path is skipped unless `errorIfMissing`. */
+export function readCRDs(paths: readonly string[], errorIfMissing = false): CRDDoc[] {
+  const files: string[] = [];
   for (const p of paths) {
-    const docs = parseAllDocuments(readFileSync(p, 'utf8'));
-    for (const d of docs) {
-      if (d.errors.length) throw new Error(`${p}: ${d.errors[0]?.message}`);
-      const obj = d.toJS() as CRDDoc & { kind?: string };
-      if (!obj) continue;
-      if (obj.kind !== 'CustomResourceDefinition') throw new Error(`${p}: expected kind CustomResourceDefinition, got ${String(obj.kind)}`);
-      out.push(obj);
+    let st;
+    try {
+      st = statSync(p);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !errorIfMissing) continue;
+      throw new Error(`CRD path ${p}: ${(e as Error).message}`, { cause: e });
+    }
+    if (st.isDirectory()) files.push(...readdirSync(p).filter((f) => /\.(ya?ml|json)$/.test(f)).sort().map((f) => join(p, f)));
+    else files.push(p);
+  }
+  const out: CRDDoc[] = [];
+  for (const f of files) {
+    for (const obj of parseYamlDocuments(readFileSync(f, 'utf8'), f) as (CRDDoc & { kind?: string } | undefined)[]) {
+      if (obj?.kind === 'CustomResourceDefinition') out.push(obj);
     }
   }
   return out;
@@ -216,7 +230,7 @@ async function startOnce(bins: ControlPlaneBinaries, options: ControlPlaneOption
     const version = JSON.parse((await rawRequest(`${server}/version`, auth)).body).gitVersion as string;
 
     const installCRDs = async (paths: string[]): Promise<void> => {
-      const crds = readCRDs(paths);
+      const crds = readCRDs(paths, options.errorIfCRDPathMissing);
       for (const crd of crds) {
         const base = `${server}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`;
         const body = JSON.stringify(crd);
