@@ -61,10 +61,12 @@ function unionReason(unionType: string, conditions: readonly OperatorCondition[]
 }
 
 export interface UnionOptions {
-  /** Ignore bad conditions younger than this (library-go uses 2 minutes for Degraded). */
-  inertiaMs?: number;
-  /** Required with inertiaMs: the current time. */
-  now?: Date;
+  /**
+   * Ignore bad conditions younger than `ms` at `now` (library-go uses 2 minutes for Degraded). The clock comes
+   * with the inertia, so it cannot be forgotten (a missing `now` once meant the epoch, which hid every
+   * Degraded transition).
+   */
+  inertia?: { ms: number; now: Date };
 }
 
 /**
@@ -79,8 +81,8 @@ export function unionCondition(type: string, defaultStatus: 'True' | 'False', al
   if (interesting.length === 0) return { type, status: 'Unknown', reason: 'NoData', message: '' };
   let bad = interesting.filter((c) => c.status !== defaultStatus).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
   const badStatus: ConditionStatus = bad.some((c) => c.status === opposite) ? opposite : 'Unknown';
-  if (options.inertiaMs !== undefined) {
-    const cutoff = (options.now ?? new Date(0)).getTime() - options.inertiaMs;
+  if (options.inertia) {
+    const cutoff = options.inertia.now.getTime() - options.inertia.ms;
     bad = bad.filter((c) => c.lastTransitionTime !== undefined && Date.parse(c.lastTransitionTime) < cutoff);
   }
   if (bad.length === 0) {

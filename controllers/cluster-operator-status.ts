@@ -39,7 +39,7 @@ function setVersion(versions: OperandVersion[], name: string, version: string): 
 export function desiredClusterOperatorStatus(stored: ClusterOperatorStatus | undefined, deps: ClusterOperatorStatusDeps): ClusterOperatorStatus {
   const now = (deps.now ?? (() => new Date()))();
   const conditions = clusterOperatorConditions(stored?.conditions ?? [], deps.conditions.all(), rfc3339(now),
-    { inertiaMs: deps.degradedInertiaMs ?? DEGRADED_INERTIA_MS, now });
+    { inertia: { ms: deps.degradedInertiaMs ?? DEGRADED_INERTIA_MS, now } });
   let versions = stored?.versions ?? [];
   const fg = deps.featureGates.get(FEATURE_GATE_NAME);
   if (fg?.status?.featureGates.some((e) => e.version === deps.operatorVersion)) {

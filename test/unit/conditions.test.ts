@@ -53,8 +53,8 @@ describe('ClusterOperator unions', () => {
   it('holds young Degraded conditions back under inertia', () => {
     const young = { ...syncDegraded('A', 'boom'), lastTransitionTime: '2026-01-01T00:01:30Z' };
     const now = new Date('2026-01-01T00:02:00Z');
-    expect(unionCondition('Degraded', 'False', [young], { inertiaMs: 120_000, now }).status).toBe('False');
-    expect(unionCondition('Degraded', 'False', [young], { inertiaMs: 10_000, now }).status).toBe('True');
+    expect(unionCondition('Degraded', 'False', [young], { inertia: { ms: 120_000, now } }).status).toBe('False');
+    expect(unionCondition('Degraded', 'False', [young], { inertia: { ms: 10_000, now } }).status).toBe('True');
   });
 
   it('changes lastTransitionTime only when the status changes', () => {
