@@ -1,7 +1,7 @@
 // Reading FeatureGate/cluster for the CLI's explain and diff (status per version, spec), with the errors
 // `status` gives.
 import { FEATURE_GATE_NAME, type FeatureGate } from '../api-types/index.js';
-import { FeatureGates, KubeTransport, ResourceClient, apiErrorMessage, isNotFound, loadKubeConfig } from '../runtime/index.js';
+import { FeatureGateResource, KubeTransport, ResourceClient, apiErrorMessage, isNotFound, loadKubeConfig } from '../runtime/index.js';
 import { requestTimeoutFlag } from './args.js';
 
 export async function readClusterFeatureGate(kubeconfig: string | undefined, requestTimeout: string | undefined): Promise<{ fg: FeatureGate; server: string }> {
@@ -9,7 +9,7 @@ export async function readClusterFeatureGate(kubeconfig: string | undefined, req
   KubeTransport.for(kc).defaultTimeoutMs = requestTimeoutFlag(requestTimeout);
   const server = kc.getCurrentCluster()?.server ?? 'the API server';
   try {
-    return { fg: await new ResourceClient(kc, FeatureGates).get(FEATURE_GATE_NAME), server };
+    return { fg: await new ResourceClient(kc, FeatureGateResource).get(FEATURE_GATE_NAME), server };
   } catch (e) {
     if (isNotFound(e)) throw new Error(`featuregates.config.openshift.io/cluster not found on ${server}`, { cause: e });
     throw new Error(`reading featuregates/cluster from ${server}: ${apiErrorMessage(e)}`, { cause: e });

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLUSTER_VERSION_NAME } from '../api-types/index.js';
-import { ClusterVersions, loadKubeConfig, ResourceClient, retryOnConflict, type ClusterAccess } from '../runtime/index.js';
+import { ClusterVersionResource, loadKubeConfig, ResourceClient, retryOnConflict, type ClusterAccess } from '../runtime/index.js';
 import { payloadVersionFlag, UsageError, type CommandSpec } from './args.js';
 
 /** Where a running `featuregates start` records its kubeconfig path (removed when it stops). */
@@ -37,7 +37,7 @@ export const simulateCommand: CommandSpec = {
     if (!to) throw new UsageError('--to is required');
     const { completeHead, upgrade } = await import('../sdk/testing/fake-versions.js');
     const kc = await simulationTarget(values.kubeconfig);
-    const client = new ResourceClient(kc, ClusterVersions);
+    const client = new ResourceClient(kc, ClusterVersionResource);
     const head = () => client.get(CLUSTER_VERSION_NAME).then((cv) => cv.status?.history?.[0]);
     if ((await head())?.version !== to) {
       await upgrade(kc, to);

@@ -5,7 +5,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLUSTER_VERSION_NAME, parsePayloadVersion, type ClusterVersion } from '../api-types/index.js';
-import { ClusterVersions, createLogger, clusterConfigured, loadKubeConfig, Reflector, ResourceClient } from '../runtime/index.js';
+import { ClusterVersionResource, createLogger, clusterConfigured, loadKubeConfig, Reflector, ResourceClient } from '../runtime/index.js';
 import { SIMULATED_PAYLOAD_ANNOTATION, START_KUBECONFIG_POINTER } from './simulate.js';
 import { startOperator } from '../controllers/manager.js';
 import { bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../sdk/testing/index.js';
@@ -77,7 +77,7 @@ export const startCommand: CommandSpec = {
           process.stdout.write(`         node dist/cli/featuregates.js simulate upgrade --to ${nextMinor(version)}   (then --complete; watch status gain the entry)\n`);
         }
         process.stdout.write('press Ctrl-C to stop\n');
-        const cvs = new Reflector<ClusterVersion>(new ResourceClient(kc, ClusterVersions), { name: CLUSTER_VERSION_NAME, logger });
+        const cvs = new Reflector<ClusterVersion>(new ResourceClient(kc, ClusterVersionResource), { name: CLUSTER_VERSION_NAME, logger });
         let rolling = Promise.resolve();
         if (plane) cvs.addListener(() => {
           const cv = cvs.get(CLUSTER_VERSION_NAME);

@@ -3,7 +3,7 @@ import {
   CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, featureGatesUpgradeable, featureSetName, type ClusterOperator, type FeatureGate,
 } from '../api-types/index.js';
 import {
-  ClusterOperators, ClusterVersions, FeatureGates, KubeTransport, ResourceClient, apiErrorMessage, isNotFound, loadKubeConfig,
+  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, ResourceClient, apiErrorMessage, isNotFound, loadKubeConfig,
 } from '../runtime/index.js';
 import type { ClusterAccess } from '../runtime/index.js';
 import { stringify } from 'yaml';
@@ -56,15 +56,15 @@ export function formatWide(s: StatusSummary): string {
 export async function readStatus(kc: ClusterAccess, clusterOperatorName = 'config-operator', withNames = false): Promise<StatusSummary> {
   let fg: FeatureGate;
   try {
-    fg = await new ResourceClient(kc, FeatureGates).get(FEATURE_GATE_NAME);
+    fg = await new ResourceClient(kc, FeatureGateResource).get(FEATURE_GATE_NAME);
   } catch (e) {
     if (isNotFound(e)) throw new Error('featuregates.config.openshift.io/cluster not found: is the cluster running featuregate-coordinator or OpenShift?', { cause: e });
     const server = kc.getCurrentCluster()?.server ?? 'the API server';
     throw new Error(`reading featuregates/cluster from ${server}: ${apiErrorMessage(e)}`, { cause: e });
   }
   const optional = async <T>(p: Promise<T>) => p.catch((e: unknown) => { if (isNotFound(e)) return undefined; throw e; });
-  const co = await optional(new ResourceClient(kc, ClusterOperators).get(clusterOperatorName));
-  const cv = await optional(new ResourceClient(kc, ClusterVersions).get(CLUSTER_VERSION_NAME));
+  const co = await optional(new ResourceClient(kc, ClusterOperatorResource).get(clusterOperatorName));
+  const cv = await optional(new ResourceClient(kc, ClusterVersionResource).get(CLUSTER_VERSION_NAME));
   return summarize(fg, co, cv?.status?.history.map((h) => `${h.version}${h.state === 'Partial' ? ' (Partial)' : ''}`), cv?.status?.desired?.version, withNames);
 }
 

@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterProfile } from '../api-types/index.js';
 import {
-  ClusterOperators, ClusterVersions, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGates, KubeTransport, LeaderElector, apiServerAuthorizer, selfSignedCert, userAgent, Reflector, ResourceClient, createEventRecorder,
+  ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, KubeTransport, LeaderElector, apiServerAuthorizer, selfSignedCert, userAgent, Reflector, ResourceClient, createEventRecorder,
   loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/feature-gate-access.js';
@@ -114,11 +114,11 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const writeOptions = fence ? { fence } : {};
 
   const reflectorOptions = { logger: log, metrics, ...options.reflector };
-  const fgClient = new ResourceClient(kc, FeatureGates, metrics, writeOptions);
+  const fgClient = new ResourceClient(kc, FeatureGateResource, metrics, writeOptions);
   const featureGates = new Reflector(fgClient, { ...reflectorOptions, name: FEATURE_GATE_NAME });
-  const clusterVersions = new Reflector(new ResourceClient(kc, ClusterVersions, metrics), { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
+  const clusterVersions = new Reflector(new ResourceClient(kc, ClusterVersionResource, metrics), { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
   const coName = options.clusterOperatorName ?? DEFAULT_CLUSTER_OPERATOR_NAME;
-  const coClient = new ResourceClient(kc, ClusterOperators, metrics, writeOptions);
+  const coClient = new ResourceClient(kc, ClusterOperatorResource, metrics, writeOptions);
   const clusterOperators = new Reflector(coClient, { ...reflectorOptions, name: coName });
   const reflectors = [featureGates, clusterVersions, clusterOperators];
   registerStatusFeatureMetrics(metrics, () => featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates ?? []);

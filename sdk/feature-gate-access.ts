@@ -16,7 +16,7 @@ import { KubeTransport } from '../runtime/kube-transport.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
 import { Reflector } from '../runtime/reflector.js';
 import { ResourceClient } from '../runtime/resource-client.js';
-import { ClusterVersions, FeatureGates as FeatureGateResource } from '../runtime/resources.js';
+import { ClusterVersionResource, FeatureGateResource } from '../runtime/resources.js';
 import { sdkUserAgent } from '../runtime/version.js';
 import { FeatureGates } from './feature-gates.js';
 import { exitOnChange } from './exit-on-change.js';
@@ -95,7 +95,7 @@ export function createFeatureGateAccess(options: FeatureGateAccessOptions): Feat
   const reflectorOptions = { logger: log, ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), ...options.reflector };
   const featureGates = new Reflector(new ResourceClient(options.kubeConfig, FeatureGateResource, options.metricsRegistry),
     { ...reflectorOptions, name: FEATURE_GATE_NAME });
-  const clusterVersions = new Reflector(new ResourceClient(options.kubeConfig, ClusterVersions, options.metricsRegistry),
+  const clusterVersions = new Reflector(new ResourceClient(options.kubeConfig, ClusterVersionResource, options.metricsRegistry),
     { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
   return featureGateAccessOverCaches({ featureGates, clusterVersions, owned: true }, options);
 }

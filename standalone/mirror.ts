@@ -2,12 +2,12 @@
 // components built on the SDK can read the gates the same way as on a cluster.
 import type { ClusterAccess } from '../runtime/index.js';
 import { emptyFeatureGate, FEATURE_GATE_NAME, FeatureSets, jsonEqual, type FeatureGate } from '../api-types/index.js';
-import { FeatureGates, ResourceClient, apiErrorMessage, retryOnConflict } from '../runtime/index.js';
+import { FeatureGateResource, ResourceClient, apiErrorMessage, retryOnConflict } from '../runtime/index.js';
 import type { StandaloneFeatureGates } from './config.js';
 import { effectiveGates, type ResolvedGates } from './render.js';
 
 export async function mirrorFeatureGate(kc: ClusterAccess, fg: StandaloneFeatureGates, version: string, gates: ResolvedGates): Promise<FeatureGate> {
-  const client = new ResourceClient(kc, FeatureGates);
+  const client = new ResourceClient(kc, FeatureGateResource);
   const spec: FeatureGate['spec'] = fg.featureSet === FeatureSets.CustomNoUpgrade
     ? { featureSet: fg.featureSet, customNoUpgrade: { enabled: gates.enabledNames, disabled: gates.disabledNames } }
     : { featureSet: fg.featureSet };

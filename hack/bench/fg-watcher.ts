@@ -1,7 +1,7 @@
 // A watch on FeatureGate/cluster for the benchmarks (the runtime's Reflector, so a watch the server ends
 // is restarted): resolves the next change whose status versions (comma-joined, in order) match a predicate.
 import { FEATURE_GATE_NAME, type FeatureGate } from '../../api-types/index.js';
-import { FeatureGates, Reflector, ResourceClient, type ClusterAccess } from '../../runtime/index.js';
+import { FeatureGateResource, Reflector, ResourceClient, type ClusterAccess } from '../../runtime/index.js';
 
 export class FeatureGateWatcher {
   private waiter: { pred: (versions: string) => boolean; resolve: () => void } | undefined;
@@ -9,7 +9,7 @@ export class FeatureGateWatcher {
   private constructor(private readonly reflector: Reflector<FeatureGate>) {}
 
   static async start(kc: ClusterAccess): Promise<FeatureGateWatcher> {
-    const reflector = new Reflector(new ResourceClient(kc, FeatureGates), { name: FEATURE_GATE_NAME });
+    const reflector = new Reflector(new ResourceClient(kc, FeatureGateResource), { name: FEATURE_GATE_NAME });
     const w = new FeatureGateWatcher(reflector);
     reflector.addListener(() => {
       const fg = reflector.get(FEATURE_GATE_NAME);

@@ -10,7 +10,7 @@
 //    heartbeats (no write expected) and 60 s idle; and its CPU over its whole life.
 // The operator process as in operator-process.ts (FGC_OPERATOR_CLI, OPERATOR_NODE_FLAGS).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { FeatureGates, ResourceClient } from '../../runtime/index.js';
+import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
 import { operatorChange } from './status-change.js';
@@ -29,7 +29,7 @@ const kc = plane.kubeConfig;
 await setFeatureGateSpec(kc, {});
 await setClusterVersion(kc, { history: ['4.22.0'] });
 const watcher = await FeatureGateWatcher.start(kc);
-const fgs = new ResourceClient(kc, FeatureGates);
+const fgs = new ResourceClient(kc, FeatureGateResource);
 
 async function startOperatorTimed(): Promise<{ proc: ChildProcess; startMs: number; spawnedAt: number }> {
   if ((await fgs.get('cluster')).status?.featureGates?.length) {

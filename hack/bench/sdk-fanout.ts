@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { FeatureGates, ResourceClient } from '../../runtime/index.js';
+import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { createFeatureGateAccess, type FeatureGateAccess } from '../../sdk/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
@@ -31,7 +31,7 @@ const kc = plane.kubeConfig;
 await setClusterVersion(kc, { history: ['4.22.0'] });
 await setFeatureGateStatus(kc, [{ version: '4.22.0', enabled: [{ name: 'Gate-0' }], disabled: [] }]);
 const watcher = await FeatureGateWatcher.start(kc);
-const fgs = new ResourceClient(kc, FeatureGates);
+const fgs = new ResourceClient(kc, FeatureGateResource);
 
 async function startAccessors(n: number, onChange: (first: string | undefined) => void): Promise<FeatureGateAccess[]> {
   const accessors = Array.from({ length: n }, () => createFeatureGateAccess({

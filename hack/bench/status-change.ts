@@ -10,7 +10,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { FeatureGate } from '../../api-types/index.js';
 import { CLUSTER_VERSION_NAME, type ClusterVersion } from '../../api-types/index.js';
-import { ClusterVersions, Reflector, ResourceClient } from '../../runtime/index.js';
+import { ClusterVersionResource, Reflector, ResourceClient } from '../../runtime/index.js';
 import { setClusterVersion, setFeatureGateStatus } from '../../sdk/testing/index.js';
 import type { FeatureGateWatcher } from './fg-watcher.js';
 import { nowMs } from './stats.js';
@@ -41,7 +41,7 @@ export async function rawWrite(kc: KubeConfig, fgs: ResourceClient<FeatureGate>,
 
 /** A minimal stand-in for the operator: prunes FeatureGate status to the history's versions on every ClusterVersion event. */
 export async function startRelay(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher): Promise<{ stop(): Promise<void> }> {
-  const cvs = new Reflector<ClusterVersion>(new ResourceClient(kc, ClusterVersions), { name: CLUSTER_VERSION_NAME });
+  const cvs = new Reflector<ClusterVersion>(new ResourceClient(kc, ClusterVersionResource), { name: CLUSTER_VERSION_NAME });
   cvs.addListener(() => {
     const history = new Set((cvs.get(CLUSTER_VERSION_NAME)?.status?.history ?? []).map((h) => h.version));
     const fg = watcher.current();

@@ -3,7 +3,7 @@
 //   npm run bench -- status-latency         (N=200 changes, RUNS=3; operator as in operator-process.ts)
 // Goal (issue 12): operator p50 ≤ 1.2× and p99 ≤ 1.5× the raw path's. Also timed: a minimal relay in this
 // process in place of the operator (status-change.ts), the floor of any controller on this path.
-import { FeatureGates, ResourceClient } from '../../runtime/index.js';
+import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
 import { describeOperator, exited, spawnOperatorProcess } from './operator-process.js';
@@ -17,7 +17,7 @@ const kc = plane.kubeConfig;
 await setFeatureGateSpec(kc, {});
 await setClusterVersion(kc, { history: ['4.22.0'] });
 const watcher = await FeatureGateWatcher.start(kc);
-const fgs = new ResourceClient(kc, FeatureGates);
+const fgs = new ResourceClient(kc, FeatureGateResource);
 
 interface Run { opP50: number; opP99: number; rawP50: number; rawP99: number; relayP50: number; relayP99: number }
 const runs: Run[] = [];

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FEATURE_GATE_NAME, type FeatureGate } from '../../api-types/index.js';
-import { FeatureGates, KubeTransport, ResourceClient } from '../../runtime/index.js';
+import { FeatureGateResource, KubeTransport, ResourceClient } from '../../runtime/index.js';
 import {
   bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane,
 } from '../../sdk/testing/index.js';
@@ -155,7 +155,7 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
 /** The versions in FeatureGate/cluster status, read with a short timeout (undefined when unreachable). */
 export async function statusVersions(kc: KubeConfig): Promise<string[] | undefined> {
   try {
-    const fg = await new ResourceClient(kc, FeatureGates, undefined, { timeoutMs: 2000 }).get(FEATURE_GATE_NAME);
+    const fg = await new ResourceClient(kc, FeatureGateResource, undefined, { timeoutMs: 2000 }).get(FEATURE_GATE_NAME);
     return fg.status?.featureGates.map((e) => e.version) ?? [];
   } catch {
     return undefined;
@@ -164,7 +164,7 @@ export async function statusVersions(kc: KubeConfig): Promise<string[] | undefin
 
 /** Adds a stale entry to FeatureGate status (as a second writer would); the operator must prune it. */
 export async function injectStaleEntry(kc: KubeConfig, version: string): Promise<boolean> {
-  const client = new ResourceClient(kc, FeatureGates, undefined, { timeoutMs: 2000 });
+  const client = new ResourceClient(kc, FeatureGateResource, undefined, { timeoutMs: 2000 });
   try {
     const fg: FeatureGate = await client.get(FEATURE_GATE_NAME);
     const entries = fg.status?.featureGates ?? [];

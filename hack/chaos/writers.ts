@@ -2,7 +2,7 @@
 // conflict retry, as other controllers and admins do) while the operator keeps status. At the end the
 // status must be exactly what the final spec and history call for, with few conflicts on the operator's side.
 import { FEATURE_GATE_NAME, type ClusterVersion, type FeatureGate } from '../../api-types/index.js';
-import { ClusterVersions, FeatureGates, ResourceClient, retryOnConflict } from '../../runtime/index.js';
+import { ClusterVersionResource, FeatureGateResource, ResourceClient, retryOnConflict } from '../../runtime/index.js';
 import { historyEntry, setClusterVersion } from '../../sdk/testing/index.js';
 import { Figures, OPERATOR_VERSION, converged, onChaosCluster, putConflicts, secs, sleep, until, type ScenarioResult } from './lib.js';
 
@@ -11,8 +11,8 @@ export async function concurrentWriters(o: { writers: number; writesEach: number
   return onChaosCluster({ history: [OPERATOR_VERSION, '4.21.9'] }, async ({ kc, operator }) => {
     const op = operator();
     await until('first status', () => converged(kc), 60_000);
-    const fgs = new ResourceClient(kc, FeatureGates, undefined, { timeoutMs: 30_000 });
-    const cvs = new ResourceClient(kc, ClusterVersions, undefined, { timeoutMs: 30_000 });
+    const fgs = new ResourceClient(kc, FeatureGateResource, undefined, { timeoutMs: 30_000 });
+    const cvs = new ResourceClient(kc, ClusterVersionResource, undefined, { timeoutMs: 30_000 });
     const conflicts0 = await putConflicts(op);
     const t0 = performance.now();
     let clientConflicts = 0;

@@ -8,7 +8,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FEATURE_GATE_NAME } from '../../api-types/index.js';
-import { ClusterOperators, FeatureGates, KubeTransport, ResourceClient, packageVersion } from '../../runtime/index.js';
+import { ClusterOperatorResource, FeatureGateResource, KubeTransport, ResourceClient, packageVersion } from '../../runtime/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
 
 const image = process.env.IMAGE ?? `featuregate-coordinator:${packageVersion()}`;
@@ -69,8 +69,8 @@ try {
   } else {
     how = 'podman run --network host --read-only --user 65532:0 --cap-drop ALL';
   }
-  const fgs = new ResourceClient(plane.kubeConfig, FeatureGates);
-  const cos = new ResourceClient(plane.kubeConfig, ClusterOperators);
+  const fgs = new ResourceClient(plane.kubeConfig, FeatureGateResource);
+  const cos = new ResourceClient(plane.kubeConfig, ClusterOperatorResource);
   const t0 = Date.now();
   for (;;) {
     const fg = await fgs.get(FEATURE_GATE_NAME).catch(() => undefined);

@@ -5,7 +5,7 @@ import type { ClusterAccess } from '../../runtime/index.js';
 import {
   CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, emptyFeatureGate, rfc3339, type ClusterVersion, type FeatureGate, type FeatureGateDetails, type UpdateHistory,
 } from '../../api-types/index.js';
-import { ClusterVersions, FeatureGates, ResourceClient, retryOnConflict } from '../../runtime/index.js';
+import { ClusterVersionResource, FeatureGateResource, ResourceClient, retryOnConflict } from '../../runtime/index.js';
 
 export type HistoryInput = string | { version: string; state?: 'Completed' | 'Partial'; image?: string; startedTime?: string; completionTime?: string | null };
 
@@ -37,7 +37,7 @@ function emptyClusterVersion(): ClusterVersion {
  * conditions) can be passed to simulate heartbeats.
  */
 export async function setClusterVersion(kc: ClusterAccess, input: { desired?: string; history: HistoryInput[]; extraStatus?: Record<string, unknown> }): Promise<ClusterVersion> {
-  const client = new ResourceClient(kc, ClusterVersions);
+  const client = new ResourceClient(kc, ClusterVersionResource);
   const history = input.history.map((h) => historyEntry(h));
   const desired = input.desired ?? history[0]?.version ?? '';
   return retryOnConflict(async () => {
@@ -59,7 +59,7 @@ export interface UpgradeInProgress {
 
 /** Starts an upgrade the way the cluster-version operator records it: close the old head, prepend a Partial entry. */
 export async function upgrade(kc: ClusterAccess, toVersion: string): Promise<UpgradeInProgress> {
-  const client = new ResourceClient(kc, ClusterVersions);
+  const client = new ResourceClient(kc, ClusterVersionResource);
   const now = rfc3339(new Date());
   await retryOnConflict(async () => {
     const cv = await client.getOrCreate(CLUSTER_VERSION_NAME, emptyClusterVersion);
@@ -75,7 +75,7 @@ export async function upgrade(kc: ClusterAccess, toVersion: string): Promise<Upg
 
 /** Marks the history head Completed if it is `version`, as the cluster-version operator does when an upgrade finishes. */
 export async function completeHead(kc: ClusterAccess, version: string): Promise<ClusterVersion> {
-  const client = new ResourceClient(kc, ClusterVersions);
+  const client = new ResourceClient(kc, ClusterVersionResource);
   return retryOnConflict(async () => {
     const cv = await client.get(CLUSTER_VERSION_NAME);
     const history = (cv.status?.history ?? []).map((h, i) =>
@@ -86,7 +86,7 @@ export async function completeHead(kc: ClusterAccess, version: string): Promise<
 
 /** Creates FeatureGate/cluster if missing (with `spec`) and replaces its status entries. */
 export async function setFeatureGateStatus(kc: ClusterAccess, entries: FeatureGateDetails[], spec: FeatureGate['spec'] = {}): Promise<FeatureGate> {
-  const client = new ResourceClient(kc, FeatureGates);
+  const client = new ResourceClient(kc, FeatureGateResource);
   return retryOnConflict(async () => {
     const fg = await client.getOrCreate(FEATURE_GATE_NAME, () => emptyFeatureGate(spec));
     return client.replaceStatus({ ...fg, status: { ...(fg.status ?? {}), featureGates: entries } });
@@ -95,7 +95,7 @@ export async function setFeatureGateStatus(kc: ClusterAccess, entries: FeatureGa
 
 /** Creates or replaces FeatureGate/cluster's spec (keeping its status). */
 export async function setFeatureGateSpec(kc: ClusterAccess, spec: FeatureGate['spec']): Promise<FeatureGate> {
-  const client = new ResourceClient(kc, FeatureGates);
+  const client = new ResourceClient(kc, FeatureGateResource);
   return retryOnConflict(async () => {
     const fg = await client.getOrCreate(FEATURE_GATE_NAME, () => emptyFeatureGate(spec));
     return client.replace({ ...fg, spec });

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, RbacAuthorizationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { startOperator, type RunningOperator } from '../../controllers/manager.js';
-import { ClusterVersions, FeatureGates, ResourceClient, statusCode } from '../../runtime/index.js';
+import { ClusterVersionResource, FeatureGateResource, ResourceClient, statusCode } from '../../runtime/index.js';
 import { createFeatureGateAccess } from '../../sdk/index.js';
 import {
   resolveBinaries, serviceAccountKubeConfig, setClusterVersion, setFeatureGateSpec, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
@@ -95,7 +95,7 @@ describe('deploy manifests', () => {
         leaderElect: true, leaderElectionNamespace: NS, metricsBindAddress: '0', healthProbeBindAddress: '0',
       });
       await op.ready;
-      const fgs = new ResourceClient(plane.kubeConfig, FeatureGates);
+      const fgs = new ResourceClient(plane.kubeConfig, FeatureGateResource);
       await eventually(async () => expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual(['4.22.0']));
       // The admission policy's params follow the operator's payload through the upgrade.
       const params = async () => (await plane.kubeConfig.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: 'featuregate-known-gates', namespace: NS })).data ?? {};
@@ -114,7 +114,7 @@ describe('deploy manifests', () => {
       await setClusterVersion(plane.kubeConfig, { history: ['4.23.0'] });
       await eventually(async () => expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual(['4.23.0']));
       await eventually(async () => expect(Object.keys(await params())).toEqual(['gates.4.23.0']));
-      const co = await new ResourceClient(plane.kubeConfig, (await import('../../runtime/index.js')).ClusterOperators).get('config-operator');
+      const co = await new ResourceClient(plane.kubeConfig, (await import('../../runtime/index.js')).ClusterOperatorResource).get('config-operator');
       expect(co.status?.versions).toContainEqual({ name: 'operator', version: '4.23.0' });
       const events = await plane.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: NS });
       const update = events.items.find((e) => e.reason === 'FeatureGateUpdate' && e.message?.includes('Version="4.23.0"'));
@@ -124,14 +124,14 @@ describe('deploy manifests', () => {
       expect(lease.spec?.holderIdentity).toBeTruthy();
 
       // outside its role
-      const saFgs = new ResourceClient(sa, FeatureGates);
+      const saFgs = new ResourceClient(sa, FeatureGateResource);
       const fg = await saFgs.get('cluster');
       await forbidden(saFgs.replace({ ...fg, spec: { featureSet: 'TechPreviewNoUpgrade' } }));
-      await forbidden(new ResourceClient(sa, ClusterVersions).delete('version'));
+      await forbidden(new ResourceClient(sa, ClusterVersionResource).delete('version'));
       await forbidden(sa.makeApiClient(CoordinationV1Api).createNamespacedLease({ namespace: 'default', body: {
         metadata: { name: 'steal', namespace: 'default' }, spec: { holderIdentity: 'x', renewTime: new V1MicroTime() } } }));
       await forbidden(sa.makeApiClient(CoreV1Api).listNamespacedSecret({ namespace: NS }));
-      await forbidden(new ResourceClient(sa, (await import('../../runtime/index.js')).ClusterOperators).delete('config-operator'));
+      await forbidden(new ResourceClient(sa, (await import('../../runtime/index.js')).ClusterOperatorResource).delete('config-operator'));
     }, 120_000);
 
     it('/metrics over HTTPS: 401 without a token, 403 without the role, 200 with featuregate-metrics-reader (TokenReview + SubjectAccessReview as the operator\'s ServiceAccount)', async () => {
@@ -184,7 +184,7 @@ describe('deploy manifests', () => {
       } finally {
         await access.stop();
       }
-      const fgs = new ResourceClient(sa, FeatureGates);
+      const fgs = new ResourceClient(sa, FeatureGateResource);
       const fg = await fgs.get('cluster');
       await forbidden(fgs.replaceStatus({ ...fg, status: { featureGates: [] } }));
       await forbidden(fgs.replace({ ...fg, spec: { featureSet: 'TechPreviewNoUpgrade' } }));

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { CoordinationV1Api } from '@kubernetes/client-node';
-import { FeatureGates, ResourceClient } from '../../runtime/index.js';
+import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { spawnCLI } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
@@ -49,7 +49,7 @@ describe('leader election between two operator processes', () => {
       if (!pid) throw new Error(`no leader yet (holder ${JSON.stringify(h)})`);
       return pid;
     }, 60_000);
-    const fgs = new ResourceClient(plane.kubeConfig, FeatureGates);
+    const fgs = new ResourceClient(plane.kubeConfig, FeatureGateResource);
     await eventually(async () => expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual(['4.22.1']), 30_000);
     const [leader, follower] = leaderPid === a.pid ? [a, b] : [b, a];
     // The follower may still be starting on a loaded machine when the leader has already written status.

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareNames, type ClusterOperator, type FeatureGate } from '../../api-types/index.js';
-import { ClusterOperators, FeatureGates, ResourceClient, isNotFound } from '../../runtime/index.js';
+import { ClusterOperatorResource, FeatureGateResource, ResourceClient, isNotFound } from '../../runtime/index.js';
 import { startOperator, type RunningOperator } from '../../controllers/manager.js';
 import {
   bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
@@ -52,8 +52,8 @@ describe.each([
 
   beforeAll(async () => {
     plane = await startControlPlane({ crdPaths: crds() });
-    fgs = new ResourceClient(plane.kubeConfig, FeatureGates);
-    cos = new ResourceClient(plane.kubeConfig, ClusterOperators);
+    fgs = new ResourceClient(plane.kubeConfig, FeatureGateResource);
+    cos = new ResourceClient(plane.kubeConfig, ClusterOperatorResource);
   }, 120_000);
 
   afterAll(async () => {

@@ -2,14 +2,14 @@
 // (server timeout and client inactivity timer both lead to a fresh watch without losing events).
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
-import { FeatureGates, Reflector, ResourceClient } from '../../runtime/index.js';
+import { FeatureGateResource, Reflector, ResourceClient } from '../../runtime/index.js';
 import { kubeConfig } from '../support/cluster.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { featureGate, uniqueName } from '../support/objects.js';
 
 describe('Reflector', () => {
   const kc = kubeConfig('ours');
-  const client = new ResourceClient(kc, FeatureGates);
+  const client = new ResourceClient(kc, FeatureGateResource);
 
   it('lists, follows adds, updates and deletes of one named object, and signals synced', async () => {
     const name = uniqueName('reflect');
@@ -49,7 +49,7 @@ describe('Reflector', () => {
 
   it('retries a failing list with backoff instead of stopping (a resource that is not served)', async () => {
     const metrics = new Registry();
-    const bogus = new ResourceClient(kc, { ...FeatureGates, plural: 'nosuchthings' }, metrics);
+    const bogus = new ResourceClient(kc, { ...FeatureGateResource, plural: 'nosuchthings' }, metrics);
     const r = new Reflector(bogus, { metrics, backoffInitialMs: 50, backoffMaxMs: 100 });
     r.start();
     await sleep(800);

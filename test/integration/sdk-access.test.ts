@@ -5,7 +5,7 @@ import { createFeatureGateAccess, type FeatureGateChange } from '../../sdk/index
 import {
   bundledCRDPaths, setClusterVersion, setFeatureGateStatus, startControlPlane, type ControlPlane,
 } from '../../sdk/testing/index.js';
-import { FeatureGates, ResourceClient } from '../../runtime/index.js';
+import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { details } from '../support/objects.js';
 import { eventually, sleep } from '../support/eventually.js';
 
@@ -67,7 +67,7 @@ describe('FeatureGateAccess', () => {
     await a.waitForInitial({ timeoutMs: 10_000 });
     expect(changes).toHaveLength(1);
     expect(changes[0]!.previous).toBeUndefined();
-    const fgs = new ResourceClient(plane.kubeConfig, FeatureGates);
+    const fgs = new ResourceClient(plane.kubeConfig, FeatureGateResource);
     // another version's entry, conditions, a ClusterVersion heartbeat, a reordering: no call
     await setFeatureGateStatus(plane.kubeConfig, [details('4.22.1', ['A', 'B'], ['C']), details('4.21.0', ['Old', 'New'], [])]);
     const fg = await fgs.get('cluster');

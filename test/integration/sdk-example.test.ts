@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { FeatureGates, ResourceClient } from '../../runtime/index.js';
+import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateStatus, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { details } from '../support/objects.js';
 import { eventually, sleep } from '../support/eventually.js';
@@ -36,7 +36,7 @@ describe('example component operator', () => {
     expect(log).toContain('Ignoring unknown FeatureGate \\"GateB\\"');
 
     await setFeatureGateStatus(plane.kubeConfig, [own, details('4.21.0', ['GateA', 'GateB'], ['GateC'])]); // another version
-    const fgs = new ResourceClient(plane.kubeConfig, FeatureGates);
+    const fgs = new ResourceClient(plane.kubeConfig, FeatureGateResource);
     const fg = await fgs.get('cluster');
     await fgs.replaceStatus({ ...fg, status: { ...fg.status!, conditions: [{ type: 'DeterminationDegraded', status: 'True', reason: 'X', message: 'm', lastTransitionTime: '2026-01-01T00:00:00Z' }] } });
     for (let i = 0; i < 5; i++) await setClusterVersion(plane.kubeConfig, { history: ['4.22.1', '4.21.0'], extraStatus: { versionHash: `beat-${i}` } });
@@ -48,6 +48,6 @@ describe('example component operator', () => {
     await eventually(() => expect(exits).toBe(1), 30_000).catch((e) => { throw new Error(`${e.message}\n${log}`); });
     expect(exitCode).toBe(0);
     expect(log).toContain('feature gates changed (enabled: -; disabled: GateB); exiting to restart with them');
-    expect(log.match(/FeatureGates initialized/g)).toHaveLength(1);
+    expect(log.match(/FeatureGateResource initialized/g)).toHaveLength(1);
   }, 120_000);
 });
