@@ -1,5 +1,6 @@
 // Decoders for untrusted JSON: they return typed values or throw a DecodeError naming the field path,
 // e.g. `status.history[3].version: expected string, got number`. Unknown fields are carried through.
+import { API_VERSION } from './wire.js';
 import type {
   ClusterOperator, ClusterOperatorStatusCondition, ClusterVersion, Condition, FeatureGate, FeatureGateAttributes,
   FeatureGateDetails, ObjectMeta, OperandVersion, ObjectReference, Release, UpdateHistory,
@@ -64,7 +65,7 @@ function meta(v: unknown, path: string): ObjectMeta {
 }
 
 function typeMeta(o: Obj, kind: string): void {
-  if (o.apiVersion !== undefined && o.apiVersion !== 'config.openshift.io/v1') {
+  if (o.apiVersion !== undefined && o.apiVersion !== API_VERSION) {
     throw new DecodeError('apiVersion', `expected "config.openshift.io/v1", got ${JSON.stringify(o.apiVersion)}`);
   }
   if (o.kind !== undefined && o.kind !== kind) throw new DecodeError('kind', `expected "${kind}", got ${JSON.stringify(o.kind)}`);
@@ -107,7 +108,7 @@ export function decodeFeatureGate(v: unknown): FeatureGate {
   const spec = o.spec === undefined || o.spec === null ? {} : obj(o.spec, 'spec');
   const out: FeatureGate = {
     ...o,
-    apiVersion: 'config.openshift.io/v1',
+    apiVersion: API_VERSION,
     kind: 'FeatureGate',
     metadata: meta(o.metadata, 'metadata'),
     spec: { ...spec },
@@ -158,7 +159,7 @@ export function decodeClusterVersion(v: unknown): ClusterVersion {
   const spec = o.spec === undefined ? {} : obj(o.spec, 'spec');
   const out: ClusterVersion = {
     ...o,
-    apiVersion: 'config.openshift.io/v1',
+    apiVersion: API_VERSION,
     kind: 'ClusterVersion',
     metadata: meta(o.metadata, 'metadata'),
     spec: { ...spec, clusterID: str(spec.clusterID ?? '', 'spec.clusterID') },
@@ -205,7 +206,7 @@ export function decodeClusterOperator(v: unknown): ClusterOperator {
   typeMeta(o, 'ClusterOperator');
   const out: ClusterOperator = {
     ...o,
-    apiVersion: 'config.openshift.io/v1',
+    apiVersion: API_VERSION,
     kind: 'ClusterOperator',
     metadata: meta(o.metadata, 'metadata'),
     spec: o.spec === undefined ? {} : obj(o.spec, 'spec'),

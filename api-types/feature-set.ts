@@ -11,27 +11,9 @@ export const FeatureSets = {
 
 export type FeatureSet = (typeof FeatureSets)[keyof typeof FeatureSets];
 
-/** The sets whose gates come from payload manifests (CustomNoUpgrade is computed from Default). */
-export const FixedFeatureSets: readonly FeatureSet[] = [
-  FeatureSets.Default, FeatureSets.TechPreviewNoUpgrade, FeatureSets.DevPreviewNoUpgrade, FeatureSets.OKD,
-];
-
-export const AllFeatureSets: readonly FeatureSet[] = [...FixedFeatureSets, FeatureSets.CustomNoUpgrade];
-
-export function isFeatureSet(v: string): v is FeatureSet {
-  return (AllFeatureSets as readonly string[]).includes(v);
-}
-
 /** The display name of a feature set: "Default" for the empty string. */
 export function featureSetName(set: string): string {
   return set === '' ? 'Default' : set;
-}
-
-/** FeatureGateName in openshift/api: dot-separated segments of letters, digits and dashes. */
-export const GATE_NAME_PATTERN = /^([A-Za-z0-9-]+\.)*[A-Za-z0-9-]+\.?$/;
-
-export function isGateName(name: string): boolean {
-  return GATE_NAME_PATTERN.test(name);
 }
 
 /** Byte-wise (UTF-16 code unit) comparison, as Go's strings.Compare for ASCII names; never locale order. */

@@ -1,5 +1,6 @@
 // Bootstrap render (pure): a FeatureGate manifest → the same FeatureGate with status filled for one
 // payload version, as openshift/api's render command does at install time.
+import { API_VERSION } from './wire.js';
 import { FeatureSets } from './feature-set.js';
 import { PROFILE_ANNOTATION_PREFIX, type FeatureSetRegistry } from './registry.js';
 import { resolveFeatureGateDetails } from './resolve.js';
@@ -29,5 +30,5 @@ export function renderFeatureGate(featureGate: FeatureGate, registry: FeatureSet
 
 /** FeatureGate/cluster with only a spec (empty by default, as the payload's create-only manifest defines it). */
 export function emptyFeatureGate(spec: FeatureGate['spec'] = {}): FeatureGate {
-  return { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster' }, spec };
+  return { apiVersion: API_VERSION, kind: 'FeatureGate', metadata: { name: 'cluster' }, spec };
 }

@@ -1,6 +1,11 @@
 // Wire types of the config.openshift.io/v1 objects this project reads and writes. Field names and
 // shapes follow openshift/api exactly; only the fields we use are typed, the rest is carried through.
 
+/** The API group, version and apiVersion of FeatureGate, ClusterVersion and ClusterOperator. */
+export const GROUP = 'config.openshift.io';
+export const VERSION = 'v1';
+export const API_VERSION = 'config.openshift.io/v1';
+
 export interface ObjectMeta {
   name?: string;
   namespace?: string;
@@ -49,14 +54,12 @@ export interface FeatureGateStatus {
 }
 
 export interface FeatureGate {
-  apiVersion: 'config.openshift.io/v1';
+  apiVersion: typeof API_VERSION;
   kind: 'FeatureGate';
   metadata: ObjectMeta;
   spec: FeatureGateSpec;
   status?: FeatureGateStatus;
 }
-
-export type UpdateState = 'Completed' | 'Partial';
 
 export interface UpdateHistory {
   state: string;
@@ -84,7 +87,7 @@ export interface ClusterVersionStatus {
 }
 
 export interface ClusterVersion {
-  apiVersion: 'config.openshift.io/v1';
+  apiVersion: typeof API_VERSION;
   kind: 'ClusterVersion';
   metadata: ObjectMeta;
   spec: { clusterID: string; [key: string]: unknown };
@@ -119,7 +122,7 @@ export interface ClusterOperatorStatus {
 }
 
 export interface ClusterOperator {
-  apiVersion: 'config.openshift.io/v1';
+  apiVersion: typeof API_VERSION;
   kind: 'ClusterOperator';
   metadata: ObjectMeta;
   spec: Record<string, unknown>;
@@ -131,8 +134,5 @@ export function rfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
-export const GROUP = 'config.openshift.io';
-export const VERSION = 'v1';
-export const API_VERSION = 'config.openshift.io/v1';
 export const FEATURE_GATE_NAME = 'cluster';
 export const CLUSTER_VERSION_NAME = 'version';

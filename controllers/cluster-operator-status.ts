@@ -4,7 +4,7 @@
 // Creates the ClusterOperator if it is missing; writes /status only when something changed.
 import {
   DEGRADED_INERTIA_MS, FEATURE_GATE_NAME, clusterOperatorConditions, jsonEqual, rfc3339, type ClusterOperator, type ClusterOperatorStatus,
-  type FeatureGate, type ObjectReference, type OperandVersion,
+  type FeatureGate, type ObjectReference, type OperandVersion, API_VERSION,
 } from '../api-types/index.js';
 import { apiErrorMessage, isConflict, isNotFound, type ControllerSpec, type ReconcileResult, type Reflector, type ResourceClient } from '../runtime/index.js';
 import type { OperatorConditions } from './operator-conditions.js';
@@ -54,7 +54,7 @@ export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps)
     let co = deps.clusterOperators.get(deps.name);
     if (!co) {
       try {
-        co = await deps.client.create({ apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name: deps.name }, spec: {} });
+        co = await deps.client.create({ apiVersion: API_VERSION, kind: 'ClusterOperator', metadata: { name: deps.name }, spec: {} });
       } catch (e) {
         if (!isConflict(e)) throw new Error(`creating ClusterOperator ${deps.name}: ${apiErrorMessage(e)}`, { cause: e });
         return { requeue: true }; // created concurrently: the cache catches up

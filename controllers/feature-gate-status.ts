@@ -5,7 +5,7 @@
 import {
   CLUSTER_VERSION_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, desiredFeatureGates, featureGatesEqual,
   resolveFeatureGateDetails, serializedSizeBytes, syncDegraded, type ClusterVersion, type FeatureGate, type FeatureGateDetails,
-  type FeatureSetRegistry,
+  type FeatureSetRegistry, API_VERSION,
 } from '../api-types/index.js';
 import {
   apiErrorMessage, counter, gauge, isConflict, silentLogger, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
@@ -77,7 +77,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
     }
     writes?.inc();
     log.info('FeatureGate status updated', { version: deps.operatorVersion, versions: desired.map((d) => d.version) });
-    deps.events.event({ apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', name: FEATURE_GATE_NAME, ...(fg.metadata.uid ? { uid: fg.metadata.uid } : {}) },
+    deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME, ...(fg.metadata.uid ? { uid: fg.metadata.uid } : {}) },
       'Normal', 'FeatureGateUpdate', featureGateUpdateMessage(fg, deps.operatorVersion, current.enabled.map((g) => g.name), current.disabled.map((g) => g.name)));
     return { requeueAfterMs: RESYNC_MS };
   };

@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import type { ClusterAccess } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
 import {
-  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, MISSING_VERSION_MARKER, type ClusterVersion, type FeatureGate,
+  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, MISSING_VERSION_MARKER, type ClusterVersion, type FeatureGate, API_VERSION,
 } from '../api-types/index.js';
 // Runtime modules one by one, not the runtime barrel: a component importing the SDK should not load the
 // operator's parts (payload YAML reader, HTTP server, leader election, certificates).
@@ -86,7 +86,7 @@ export function gatesForVersion(featureGate: FeatureGate, version: string): Feat
   return new FeatureGates(entry.enabled.map((g) => g.name), entry.disabled.map((g) => g.name));
 }
 
-const INVOLVED = { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', name: FEATURE_GATE_NAME };
+const INVOLVED = { apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME };
 
 export function createFeatureGateAccess(options: FeatureGateAccessOptions): FeatureGateAccess {
   const script = basename(process.argv[1] ?? 'component').replace(/\.[cm]?[jt]s$/, '');

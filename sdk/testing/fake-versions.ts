@@ -3,7 +3,7 @@
 // this project's CRDs and openshift/api's.
 import type { ClusterAccess } from '../../runtime/index.js';
 import {
-  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, emptyFeatureGate, rfc3339, type ClusterVersion, type FeatureGate, type FeatureGateDetails, type UpdateHistory,
+  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, emptyFeatureGate, rfc3339, type ClusterVersion, type FeatureGate, type FeatureGateDetails, type UpdateHistory, API_VERSION,
 } from '../../api-types/index.js';
 import { ClusterVersionResource, FeatureGateResource, ResourceClient, retryOnConflict } from '../../runtime/index.js';
 
@@ -26,7 +26,7 @@ export function historyEntry(h: HistoryInput, now = new Date()): UpdateHistory {
 
 function emptyClusterVersion(): ClusterVersion {
   return {
-    apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: CLUSTER_VERSION_NAME },
+    apiVersion: API_VERSION, kind: 'ClusterVersion', metadata: { name: CLUSTER_VERSION_NAME },
     spec: { clusterID: '00000000-0000-4000-8000-000000000000' },
   };
 }
