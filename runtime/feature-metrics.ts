@@ -5,12 +5,8 @@
 //    component's current gates. The OpenShift FeatureGate API carries no maturity, so `stage` is "" (the
 //    label is kept so dashboards built for Kubernetes components work). Cardinality: the gates of one version.
 import type { Registry } from 'prom-client';
+import type { GateLists } from '../api-types/index.js';
 import { Gauge } from './prometheus.js';
-
-export interface GateStates {
-  enabledNames: readonly string[];
-  disabledNames: readonly string[];
-}
 
 /** The operator's view: `entries()` is read at every scrape (the FeatureGate cache's status entries). */
 export function registerStatusFeatureMetrics(registry: Registry, entries: () => readonly { version: string; enabled: readonly { name: string }[]; disabled: readonly { name: string }[] }[]): void {
@@ -31,7 +27,7 @@ export function registerStatusFeatureMetrics(registry: Registry, entries: () => 
 }
 
 /** A component's view: `current()` is read at every scrape; nothing is exported before the first observation. */
-export function registerKubernetesFeatureMetrics(registry: Registry, current: () => GateStates | undefined): void {
+export function registerKubernetesFeatureMetrics(registry: Registry, current: () => GateLists | undefined): void {
   if (registry.getSingleMetric('kubernetes_feature_enabled')) return;
   new Gauge({
     name: 'kubernetes_feature_enabled',

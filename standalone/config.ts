@@ -1,17 +1,12 @@
 // The standalone configuration's feature-gate block, `apiServer.featureGates`, decoded from the merged
 // user configuration and laid over the defaults as MicroShift does: a non-empty featureSet and non-empty
 // lists replace the defaults; empty values leave them.
-import { describe, didYouMean } from '../api-types/index.js';
-
-export interface GateLists {
-  enabled: string[];
-  disabled: string[];
-}
+import { describe, didYouMean, type EnabledDisabled } from '../api-types/index.js';
 
 export interface StandaloneFeatureGates {
   featureSet: string;
-  customNoUpgrade: GateLists;
-  specialHandlingSupportExceptionRequired: GateLists;
+  customNoUpgrade: EnabledDisabled;
+  specialHandlingSupportExceptionRequired: EnabledDisabled;
 }
 
 export const REQUIRED_FEATURE_GATES = ['UserNamespacesSupport', 'UserNamespacesPodSecurityStandards'];
@@ -45,7 +40,7 @@ function stringsAt(v: unknown, path: string): string[] {
   });
 }
 
-function lists(v: unknown, path: string): GateLists {
+function lists(v: unknown, path: string): EnabledDisabled {
   const o = objAt(v, path) ?? {};
   return { enabled: stringsAt(o.enabled, `${path}.enabled`), disabled: stringsAt(o.disabled, `${path}.disabled`) };
 }
@@ -62,11 +57,9 @@ export function featureGatesFromConfig(merged: unknown): StandaloneFeatureGates 
   }
   const custom = lists(fg.customNoUpgrade, `${PATH}.customNoUpgrade`);
   const special = lists(fg.specialHandlingSupportExceptionRequired, `${PATH}.specialHandlingSupportExceptionRequired`);
-  if (custom.enabled.length) out.customNoUpgrade.enabled = custom.enabled;
-  if (custom.disabled.length) out.customNoUpgrade.disabled = custom.disabled;
-  if (special.enabled.length) out.specialHandlingSupportExceptionRequired.enabled = special.enabled;
-  if (special.disabled.length) out.specialHandlingSupportExceptionRequired.disabled = special.disabled;
-  return out;
+  // MicroShift copies a list over the default only when it is non-empty; the default is empty, so taking the
+  // lists as read is the same.
+  return { ...out, customNoUpgrade: custom, specialHandlingSupportExceptionRequired: special };
 }
 
 const FEATURE_GATES_KEYS = ['featureSet', 'customNoUpgrade', 'specialHandlingSupportExceptionRequired'];

@@ -1,14 +1,14 @@
 // The feature-gate lock `<data-dir>/no-upgrade`: what it holds, how it is encoded, and the checks a
 // start must pass while it exists (pure; standalone/files.ts does the I/O).
 import { parseDocument, stringify } from 'yaml';
-import { describe, FeatureSets } from '../api-types/index.js';
-import type { GateLists, StandaloneFeatureGates } from './config.js';
+import { describe, FeatureSets, type EnabledDisabled } from '../api-types/index.js';
+import type { StandaloneFeatureGates } from './config.js';
 import { goSet } from './validate.js';
 import { formatVersion, parseExecVersion, type ExecVersion } from './version.js';
 
 export interface FeatureGateLock {
   featureSet: string;
-  customNoUpgrade: GateLists;
+  customNoUpgrade: EnabledDisabled;
   version: string;
 }
 

@@ -1,16 +1,11 @@
 // Standalone rendering (pure): the resolved gates → kube-apiserver arguments and a kubelet configuration.
-import { compareNames, FeatureSets, renderKubeAPIServerArgs, resolveFeatureSet, type FeatureSetRegistry } from '../api-types/index.js';
+import { compareNames, FeatureSets, renderKubeAPIServerArgs, resolveFeatureSet, type FeatureSetRegistry, type GateLists } from '../api-types/index.js';
 import { REQUIRED_FEATURE_GATES, type StandaloneFeatureGates } from './config.js';
-
-export interface ResolvedGates {
-  enabledNames: string[];
-  disabledNames: string[];
-}
 
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort(compareNames);
 
 /** The gates a configuration sets: the four lists for CustomNoUpgrade, the payload's set for Tech/DevPreview. */
-export function resolveStandaloneGates(fg: StandaloneFeatureGates, registry?: FeatureSetRegistry): ResolvedGates {
+export function resolveStandaloneGates(fg: StandaloneFeatureGates, registry?: FeatureSetRegistry): GateLists {
   if (fg.featureSet === FeatureSets.TechPreviewNoUpgrade || fg.featureSet === FeatureSets.DevPreviewNoUpgrade) {
     if (!registry) throw new Error(`feature set ${fg.featureSet} needs payload manifests (--authoritative-feature-gate-dir)`);
     const r = resolveFeatureSet({ featureSet: fg.featureSet }, registry);
@@ -25,13 +20,13 @@ export function resolveStandaloneGates(fg: StandaloneFeatureGates, registry?: Fe
  * The gates kube-apiserver runs with: the resolved gates plus the required ones, on. The FeatureGate mirror
  * writes exactly these, so an SDK reader sees what the arguments enable.
  */
-export function effectiveGates(gates: ResolvedGates, required: readonly string[] = REQUIRED_FEATURE_GATES): ResolvedGates {
+export function effectiveGates(gates: GateLists, required: readonly string[] = REQUIRED_FEATURE_GATES): GateLists {
   const requiredSet = new Set(required);
   return { enabledNames: sorted([...gates.enabledNames, ...required]), disabledNames: gates.disabledNames.filter((n) => !requiredSet.has(n)) };
 }
 
 /** Gates the kubelet configuration sets itself to another value than apiServer.featureGates (the kubelet's win). */
-export function kubeletOverrides(gates: ResolvedGates, base: Record<string, unknown> | undefined,
+export function kubeletOverrides(gates: GateLists, base: Record<string, unknown> | undefined,
   required: readonly string[] = REQUIRED_FEATURE_GATES): { name: string; kubelet: boolean; apiServer: boolean }[] {
   const own = (base?.featureGates ?? {}) as Record<string, unknown>;
   const eff = effectiveGates(gates, required);
@@ -40,7 +35,7 @@ export function kubeletOverrides(gates: ResolvedGates, base: Record<string, unkn
 }
 
 /** Repeated `--feature-gates=Name=bool`, byte-sorted, then the required gates (always true) appended. */
-export function standaloneAPIServerArgs(gates: ResolvedGates, required: readonly string[] = REQUIRED_FEATURE_GATES): string[] {
+export function standaloneAPIServerArgs(gates: GateLists, required: readonly string[] = REQUIRED_FEATURE_GATES): string[] {
   const requiredSet = new Set(required);
   const args = renderKubeAPIServerArgs({
     enabledNames: gates.enabledNames.filter((n) => !requiredSet.has(n)),
@@ -54,7 +49,7 @@ export function standaloneAPIServerArgs(gates: ResolvedGates, required: readonly
  * featureGates deep-merged. A gate the base config already sets keeps its value (the kubelet's own
  * settings win, as in MicroShift); the others come from the resolved gates and the required gates.
  */
-export function standaloneKubeletConfig(gates: ResolvedGates, base: Record<string, unknown> | undefined,
+export function standaloneKubeletConfig(gates: GateLists, base: Record<string, unknown> | undefined,
   required: readonly string[] = REQUIRED_FEATURE_GATES): Record<string, unknown> {
   const cfg: Record<string, unknown> = base ? structuredClone(base) : { apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration' };
   const own = (cfg.featureGates ?? {}) as Record<string, boolean>;
