@@ -1,7 +1,8 @@
-// featuregate-coordinator/sdk: what component operators import.
+// featuregate-coordinator/sdk: what component operators import. (The operator's accessor over its own caches,
+// featureGateAccessOverCaches, is internal: controllers/ imports it from sdk/feature-gate-access.ts.)
 export {
-  createFeatureGateAccess, featureGateAccessOverCaches, gatesForVersion, targetVersion, FeatureGatesNotObservedError,
-  type FeatureGateAccess, type FeatureGateAccessOptions, type FeatureGateCaches, type FeatureGateChange, type FeatureGateChangeHandler,
+  createFeatureGateAccess, gatesForVersion, targetVersion, FeatureGatesNotObservedError,
+  type FeatureGateAccess, type FeatureGateAccessOptions, type FeatureGateChange, type FeatureGateChangeHandler,
 } from './feature-gate-access.js';
 export { FeatureGates, UnknownFeatureGateError } from './feature-gates.js';
 export { exitOnChange, type ExitOnChangeOptions } from './exit-on-change.js';
