@@ -1,9 +1,8 @@
 // KnownGatesParamsController: keeps the admission policy's params ConfigMap (api-types/admission-params.ts)
 // current — this version's known gate names, and no keys for versions that left ClusterVersion history.
-// Triggered by ClusterVersion changes; a GET only when the history's versions changed since the last
-// successful reconcile, a write only when the data changes; writes are fenced like every other write; a 409
-// is retried through the rate limiter. (Someone editing the ConfigMap by hand is corrected at the next
-// history change or operator start — the policy only warns, so that window is harmless.)
+// Triggered by ClusterVersion changes; a GET only when the data last seen would change, a write only when the
+// data read differs; writes are fenced like every other write; a 409 is retried through the rate limiter.
+// (A hand edit of the ConfigMap is corrected at the next change that touches it or at operator start.)
 import {
   CLUSTER_VERSION_NAME, desiredKnownGatesData, KNOWN_GATES_CONFIGMAP, knownGates, type ClusterVersion, type FeatureSetRegistry,
 } from '../api-types/index.js';
@@ -30,14 +29,13 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
   const path = `${collection}/${KNOWN_GATES_CONFIGMAP}`;
   const common = { resource: 'configmaps', ...(deps.metrics ? { metrics: deps.metrics } : {}) };
   const known = knownGates(deps.registry);
-  // ClusterVersion status changes often (heartbeats); only a change of its history's versions can change the
-  // data, so the GET is skipped while they stay what the last successful reconcile saw.
-  let settledFor: string | undefined;
+  // ClusterVersion status changes often (heartbeats, and history during upgrades), the ConfigMap rarely: the
+  // data last read or written is kept, and the GET happens only when that data would have to change.
+  let lastData: Record<string, string> | undefined;
   return async () => {
     const cv = deps.clusterVersions.get(CLUSTER_VERSION_NAME);
     const history = (cv?.status?.history ?? []).map((h) => h.version);
-    const key = JSON.stringify(history);
-    if (key === settledFor) return {};
+    if (lastData && !desiredKnownGatesData(lastData, deps.operatorVersion, known, history)) return {};
     let current: ConfigMap | undefined;
     try {
       current = await t.request({ ...common, method: 'GET', path }) as ConfigMap;
@@ -46,7 +44,7 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
     }
     const data = desiredKnownGatesData(current?.data, deps.operatorVersion, known, history);
     if (!data) {
-      settledFor = key;
+      lastData = current?.data ?? {};
       return {};
     }
     deps.fence?.();
@@ -62,7 +60,7 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
       if (isConflict(e)) return { requeue: true };
       throw e;
     }
-    settledFor = key;
+    lastData = data;
     return {};
   };
 }

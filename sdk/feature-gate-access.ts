@@ -193,20 +193,16 @@ export function featureGateAccessOverCaches(caches: FeatureGateCaches,
     },
     async waitForInitial({ timeoutMs, signal } = {}) {
       if (current) return current;
+      const signals = [...(signal ? [signal] : []), ...(timeoutMs !== undefined ? [AbortSignal.timeout(timeoutMs)] : [])];
+      if (signals.length === 0) return initial;
+      const stop = AbortSignal.any(signals);
+      // The caller's signal gives its own reason; the deadline gives ours.
+      const why = () => (signal?.aborted ? signal.reason as unknown : new Error('timed out waiting for FeatureGate detection'));
+      if (stop.aborted) throw why();
       return new Promise<FeatureGates>((resolve, reject) => {
-        const cleanup: (() => void)[] = [];
-        const done = (fn: () => void) => { for (const c of cleanup) c(); fn(); };
-        if (signal) {
-          if (signal.aborted) return reject(signal.reason);
-          const onAbort = () => done(() => reject(signal.reason));
-          signal.addEventListener('abort', onAbort, { once: true });
-          cleanup.push(() => signal.removeEventListener('abort', onAbort));
-        }
-        if (timeoutMs !== undefined) {
-          const t = setTimeout(() => done(() => reject(new Error('timed out waiting for FeatureGate detection'))), timeoutMs);
-          cleanup.push(() => clearTimeout(t));
-        }
-        void initial.then((g) => done(() => resolve(g)));
+        const onAbort = () => reject(why());
+        stop.addEventListener('abort', onAbort, { once: true });
+        void initial.then((g) => { stop.removeEventListener('abort', onAbort); resolve(g); });
       });
     },
     current() {

@@ -48,6 +48,6 @@ describe('example component operator', () => {
     await eventually(() => expect(exits).toBe(1), 30_000).catch((e) => { throw new Error(`${e.message}\n${log}`); });
     expect(exitCode).toBe(0);
     expect(log).toContain('feature gates changed (enabled: -; disabled: GateB); exiting to restart with them');
-    expect(log.match(/FeatureGateResource initialized/g)).toHaveLength(1);
+    expect(log.match(/FeatureGates initialized/g)).toHaveLength(1);
   }, 120_000);
 });
