@@ -14,3 +14,4 @@ export * from './operand-render.js';
 export * from './suggest.js';
 export * from './gate-report.js';
 export * from './admission-params.js';
+export * from './gate-names-module.js';

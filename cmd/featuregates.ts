@@ -30,6 +30,8 @@ const commands: { name: string; summary: string; load: () => Promise<CommandSpec
     load: async () => (await import('./preview.js')).previewCommand },
   { name: 'simulate', summary: 'simulate upgrade --to V [--complete]: ClusterVersion history as the cluster-version operator writes it',
     load: async () => (await import('./simulate.js')).simulateCommand },
+  { name: 'gen', summary: 'generate code: gen gate-names --payload-dir D [-o F.ts] (typed gate names for SDK users)',
+    load: async () => (await import('./gen.js')).genCommand },
   { name: 'version', summary: 'print the version of this CLI', load: async () => versionCommand },
   { name: 'completion', summary: 'print a shell completion script: featuregates completion bash|zsh', load: async () => completionCommand },
 ];

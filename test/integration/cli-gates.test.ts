@@ -206,3 +206,18 @@ describe('diff across the openshift/api release series', () => {
     expect(r.code).toBe(empty ? 0 : 1);
   });
 });
+
+describe('featuregates gen gate-names', () => {
+  it('writes the same module as the checked-in fixture for the current payload, to a file or stdout', () => {
+    const dir = join(PAYLOAD_ROOT, 'current');
+    const out = join(tempDir('fgc-gen-'), 'gate-names.ts');
+    const r = runCLI(['gen', 'gate-names', '--payload-dir', dir, '-o', out]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^wrote \d+ gate names to /);
+    const fixture = readFileSync(join('test', 'fixtures', 'gate-names.generated.ts'), 'utf8');
+    const body = (t: string) => t.split('\n').slice(1).join('\n'); // the first line names the source folder
+    expect(body(readFileSync(out, 'utf8'))).toBe(body(fixture));
+    expect(body(runCLI(['gen', 'gate-names', '--payload-dir', dir]).stdout)).toBe(body(fixture));
+    expect(runCLI(['gen', 'names', '--payload-dir', dir]).code).toBe(2);
+  });
+});
