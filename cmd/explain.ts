@@ -7,7 +7,7 @@ import {
 } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { REQUEST_TIMEOUT_OPTION, outputFlag, payloadVersionFlag, UsageError, type CommandSpec } from './args.js';
-import { readClusterFeatureGate } from './cluster-read.js';
+import { connect, readFeatureGate } from './cluster-read.js';
 
 export interface Explanation {
   gate: string;
@@ -95,7 +95,9 @@ export const explainCommand: CommandSpec = {
       }
     }
     if (values.kubeconfig || !dir) {
-      const { fg, server } = await readClusterFeatureGate(values.kubeconfig, values['request-timeout']);
+      const kc = await connect(values.kubeconfig, values['request-timeout']);
+      const fg = await readFeatureGate(kc);
+      const server = kc.getCurrentCluster()?.server ?? 'the API server';
       const { names: clusterNames, ...cluster } = explainCluster(fg, gate);
       x.cluster = { ...cluster, server };
       for (const n of clusterNames) names.add(n);

@@ -1,13 +1,11 @@
 // `featuregates status`: the feature set, whether minor upgrades are allowed, and per-version counts.
 import {
-  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, featureGatesUpgradeable, featureSetName, type ClusterOperator, type FeatureGate,
+  CLUSTER_VERSION_NAME, featureGatesUpgradeable, featureSetName, type ClusterOperator, type FeatureGate,
 } from '../api-types/index.js';
-import {
-  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, ResourceClient, apiErrorMessage, isNotFound, loadKubeConfig,
-} from '../runtime/index.js';
-import type { ClusterAccess } from '../runtime/index.js';
+import { ClusterOperatorResource, ClusterVersionResource, ResourceClient, isNotFound, type ClusterAccess } from '../runtime/index.js';
 import { stringify } from 'yaml';
-import { REQUEST_TIMEOUT_OPTION, outputFlag, requestTimeoutFlag, type CommandSpec } from './args.js';
+import { REQUEST_TIMEOUT_OPTION, outputFlag, type CommandSpec } from './args.js';
+import { connect, readFeatureGate } from './cluster-read.js';
 
 export interface StatusSummary {
   featureSet: string;
@@ -54,14 +52,7 @@ export function formatWide(s: StatusSummary): string {
 }
 
 export async function readStatus(kc: ClusterAccess, clusterOperatorName = 'config-operator', withNames = false): Promise<StatusSummary> {
-  let fg: FeatureGate;
-  try {
-    fg = await new ResourceClient(kc, FeatureGateResource).get(FEATURE_GATE_NAME);
-  } catch (e) {
-    if (isNotFound(e)) throw new Error('featuregates.config.openshift.io/cluster not found: is the cluster running featuregate-coordinator or OpenShift?', { cause: e });
-    const server = kc.getCurrentCluster()?.server ?? 'the API server';
-    throw new Error(`reading featuregates/cluster from ${server}: ${apiErrorMessage(e)}`, { cause: e });
-  }
+  const fg = await readFeatureGate(kc);
   const optional = async <T>(p: Promise<T>) => p.catch((e: unknown) => { if (isNotFound(e)) return undefined; throw e; });
   const co = await optional(new ResourceClient(kc, ClusterOperatorResource).get(clusterOperatorName));
   const cv = await optional(new ResourceClient(kc, ClusterVersionResource).get(CLUSTER_VERSION_NAME));
@@ -80,9 +71,7 @@ export const statusCommand: CommandSpec = {
   },
   async run(values) {
     const output = outputFlag(values.output, ['table', 'wide', 'json', 'yaml']);
-    const timeoutMs = requestTimeoutFlag(values['request-timeout']);
-    const kc = await loadKubeConfig(values.kubeconfig);
-    KubeTransport.for(kc).defaultTimeoutMs = timeoutMs;
+    const kc = await connect(values.kubeconfig, values['request-timeout']);
     const s = await readStatus(kc, values['cluster-operator-name'], output !== 'table');
     process.stdout.write(output === 'json' ? `${JSON.stringify(s, null, 2)}\n` : output === 'yaml' ? stringify(s) : output === 'wide' ? formatWide(s) : formatTable(s));
     return 0;
