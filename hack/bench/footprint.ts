@@ -9,12 +9,11 @@
 //  - scenario CPU: that same process's CPU over 100 status-changing ClusterVersion changes, 20 ClusterVersion
 //    heartbeats (no write expected) and 60 s idle; and its CPU over its whole life.
 // The operator process as in operator-process.ts (FGC_OPERATOR_CLI, OPERATOR_NODE_FLAGS).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
-import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
-import { FeatureGateWatcher } from './fg-watcher.js';
+import { spawn } from 'node:child_process';
+import { setClusterVersion } from '../../sdk/testing/index.js';
+import { BENCH_VERSION, startBenchCluster } from './bench-cluster.js';
 import { operatorChange } from './status-change.js';
-import { describeOperator, exited, spawnOperatorProcess, usage } from './operator-process.js';
+import { describeOperator, exited, usage } from './operator-process.js';
 import { median, ms, nowMs, spread } from './stats.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -24,25 +23,8 @@ const CHANGES = 100;
 const HEARTBEATS = 20;
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
-const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
-const kc = plane.kubeConfig;
-await setFeatureGateSpec(kc, {});
-await setClusterVersion(kc, { history: ['4.22.0'] });
-const watcher = await FeatureGateWatcher.start(kc);
-const fgs = new ResourceClient(kc, FeatureGateResource);
-
-async function startOperatorTimed(): Promise<{ proc: ChildProcess; startMs: number; spawnedAt: number }> {
-  if ((await fgs.get('cluster')).status?.featureGates?.length) {
-    const cleared = watcher.next((v) => v === '');
-    await setFeatureGateStatus(kc, []);
-    await cleared;
-  }
-  const seen = watcher.next((v) => v === '4.22.0');
-  const t0 = nowMs();
-  const proc = spawnOperatorProcess(plane.kubeconfigPath, '4.22.0');
-  await seen;
-  return { proc, startMs: nowMs() - t0, spawnedAt: t0 };
-}
+const cluster = await startBenchCluster();
+const { kc, watcher, fgs } = cluster;
 
 async function bareNodeStartMs(): Promise<number> {
   const t0 = nowMs();
@@ -55,10 +37,10 @@ interface Run { startMs: number; bareStartMs: number; rssMB: number; bareRssMB: 
 async function oneRun(): Promise<Run> {
   const starts: number[] = [];
   const bareStarts: number[] = [];
-  let op!: Awaited<ReturnType<typeof startOperatorTimed>>;
+  let op!: Awaited<ReturnType<typeof cluster.startOperator>>;
   for (let i = 0; i < STARTS; i++) {
     bareStarts.push(await bareNodeStartMs());
-    op = await startOperatorTimed();
+    op = await cluster.startOperator();
     starts.push(op.startMs);
     if (i < STARTS - 1) { op.proc.kill('SIGKILL'); await exited(op.proc); }
   }
@@ -78,7 +60,7 @@ async function oneRun(): Promise<Run> {
   const latencies: number[] = [];
   for (let i = 0; i < CHANGES; i++) latencies.push(await operatorChange(kc, fgs, watcher, i));
   for (let i = 0; i < HEARTBEATS; i++) {
-    await setClusterVersion(kc, { history: ['4.22.0'], extraStatus: { versionHash: `heartbeat-${i}` } });
+    await setClusterVersion(kc, { history: [BENCH_VERSION], extraStatus: { versionHash: `heartbeat-${i}` } });
     await sleep(50);
   }
   await sleep(IDLE_MS);
@@ -97,8 +79,7 @@ for (let r = 1; r <= RUNS; r++) {
   runs.push(run);
   console.error(`run ${r}/${RUNS}: ${JSON.stringify(run)}`);
 }
-await watcher.stop();
-await plane.stop();
+await cluster.stop();
 
 const f = (pick: (r: Run) => number, fmt: (n: number) => string) => spread(runs.map(pick), fmt);
 const s = (n: number) => `${n.toFixed(2)} s`;

@@ -3,34 +3,21 @@
 //   npm run bench -- status-latency         (N=200 changes, RUNS=3; operator as in operator-process.ts)
 // Goal (issue 12): operator p50 ≤ 1.2× and p99 ≤ 1.5× the raw path's. Also timed: a minimal relay in this
 // process in place of the operator (status-change.ts), the floor of any controller on this path.
-import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
-import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
-import { FeatureGateWatcher } from './fg-watcher.js';
-import { describeOperator, exited, spawnOperatorProcess } from './operator-process.js';
+import { startBenchCluster } from './bench-cluster.js';
+import { describeOperator, exited } from './operator-process.js';
 import { operatorChange, rawWrite, startRelay } from './status-change.js';
 import { median, ms, percentile, spread } from './stats.js';
 
 const N = Number(process.env.N ?? 200);
 const RUNS = Number(process.env.RUNS ?? 3);
-const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
-const kc = plane.kubeConfig;
-await setFeatureGateSpec(kc, {});
-await setClusterVersion(kc, { history: ['4.22.0'] });
-const watcher = await FeatureGateWatcher.start(kc);
-const fgs = new ResourceClient(kc, FeatureGateResource);
+const cluster = await startBenchCluster();
+const { kc, watcher, fgs } = cluster;
 
 interface Run { opP50: number; opP99: number; rawP50: number; rawP99: number; relayP50: number; relayP99: number }
 const runs: Run[] = [];
 for (let r = 1; r <= RUNS; r++) {
   // Each run starts from an empty status, so the operator's first write says it is running.
-  if ((await fgs.get('cluster')).status?.featureGates?.length) {
-    const cleared = watcher.next((v) => v === '');
-    await setFeatureGateStatus(kc, []);
-    await cleared;
-  }
-  const written = watcher.next((v) => v === '4.22.0');
-  const op = spawnOperatorProcess(plane.kubeconfigPath, '4.22.0');
-  await written;
+  const { proc: op } = await cluster.startOperator();
   // Interleaved, so drift on a shared machine hits both paths alike.
   const opSamples: number[] = [];
   const rawSamples: number[] = [];
@@ -51,8 +38,7 @@ for (let r = 1; r <= RUNS; r++) {
   runs.push(run);
   console.error(`run ${r}/${RUNS}: ${JSON.stringify(run)}`);
 }
-await watcher.stop();
-await plane.stop();
+await cluster.stop();
 const f = (pick: (r: Run) => number, fmt: (n: number) => string) => spread(runs.map(pick), fmt);
 const x = (n: number) => `${n.toFixed(2)}×`;
 console.log(`${describeOperator()}, ${N} changes per run, ${RUNS} runs (min / median / max)`);

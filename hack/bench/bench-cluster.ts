@@ -1,0 +1,42 @@
+// The control plane the operator benchmarks share: FeatureGate/cluster (Default) and ClusterVersion at
+// 4.22.0, a watcher on FeatureGate/cluster, and an operator process started from an empty status.
+import type { ChildProcess } from 'node:child_process';
+import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
+import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
+import { FeatureGateWatcher } from './fg-watcher.js';
+import { spawnOperatorProcess } from './operator-process.js';
+import { nowMs } from './stats.js';
+
+export const BENCH_VERSION = '4.22.0';
+
+export async function startBenchCluster() {
+  const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
+  const kc = plane.kubeConfig;
+  await setFeatureGateSpec(kc, {});
+  await setClusterVersion(kc, { history: [BENCH_VERSION] });
+  const watcher = await FeatureGateWatcher.start(kc);
+  const fgs = new ResourceClient(kc, FeatureGateResource);
+  return {
+    plane, kc, watcher, fgs,
+    /**
+     * Empties the status, spawns the operator and resolves once its first status write is seen: the
+     * process, the time from spawn to that write, and when it was spawned.
+     */
+    async startOperator(): Promise<{ proc: ChildProcess; startMs: number; spawnedAt: number }> {
+      if ((await fgs.get('cluster')).status?.featureGates?.length) {
+        const cleared = watcher.next((v) => v === '');
+        await setFeatureGateStatus(kc, []);
+        await cleared;
+      }
+      const seen = watcher.next((v) => v === BENCH_VERSION);
+      const spawnedAt = nowMs();
+      const proc = spawnOperatorProcess(plane.kubeconfigPath, BENCH_VERSION);
+      await seen;
+      return { proc, startMs: nowMs() - spawnedAt, spawnedAt };
+    },
+    async stop(): Promise<void> {
+      await watcher.stop();
+      await plane.stop();
+    },
+  };
+}
