@@ -144,13 +144,11 @@ export function upgradeChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates,
   }
   const data = here.dataVersion ? parseExecVersion(here.dataVersion) : undefined;
   const rollBack = !data || (data.major === locked.major && data.minor === locked.minor);
-  const remedies: string[] = [];
-  if (rollBack) remedies.push(`run version ${locked.major}.${locked.minor} again (the data is still at ${here.dataVersion ?? lock.version}), OR`);
-  else remedies.push(`(rolling back to ${lock.version} is no longer possible: the data was already started by ${here.dataVersion})`);
-  if (!preset) {
-    remedies.push(`with a support exception for every gate listed above, list them under apiServer.featureGates.specialHandlingSupportExceptionRequired (same polarity), OR`);
-  }
-  const numbered = remedies.map((r) => (r.startsWith('(') ? r : `${remedies.filter((x) => !x.startsWith('(')).indexOf(r) + 1}. ${r}`));
-  const n = remedies.filter((x) => !x.startsWith('(')).length + 1;
-  return [...head, '', ...where(here, lock), '', 'To start again, either:', ...numbered, ...cleanupSteps(here, n)].join('\n');
+  const remedies = [
+    ...(rollBack ? [`run version ${locked.major}.${locked.minor} again (the data is still at ${here.dataVersion ?? lock.version}), OR`] : []),
+    ...(preset ? [] : ['with a support exception for every gate listed above, list them under apiServer.featureGates.specialHandlingSupportExceptionRequired (same polarity), OR']),
+  ];
+  return [...head, '', ...where(here, lock), '', 'To start again, either:',
+    ...(rollBack ? [] : [`(rolling back to ${lock.version} is no longer possible: the data was already started by ${here.dataVersion})`]),
+    ...remedies.map((r, i) => `${i + 1}. ${r}`), ...cleanupSteps(here, remedies.length + 1)].join('\n');
 }
