@@ -95,11 +95,16 @@ export function requestTimeoutFlag(v: string | undefined): number {
   return ms === 0 ? Infinity : ms;
 }
 
+/** A flag that takes one of `allowed` (the first is the default), with a "did you mean" when it is not. */
+export function choiceFlag<T extends string>(flag: string, v: string | undefined, allowed: readonly T[], say = `one of ${allowed.join(', ')}`): T {
+  if (v === undefined) return allowed[0]!;
+  if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`${flag} must be ${say}, got ${JSON.stringify(v)}${didYouMean(v, allowed)}`);
+  return v as T;
+}
+
 /** -o: one of `allowed` (the first is the default). */
 export function outputFlag<T extends string>(v: string | undefined, allowed: readonly T[]): T {
-  if (v === undefined) return allowed[0]!;
-  if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`-o must be one of ${allowed.join(', ')}, got ${JSON.stringify(v)}${didYouMean(v, allowed)}`);
-  return v as T;
+  return choiceFlag('-o', v, allowed);
 }
 
 /** A payload version flag, checked as the operator parses it (usage error otherwise). */
@@ -118,9 +123,7 @@ export const LOG_FORMAT_OPTION: OptionSpec = {
 };
 
 export function logFormatFlag(v: string | undefined): LogFormat | undefined {
-  if (v === undefined) return undefined;
-  if (!(LOG_FORMATS as readonly string[]).includes(v)) throw new UsageError(`--log-format must be json or text, got ${JSON.stringify(v)}${didYouMean(v, LOG_FORMATS)}`);
-  return v as LogFormat;
+  return v === undefined ? undefined : choiceFlag('--log-format', v, LOG_FORMATS, 'json or text');
 }
 
 /** createLogger options for --log-format. */

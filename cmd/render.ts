@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseDocument, stringify } from 'yaml';
 import { decodeFeatureGate, emptyFeatureGate, renderFeatureGate } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
-import { clusterProfileFlag, payloadVersionFlag, UsageError, type CommandSpec } from './args.js';
+import { clusterProfileFlag, payloadVersionFlag, UsageError, type CommandSpec, outputFlag } from './args.js';
 
 export const renderCommand: CommandSpec = {
   name: 'render',
@@ -23,8 +23,7 @@ export const renderCommand: CommandSpec = {
     if (!version) throw new UsageError('--payload-version is required');
     if (!dir) throw new UsageError('--authoritative-feature-gate-dir is required');
     const profile = clusterProfileFlag(values['cluster-profile']);
-    const output = values.output ?? 'yaml';
-    if (output !== 'yaml' && output !== 'json') throw new UsageError(`-o must be yaml or json, got ${JSON.stringify(output)}`);
+    const output = outputFlag(values.output, ['yaml', 'json']);
     let fg = emptyFeatureGate();
     if (values.featuregate) {
       const path = values.featuregate;

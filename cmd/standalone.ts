@@ -9,7 +9,7 @@ import {
   appendPrerunFailure, InvalidConfigurationError, parseExecVersion, prerun, resolveStandaloneGates,
   kubeletOverrides, standaloneAPIServerArgs, standaloneKubeletConfig, type PrerunResult,
 } from '../standalone/index.js';
-import { UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
+import { UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption, outputFlag } from './args.js';
 
 export const DEFAULTS = {
   config: '/etc/microshift/config.yaml',
@@ -77,8 +77,7 @@ export const standaloneCommand: CommandSpec = {
     } catch (e) {
       throw new UsageError(`--version: ${(e as Error).message}`);
     }
-    const output = values.output ?? 'yaml';
-    if (output !== 'yaml' && output !== 'json') throw new UsageError(`-o must be yaml or json, got ${JSON.stringify(output)}`);
+    const output = outputFlag(values.output, ['yaml', 'json']);
     const logger = createLogger({ fields: { component: 'featuregates-standalone' }, ...logFormatOption(values['log-format']) });
     const backupDir = values['backup-dir'] ?? DEFAULTS.backupDir;
     try {
