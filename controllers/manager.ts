@@ -13,7 +13,7 @@ import {
   ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, KubeTransport, LeaderElector, apiServerAuthorizer, selfSignedCert, userAgent, Reflector, ResourceClient, createEventRecorder,
   loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
-import { featureGateAccessOverCaches } from '../sdk/feature-gate-access.js';
+import { FeatureGateAccessor } from '../sdk/feature-gate-access.js';
 import { clusterOperatorStatusController } from './cluster-operator-status.js';
 import { featureGateStatusController } from './feature-gate-status.js';
 import { knownGatesParamsController } from './known-gates-params.js';
@@ -146,7 +146,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   conditions.set({ type: 'OperatorProgressing', status: 'False', reason: 'AsExpected', message: '' });
 
   // Over the manager's own caches: no second pair of watches.
-  const accessor = featureGateAccessOverCaches({ featureGates, clusterVersions, owned: false }, {
+  const accessor = new FeatureGateAccessor({ featureGates, clusterVersions, owned: false }, {
     desiredVersion: options.operatorVersion, logger: log, metricsRegistry: metrics,
     // The operator itself uses no gates, so a change needs no restart (a component would exit here).
     onChange: ({ previous }) => { if (previous) log.info('feature gates of this version changed'); },

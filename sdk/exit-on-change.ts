@@ -16,12 +16,12 @@ export interface ExitOnChangeOptions {
   log?: (message: string) => void;
 }
 
-export function exitOnChange(options: ExitOnChangeOptions = {}): FeatureGateChangeHandler {
+export function exitOnChange<Name extends string = string>(options: ExitOnChangeOptions = {}): FeatureGateChangeHandler<Name> {
   const hooks = options.beforeExit === undefined ? [] : Array.isArray(options.beforeExit) ? options.beforeExit : [options.beforeExit];
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   let exiting = false;
-  return async ({ previous, current }: FeatureGateChange) => {
+  return async ({ previous, current }: FeatureGateChange<Name>) => {
     if (!previous || exiting) return;
     exiting = true;
     const turnedOn = current.enabledNames.filter((n) => !previous.enabledNames.includes(n));

@@ -21,15 +21,15 @@ import { sdkUserAgent } from '../runtime/version.js';
 import { FeatureGates } from './feature-gates.js';
 import { exitOnChange } from './exit-on-change.js';
 
-export interface FeatureGateChange {
+export interface FeatureGateChange<Name extends string = string> {
   /** undefined on the first observation. */
-  previous: FeatureGates | undefined;
-  current: FeatureGates;
+  previous: FeatureGates<Name> | undefined;
+  current: FeatureGates<Name>;
 }
 
-export type FeatureGateChangeHandler = (change: FeatureGateChange) => void | Promise<void>;
+export type FeatureGateChangeHandler<Name extends string = string> = (change: FeatureGateChange<Name>) => void | Promise<void>;
 
-export interface FeatureGateAccessOptions {
+export interface FeatureGateAccessOptions<Name extends string = string> {
   kubeConfig: ClusterAccess;
   /** The payload version this component reports (usually $OPERATOR_IMAGE_VERSION). */
   desiredVersion: string;
@@ -39,7 +39,7 @@ export interface FeatureGateAccessOptions {
    * Called once at the first observation (previous undefined), then on every change of this version's
    * entry. Default: exitOnChange() — exit 0 on a change, so the component restarts with the new gates.
    */
-  onChange?: FeatureGateChangeHandler;
+  onChange?: FeatureGateChangeHandler<Name>;
   /** Records FeatureGatesInitialized / FeatureGatesModified events. */
   events?: EventRecorder;
   /** Counts this accessor's API requests (rest_client_requests_total). */
@@ -54,13 +54,13 @@ export interface FeatureGateAccessOptions {
   reflector?: { relistIntervalMs?: number; backoffInitialMs?: number; backoffMaxMs?: number };
 }
 
-export interface FeatureGateAccess {
+export interface FeatureGateAccess<Name extends string = string> {
   start(): void;
   stop(): Promise<void>;
-  /** Resolves at the first observation; rejects on timeout or abort. */
-  waitForInitial(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<FeatureGates>;
+  /** Resolves at the first observation; rejects on timeout or abort (the error says what it was waiting for). */
+  waitForInitial(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<FeatureGates<Name>>;
   /** The current gates; throws before the first observation. */
-  current(): FeatureGates;
+  current(): FeatureGates<Name>;
   isReady(): boolean;
 }
 
@@ -77,18 +77,27 @@ export function targetVersion(desiredVersion: string, marker: string, cv: Cluste
   return cv.status?.history[0]?.version || undefined;
 }
 
-/** The gates of `version` in a FeatureGate object: the first status entry with exactly that version. */
-export function gatesForVersion(featureGate: FeatureGate, version: string): FeatureGates {
+/** The gates of `version` in a FeatureGate object: the first status entry with exactly that version, if any. */
+export function findGatesForVersion<Name extends string = string>(featureGate: FeatureGate, version: string): FeatureGates<Name> | undefined {
   const entry = featureGate.status?.featureGates.find((e) => e.version === version);
-  if (!entry) {
-    throw new Error(`unable to determine features: missing desired version ${JSON.stringify(version)} in featuregates.config.openshift.io/cluster`);
-  }
-  return new FeatureGates(entry.enabled.map((g) => g.name), entry.disabled.map((g) => g.name));
+  // The names are the cluster's; Name is the caller's promise about them (see `featuregates gen gate-names`).
+  return entry && new FeatureGates<Name>(entry.enabled.map((g) => g.name as Name), entry.disabled.map((g) => g.name as Name));
+}
+
+function missingVersionMessage(version: string): string {
+  return `missing desired version ${JSON.stringify(version)} in featuregates.config.openshift.io/cluster`;
+}
+
+/** As findGatesForVersion, but a missing version is library-go's error `unable to determine features: missing desired version …`. */
+export function gatesForVersion<Name extends string = string>(featureGate: FeatureGate, version: string): FeatureGates<Name> {
+  const gates = findGatesForVersion<Name>(featureGate, version);
+  if (!gates) throw new Error(`unable to determine features: ${missingVersionMessage(version)}`);
+  return gates;
 }
 
 const INVOLVED = { apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME };
 
-export function createFeatureGateAccess(options: FeatureGateAccessOptions): FeatureGateAccess {
+export function createFeatureGateAccess<Name extends string = string>(options: FeatureGateAccessOptions<Name>): FeatureGateAccess<Name> {
   const script = basename(process.argv[1] ?? 'component').replace(/\.[cm]?[jt]s$/, '');
   KubeTransport.for(options.kubeConfig).userAgent = sdkUserAgent(options.component ?? script, options.desiredVersion || 'unknown');
   const log = (options.logger ?? silentLogger).with({ component: 'feature-gate-detector' });
@@ -97,7 +106,7 @@ export function createFeatureGateAccess(options: FeatureGateAccessOptions): Feat
     { ...reflectorOptions, name: FEATURE_GATE_NAME });
   const clusterVersions = new Reflector(new ResourceClient(options.kubeConfig, ClusterVersionResource, options.metricsRegistry),
     { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
-  return featureGateAccessOverCaches({ featureGates, clusterVersions, owned: true }, options);
+  return new FeatureGateAccessor<Name>({ featureGates, clusterVersions, owned: true }, options);
 }
 
 export interface FeatureGateCaches {
@@ -107,108 +116,145 @@ export interface FeatureGateCaches {
   owned: boolean;
 }
 
-/**
- * The accessor over caches a process already runs (the operator's manager does), so FeatureGate and
- * ClusterVersion are not watched twice. createFeatureGateAccess builds its own caches.
- */
-export function featureGateAccessOverCaches(caches: FeatureGateCaches,
-  options: Omit<FeatureGateAccessOptions, 'kubeConfig' | 'reflector'>): FeatureGateAccess {
-  if (!options.desiredVersion) {
-    throw new Error('createFeatureGateAccess: desiredVersion is empty; pass the version this component reports ' +
-      `(usually $OPERATOR_IMAGE_VERSION), or "${MISSING_VERSION_MARKER}" to follow ClusterVersion`);
+/** What an accessor that has not observed its gates yet is waiting for. */
+export type FeatureGateWait =
+  | { reason: 'CachesNotSynced' }
+  | { reason: 'ClusterVersionMissing' }
+  | { reason: 'FeatureGateMissing' }
+  | { reason: 'VersionMissing'; version: string };
+
+function describeWait(wait: FeatureGateWait): string {
+  switch (wait.reason) {
+    case 'CachesNotSynced': return 'FeatureGate and ClusterVersion not listed yet';
+    case 'ClusterVersionMissing': return `clusterversions.config.openshift.io/${CLUSTER_VERSION_NAME} has no version yet (this component follows it)`;
+    case 'FeatureGateMissing': return `featuregates.config.openshift.io/${FEATURE_GATE_NAME} does not exist yet`;
+    case 'VersionMissing': return missingVersionMessage(wait.version);
   }
-  const marker = options.missingVersionMarker ?? MISSING_VERSION_MARKER;
-  const log = (options.logger ?? silentLogger).with({ component: 'feature-gate-detector' });
-  const events = options.events ?? noEvents;
-  const onChange = options.onChange ?? exitOnChange();
-  const { featureGates, clusterVersions } = caches;
+}
 
-  let current: FeatureGates | undefined;
-  let resolveInitial!: (g: FeatureGates) => void;
-  const initial = new Promise<FeatureGates>((resolve) => { resolveInitial = resolve; });
-  let lastMissing = '';
-  let handlers: Promise<void> = Promise.resolve();
+/**
+ * The accessor over caches: createFeatureGateAccess builds its own; the operator's manager passes the
+ * caches it already runs (owned: false), so FeatureGate and ClusterVersion are not watched twice.
+ * A version missing from the status is a state (`waiting`), not an error: the next change of either
+ * object triggers another look.
+ */
+export class FeatureGateAccessor<Name extends string = string> implements FeatureGateAccess<Name> {
+  /** What the first observation still waits for; undefined once observed. */
+  waiting: FeatureGateWait | undefined = { reason: 'CachesNotSynced' };
+  private gates: FeatureGates<Name> | undefined;
+  private readonly initial: Promise<FeatureGates<Name>>;
+  private resolveInitial!: (gates: FeatureGates<Name>) => void;
+  /** Change handlers run one at a time, in order, outside the sync worker. */
+  private handlers: Promise<void> = Promise.resolve();
+  private started = false;
+  private lastWait = '';
+  private readonly marker: string;
+  private readonly log: Logger;
+  private readonly events: EventRecorder;
+  private readonly onChange: FeatureGateChangeHandler<Name>;
+  private readonly controller: Controller;
 
-  const sync = async (): Promise<void> => {
+  constructor(private readonly caches: FeatureGateCaches,
+    private readonly options: Omit<FeatureGateAccessOptions<Name>, 'kubeConfig' | 'reflector'>) {
+    if (!options.desiredVersion) {
+      throw new Error('createFeatureGateAccess: desiredVersion is empty; pass the version this component reports ' +
+        `(usually $OPERATOR_IMAGE_VERSION), or "${MISSING_VERSION_MARKER}" to follow ClusterVersion`);
+    }
+    this.marker = options.missingVersionMarker ?? MISSING_VERSION_MARKER;
+    this.log = (options.logger ?? silentLogger).with({ component: 'feature-gate-detector' });
+    this.events = options.events ?? noEvents;
+    this.onChange = options.onChange ?? exitOnChange();
+    this.initial = new Promise((resolve) => { this.resolveInitial = resolve; });
+    const key = () => [FEATURE_GATE_NAME];
+    this.controller = new Controller({
+      name: 'feature-gate-detector',
+      reconcile: async () => { this.sync(); },
+      watches: [{ source: caches.featureGates, keys: key }, { source: caches.clusterVersions, keys: key }],
+    }, { ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), logger: this.log });
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.controller.start();
+    const { featureGates, clusterVersions } = this.caches;
+    if (this.caches.owned) {
+      featureGates.start();
+      clusterVersions.start();
+    }
+    void Promise.all([featureGates.synced, clusterVersions.synced]).then(() => this.controller.enqueue(FEATURE_GATE_NAME));
+  }
+
+  async stop(): Promise<void> {
+    await this.controller.stop();
+    if (this.caches.owned) await Promise.all([this.caches.featureGates.stop(), this.caches.clusterVersions.stop()]);
+  }
+
+  async waitForInitial({ timeoutMs, signal }: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<FeatureGates<Name>> {
+    if (this.gates) return this.gates;
+    const signals = [...(signal ? [signal] : []), ...(timeoutMs !== undefined ? [AbortSignal.timeout(timeoutMs)] : [])];
+    if (signals.length === 0) return this.initial;
+    const stop = AbortSignal.any(signals);
+    // The caller's signal gives its own reason; the deadline says what was still missing.
+    const why = () => (signal?.aborted ? signal.reason as unknown
+      : new Error(`timed out waiting for FeatureGate detection${this.waiting ? `: ${describeWait(this.waiting)}` : ''}`));
+    if (stop.aborted) throw why();
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(why());
+      stop.addEventListener('abort', onAbort, { once: true });
+      void this.initial.then((g) => { stop.removeEventListener('abort', onAbort); resolve(g); });
+    });
+  }
+
+  current(): FeatureGates<Name> {
+    if (!this.gates) throw new FeatureGatesNotObservedError('featureGates not yet observed');
+    return this.gates;
+  }
+
+  isReady(): boolean {
+    return this.gates !== undefined;
+  }
+
+  /** One look at both caches: note what is missing, or report the version's gates if they changed. */
+  private sync(): void {
+    const { featureGates, clusterVersions } = this.caches;
     if (!featureGates.hasSynced() || !clusterVersions.hasSynced()) return;
-    const version = targetVersion(options.desiredVersion, marker, clusterVersions.get(CLUSTER_VERSION_NAME));
-    if (version === undefined) return; // no ClusterVersion yet: wait silently
+    const version = targetVersion(this.options.desiredVersion, this.marker, clusterVersions.get(CLUSTER_VERSION_NAME));
     const fg = featureGates.get(FEATURE_GATE_NAME);
-    if (!fg) return; // no FeatureGate yet: wait silently
-    const entry = fg.status?.featureGates.find((e) => e.version === version);
-    if (!entry) {
-      // A state, not an error: the next change of either object triggers another look.
-      const msg = `missing desired version ${JSON.stringify(version)} in featuregates.config.openshift.io/cluster`;
-      if (msg !== lastMissing) log.info(msg);
-      lastMissing = msg;
+    const next = version !== undefined && fg ? findGatesForVersion<Name>(fg, version) : undefined;
+    if (!next) {
+      this.wait(version === undefined ? { reason: 'ClusterVersionMissing' } : !fg ? { reason: 'FeatureGateMissing' } : { reason: 'VersionMissing', version });
       return;
     }
-    lastMissing = '';
-    const next = new FeatureGates(entry.enabled.map((g) => g.name), entry.disabled.map((g) => g.name));
-    const previous = current;
+    const previous = this.gates;
     if (previous?.equals(next)) return;
-    current = next;
+    this.gates = next;
+    this.waiting = undefined;
+    this.lastWait = '';
     const message = `FeatureGates updated to ${JSON.stringify({ version, ...next.toJSON() })}`;
     if (!previous) {
-      log.info('feature gates observed', { version, enabled: next.enabledNames.length, disabled: next.disabledNames.length });
-      resolveInitial(next);
-      events.event(INVOLVED, 'Normal', 'FeatureGatesInitialized', message);
+      this.log.info('feature gates observed', { version, enabled: next.enabledNames.length, disabled: next.disabledNames.length });
+      this.resolveInitial(next);
+      this.events.event(INVOLVED, 'Normal', 'FeatureGatesInitialized', message);
     } else {
-      log.info('feature gates changed', { version });
-      events.event(INVOLVED, 'Normal', 'FeatureGatesModified', message);
+      this.log.info('feature gates changed', { version });
+      this.events.event(INVOLVED, 'Normal', 'FeatureGatesModified', message);
     }
-    // Handlers run one at a time, outside the sync worker: a handler may call current() or stop().
-    handlers = handlers.then(async () => {
+    // A handler may call current() or stop(): it runs after this look, never inside it.
+    this.handlers = this.handlers.then(async () => {
       try {
-        await onChange({ previous, current: next });
+        await this.onChange({ previous, current: next });
       } catch (e) {
-        log.error('feature-gate change handler failed', { error: e });
+        this.log.error('feature-gate change handler failed', { error: e });
       }
     });
-  };
+  }
 
-  const key = () => [FEATURE_GATE_NAME];
-  const controller = new Controller({
-    name: 'feature-gate-detector',
-    reconcile: async () => { await sync(); },
-    watches: [{ source: featureGates, keys: key }, { source: clusterVersions, keys: key }],
-  }, { ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), logger: log });
-  const enqueue = () => controller.enqueue(FEATURE_GATE_NAME);
-  let started = false;
-
-  return {
-    start() {
-      if (started) return;
-      started = true;
-      controller.start();
-      if (caches.owned) {
-        featureGates.start();
-        clusterVersions.start();
-      }
-      void Promise.all([featureGates.synced, clusterVersions.synced]).then(enqueue);
-    },
-    async stop() {
-      await controller.stop();
-      if (caches.owned) await Promise.all([featureGates.stop(), clusterVersions.stop()]);
-    },
-    async waitForInitial({ timeoutMs, signal } = {}) {
-      if (current) return current;
-      const signals = [...(signal ? [signal] : []), ...(timeoutMs !== undefined ? [AbortSignal.timeout(timeoutMs)] : [])];
-      if (signals.length === 0) return initial;
-      const stop = AbortSignal.any(signals);
-      // The caller's signal gives its own reason; the deadline gives ours.
-      const why = () => (signal?.aborted ? signal.reason as unknown : new Error('timed out waiting for FeatureGate detection'));
-      if (stop.aborted) throw why();
-      return new Promise<FeatureGates>((resolve, reject) => {
-        const onAbort = () => reject(why());
-        stop.addEventListener('abort', onAbort, { once: true });
-        void initial.then((g) => { stop.removeEventListener('abort', onAbort); resolve(g); });
-      });
-    },
-    current() {
-      if (!current) throw new FeatureGatesNotObservedError('featureGates not yet observed');
-      return current;
-    },
-    isReady: () => current !== undefined,
-  };
+  /** Record what is missing, and say it once per distinct wait. Once observed, the old gates stay current. */
+  private wait(wait: FeatureGateWait): void {
+    if (!this.gates) this.waiting = wait;
+    const message = describeWait(wait);
+    if (message !== this.lastWait) this.log.info(message);
+    this.lastWait = message;
+  }
 }

@@ -1,7 +1,7 @@
-// featuregate-coordinator/sdk: what component operators import. (The operator's accessor over its own caches,
-// featureGateAccessOverCaches, is internal: controllers/ imports it from sdk/feature-gate-access.ts.)
+// featuregate-coordinator/sdk: what component operators import. (The accessor class over caches a process
+// already runs, FeatureGateAccessor, is internal: controllers/ imports it from sdk/feature-gate-access.ts.)
 export {
-  createFeatureGateAccess, gatesForVersion, targetVersion, FeatureGatesNotObservedError,
+  createFeatureGateAccess, gatesForVersion, findGatesForVersion, targetVersion, FeatureGatesNotObservedError,
   type FeatureGateAccess, type FeatureGateAccessOptions, type FeatureGateChange, type FeatureGateChangeHandler,
 } from './feature-gate-access.js';
 export { FeatureGates, UnknownFeatureGateError } from './feature-gates.js';

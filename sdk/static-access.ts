@@ -5,8 +5,8 @@ import { gatesForVersion, FeatureGatesNotObservedError, type FeatureGateAccess }
 import { FeatureGates } from './feature-gates.js';
 
 /** Always ready with these gates; start/stop do nothing. */
-export function staticFeatureGateAccess(gates: { enabled: Iterable<string>; disabled: Iterable<string> }): FeatureGateAccess {
-  const value = new FeatureGates(gates.enabled, gates.disabled);
+export function staticFeatureGateAccess<Name extends string = string>(gates: { enabled: Iterable<Name>; disabled: Iterable<Name> }): FeatureGateAccess<Name> {
+  const value = new FeatureGates<Name>(gates.enabled, gates.disabled);
   return {
     start: () => undefined,
     stop: async () => undefined,
@@ -20,12 +20,12 @@ export function staticFeatureGateAccess(gates: { enabled: Iterable<string>; disa
  * The gates of `version` in a FeatureGate object (for example a rendered manifest at bootstrap). Throws
  * `unable to determine features: missing desired version "<v>" in featuregates.config.openshift.io/cluster`.
  */
-export function featureGateAccessFromObject(featureGate: FeatureGate, version: string): FeatureGateAccess {
-  const g = gatesForVersion(featureGate, version);
+export function featureGateAccessFromObject<Name extends string = string>(featureGate: FeatureGate, version: string): FeatureGateAccess<Name> {
+  const g = gatesForVersion<Name>(featureGate, version);
   return staticFeatureGateAccess({ enabled: g.enabledNames, disabled: g.disabledNames });
 }
 
-export interface TestingFeatureGateAccess extends FeatureGateAccess {
+export interface TestingFeatureGateAccess<Name extends string = string> extends FeatureGateAccess<Name> {
   /** Marks the gates observed (resolves pending waits). */
   setReady(): void;
   /** current() throws this error while set (even when ready), as library-go's testing accessor returns it. */
@@ -33,12 +33,12 @@ export interface TestingFeatureGateAccess extends FeatureGateAccess {
 }
 
 /** An accessor whose readiness and read error the test controls. Starts not ready unless `ready` is true. */
-export function testingFeatureGateAccess(gates: { enabled: Iterable<string>; disabled: Iterable<string> },
-  options: { ready?: boolean; readError?: Error } = {}): TestingFeatureGateAccess {
-  const value = new FeatureGates(gates.enabled, gates.disabled);
+export function testingFeatureGateAccess<Name extends string = string>(gates: { enabled: Iterable<Name>; disabled: Iterable<Name> },
+  options: { ready?: boolean; readError?: Error } = {}): TestingFeatureGateAccess<Name> {
+  const value = new FeatureGates<Name>(gates.enabled, gates.disabled);
   let ready = options.ready ?? false;
   let readError = options.readError;
-  const waiters: ((g: FeatureGates) => void)[] = [];
+  const waiters: ((g: FeatureGates<Name>) => void)[] = [];
   return {
     start: () => undefined,
     stop: async () => undefined,

@@ -6,7 +6,6 @@ import {
   bundledCRDPaths, setClusterVersion, setFeatureGateStatus, startControlPlane, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
-import { details } from '../support/objects.js';
 import { eventually, sleep } from '../support/eventually.js';
 
 describe('FeatureGateAccess', () => {
@@ -35,10 +34,12 @@ describe('FeatureGateAccess', () => {
     await expect(a.waitForInitial({ timeoutMs: 300 })).rejects.toThrow('timed out waiting for FeatureGate detection');
     expect(() => a.current()).toThrow('featureGates not yet observed');
     await setClusterVersion(plane.kubeConfig, { history: ['4.21.0'] });
-    await setFeatureGateStatus(plane.kubeConfig, [details('4.21.0', ['Old'], [])]);
-    await expect(a.waitForInitial({ timeoutMs: 500 })).rejects.toThrow('timed out waiting for FeatureGate detection');
+    await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.21.0', enabled: ['Old'], disabled: [] }]);
+    // The timeout says what is still missing.
+    await expect(a.waitForInitial({ timeoutMs: 1_000 })).rejects.toThrow(
+      'timed out waiting for FeatureGate detection: missing desired version "4.22.1" in featuregates.config.openshift.io/cluster');
     const waiting = a.waitForInitial({ timeoutMs: 10_000 });
-    await setFeatureGateStatus(plane.kubeConfig, [details('4.22.1', ['A', 'B'], ['C']), details('4.21.0', ['Old'], [])]);
+    await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.22.1', enabled: ['A', 'B'], disabled: ['C'] }, { version: '4.21.0', enabled: ['Old'], disabled: [] }]);
     const gates = await waiting;
     expect(gates.enabledNames).toEqual(['A', 'B']);
     expect(a.isReady()).toBe(true);
@@ -69,14 +70,14 @@ describe('FeatureGateAccess', () => {
     expect(changes[0]!.previous).toBeUndefined();
     const fgs = new ResourceClient(plane.kubeConfig, FeatureGateResource);
     // another version's entry, conditions, a ClusterVersion heartbeat, a reordering: no call
-    await setFeatureGateStatus(plane.kubeConfig, [details('4.22.1', ['A', 'B'], ['C']), details('4.21.0', ['Old', 'New'], [])]);
+    await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.22.1', enabled: ['A', 'B'], disabled: ['C'] }, { version: '4.21.0', enabled: ['Old', 'New'], disabled: [] }]);
     const fg = await fgs.get('cluster');
     await fgs.replaceStatus({ ...fg, status: { ...fg.status!, conditions: [{ type: 'DeterminationDegraded', status: 'False', reason: 'AsExpected', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] } });
     await setClusterVersion(plane.kubeConfig, { desired: '4.22.1', history: ['4.21.0'], extraStatus: { versionHash: 'beat' } });
-    await setFeatureGateStatus(plane.kubeConfig, [details('4.22.1', ['B', 'A'], ['C']), details('4.21.0', ['Old', 'New'], [])]);
+    await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.22.1', enabled: ['B', 'A'], disabled: ['C'] }, { version: '4.21.0', enabled: ['Old', 'New'], disabled: [] }]);
     await sleep(1000);
     expect(changes).toHaveLength(1);
-    await setFeatureGateStatus(plane.kubeConfig, [details('4.22.1', ['A'], ['B', 'C']), details('4.21.0', ['Old', 'New'], [])]);
+    await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.22.1', enabled: ['A'], disabled: ['B', 'C'] }, { version: '4.21.0', enabled: ['Old', 'New'], disabled: [] }]);
     await eventually(() => expect(changes).toHaveLength(2));
     expect(changes[1]!.previous?.enabledNames).toEqual(['A', 'B']);
     expect(changes[1]!.current.enabledNames).toEqual(['A']);
@@ -84,7 +85,7 @@ describe('FeatureGateAccess', () => {
 
   it('100 accessors all observe a change, and in steady state send no requests besides their watches', async () => {
     await setClusterVersion(plane.kubeConfig, { history: ['4.22.1'] });
-    await setFeatureGateStatus(plane.kubeConfig, [details('4.22.1', ['A'], ['B', 'C'])]);
+    await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.22.1', enabled: ['A'], disabled: ['B', 'C'] }]);
     const metrics = new Registry();
     const observed = new Set<number>();
     const accessors = Array.from({ length: 100 }, (_, i) => access('4.22.1', ({ previous, current }) => {
@@ -104,7 +105,7 @@ describe('FeatureGateAccess', () => {
     const after = await counts();
     expect(after).toEqual(before); // nothing but the already open watches
     expect(before).toEqual({ LIST: 200, WATCH: 200 });
-    await setFeatureGateStatus(plane.kubeConfig, [details('4.22.1', ['A', 'Hundred'], ['B', 'C'])]);
+    await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.22.1', enabled: ['A', 'Hundred'], disabled: ['B', 'C'] }]);
     await eventually(() => expect(observed.size).toBe(100), 20_000);
     const final = await counts();
     expect(Object.keys(final).sort()).toEqual(['LIST', 'WATCH']);
@@ -117,7 +118,7 @@ describe('FeatureGateAccess', () => {
     await plane.restartAPIServer();
     await sleep(3000);
     expect(changes).toHaveLength(1);
-    await setFeatureGateStatus(plane.kubeConfig, [details('4.22.1', ['After'], [])]);
+    await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.22.1', enabled: ['After'], disabled: [] }]);
     await eventually(() => expect(changes.map((c) => c.current.enabledNames[0])).toEqual(['A', 'After']), 30_000);
   }, 90_000);
 });
