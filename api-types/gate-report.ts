@@ -2,7 +2,8 @@
 // the files and the cluster): one gate's state in a set of lists, what flips between two sets of lists, and
 // what a FeatureGate spec would resolve to — with unknown names, conflicts and the one-way warning.
 import { compareNames } from './feature-set.js';
-import { knownGates, type EnabledDisabled, type FeatureSetRegistry } from './registry.js';
+import type { EnabledDisabled } from './gate-lists.js';
+import { knownGates, type FeatureSetRegistry } from './registry.js';
 import { resolveFeatureSet } from './resolve.js';
 import { closestName } from './suggest.js';
 import type { FeatureGateSpec } from './wire.js';

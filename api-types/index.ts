@@ -3,6 +3,7 @@ export * from './feature-set.js';
 export * from './wire.js';
 export * from './decode.js';
 export * from './payload-version.js';
+export * from './gate-lists.js';
 export * from './registry.js';
 export * from './resolve.js';
 export * from './desired-status.js';

@@ -2,6 +2,7 @@
 // and major-version range) → featureSet → {enabled, disabled} for one operator version and profile,
 // following cluster-config-operator's selection rules. Pure: the caller reads the files.
 import { compareNames } from './feature-set.js';
+import { gateNames, type EnabledDisabled } from './gate-lists.js';
 import { decodeFeatureGate } from './decode.js';
 import { parsePayloadVersion } from './payload-version.js';
 
@@ -16,11 +17,6 @@ export const PROFILE_ANNOTATION_PREFIX = 'include.release.openshift.io/';
 export const MAJOR_VERSION_ANNOTATION = 'release.openshift.io/major-version';
 /** The value payload manifests carry so that only the config operator (not the CVO) applies them. */
 export const CONFIG_OPERATOR_ONLY = 'false-except-for-the-config-operator';
-
-export interface EnabledDisabled {
-  readonly enabled: readonly string[];
-  readonly disabled: readonly string[];
-}
 
 export interface PayloadManifest {
   /** Where the manifest came from (a file path), for error messages. */
@@ -104,10 +100,7 @@ export function buildRegistry(manifests: readonly PayloadManifest[], options: Re
     }
     const entries = fg.status?.featureGates ?? [];
     const entry = entries.find((e) => e.version === options.operatorVersion) ?? entries.find((e) => e.version === '');
-    const gates: EnabledDisabled = {
-      enabled: (entry?.enabled ?? []).map((g) => g.name),
-      disabled: (entry?.disabled ?? []).map((g) => g.name),
-    };
+    const gates = gateNames(entry ?? { enabled: [], disabled: [] });
     const set = fg.spec.featureSet ?? '';
     const prior = featureSets.get(set);
     if (prior) {

@@ -3,7 +3,8 @@
 // appends the forced names to Default's lists without de-duplication).
 import { compareNames, FeatureSets } from './feature-set.js';
 import type { FeatureGateDetails, FeatureGateSpec } from './wire.js';
-import { knownGates, type EnabledDisabled, type FeatureSetRegistry } from './registry.js';
+import { toFeatureGateDetails, type EnabledDisabled } from './gate-lists.js';
+import { knownGates, type FeatureSetRegistry } from './registry.js';
 
 export class ResolutionError extends Error {
   override name = 'ResolutionError';
@@ -42,5 +43,5 @@ export function resolveFeatureSet(spec: FeatureGateSpec, registry: FeatureSetReg
 /** The status entry for `version`. */
 export function resolveFeatureGateDetails(spec: FeatureGateSpec, registry: FeatureSetRegistry, version: string): FeatureGateDetails {
   const { enabled, disabled } = resolveFeatureSet(spec, registry);
-  return { version, enabled: enabled.map((name) => ({ name })), disabled: disabled.map((name) => ({ name })) };
+  return toFeatureGateDetails({ version, enabled, disabled });
 }

@@ -1,6 +1,6 @@
 // Reading the cluster for the CLI's status, explain and diff: the kubeconfig with --request-timeout applied,
 // and FeatureGate/cluster with one set of errors.
-import { FEATURE_GATE_NAME, type FeatureGate } from '../api-types/index.js';
+import { FEATURE_GATE_NAME, gateNames, type EnabledDisabled, type FeatureGate } from '../api-types/index.js';
 import { FeatureGateResource, KubeTransport, ResourceClient, apiErrorMessage, isNotFound, loadKubeConfig, type ClusterAccess } from '../runtime/index.js';
 import { requestTimeoutFlag } from './args.js';
 
@@ -24,11 +24,11 @@ export async function readFeatureGate(kc: ClusterAccess): Promise<FeatureGate> {
 }
 
 /** One status entry's lists, by version; an error that lists the versions present otherwise. */
-export function statusLists(fg: FeatureGate, version: string): { enabled: string[]; disabled: string[] } {
+export function statusLists(fg: FeatureGate, version: string): EnabledDisabled {
   const entry = fg.status?.featureGates?.find((e) => e.version === version);
   if (!entry) {
     const have = (fg.status?.featureGates ?? []).map((e) => e.version);
     throw new Error(`version ${JSON.stringify(version)} is not in FeatureGate/cluster status (it has ${have.length ? have.join(', ') : 'no entries'})`);
   }
-  return { enabled: entry.enabled.map((g) => g.name), disabled: entry.disabled.map((g) => g.name) };
+  return gateNames(entry);
 }

@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import { stringify } from 'yaml';
 import {
-  ALL_CLUSTER_PROFILES, closestName, featureSetName, gateState, knownGates, type FeatureGate, type GateState,
+  ALL_CLUSTER_PROFILES, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
 } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { REQUEST_TIMEOUT_OPTION, outputFlag, payloadVersionFlag, UsageError, type CommandSpec } from './args.js';
@@ -29,8 +29,7 @@ function explainCluster(fg: FeatureGate, gate: string): NonNullable<Explanation[
   const names = new Set<string>();
   const versions = (fg.status?.featureGates ?? []).map((e) => {
     for (const g of [...e.enabled, ...e.disabled]) names.add(g.name);
-    const lists = { enabled: e.enabled.map((g) => g.name), disabled: e.disabled.map((g) => g.name) };
-    return { version: e.version, state: gateState(lists, gate) ?? 'absent' as const };
+    return { version: e.version, state: gateState(gateNames(e), gate) ?? 'absent' as const };
   });
   const spec = fg.spec.featureSet === 'CustomNoUpgrade' && custom?.enabled?.includes(gate) ? 'forces enabled' as const
     : fg.spec.featureSet === 'CustomNoUpgrade' && custom?.disabled?.includes(gate) ? 'forces disabled' as const : 'not named' as const;

@@ -4,8 +4,8 @@
 // a 409 goes through the rate limiter (the cache catches up); resyncs every minute from the cache.
 import {
   CLUSTER_VERSION_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, desiredFeatureGates, featureGatesEqual,
-  resolveFeatureGateDetails, serializedSizeBytes, syncDegraded, type ClusterVersion, type FeatureGate, type FeatureGateDetails,
-  type FeatureSetRegistry, API_VERSION,
+  gateNames, resolveFeatureGateDetails, serializedSizeBytes, syncDegraded, type ClusterVersion, type FeatureGate, type FeatureGateDetails,
+  type EnabledDisabled, type FeatureSetRegistry, API_VERSION,
 } from '../api-types/index.js';
 import {
   apiErrorMessage, counter, gauge, isConflict, silentLogger, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
@@ -31,7 +31,7 @@ export interface FeatureGateStatusDeps {
   sizeLimitBytes?: number;
 }
 
-export function featureGateUpdateMessage(fg: FeatureGate, version: string, enabled: string[], disabled: string[]): string {
+export function featureGateUpdateMessage(fg: FeatureGate, version: string, { enabled, disabled }: EnabledDisabled): string {
   return `FeatureSet=${JSON.stringify(fg.spec.featureSet ?? '')}, Version=${JSON.stringify(version)}, ` +
     `Enabled=${JSON.stringify(enabled.join(','))}, Disabled=${JSON.stringify(disabled.join(','))}`;
 }
@@ -78,7 +78,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
     writes?.inc();
     log.info('FeatureGate status updated', { version: deps.operatorVersion, versions: desired.map((d) => d.version) });
     deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME, ...(fg.metadata.uid ? { uid: fg.metadata.uid } : {}) },
-      'Normal', 'FeatureGateUpdate', featureGateUpdateMessage(fg, deps.operatorVersion, current.enabled.map((g) => g.name), current.disabled.map((g) => g.name)));
+      'Normal', 'FeatureGateUpdate', featureGateUpdateMessage(fg, deps.operatorVersion, gateNames(current)));
     return { requeueAfterMs: RESYNC_MS };
   };
 

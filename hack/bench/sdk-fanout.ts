@@ -29,7 +29,7 @@ const gc = runInNewContext('gc') as () => void;
 const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
 const kc = plane.kubeConfig;
 await setClusterVersion(kc, { history: ['4.22.0'] });
-await setFeatureGateStatus(kc, [{ version: '4.22.0', enabled: [{ name: 'Gate-0' }], disabled: [] }]);
+await setFeatureGateStatus(kc, [{ version: '4.22.0', enabled: ['Gate-0'], disabled: [] }]);
 const watcher = await FeatureGateWatcher.start(kc);
 const fgs = new ResourceClient(kc, FeatureGateResource);
 

@@ -8,16 +8,20 @@
 //    the floor of the operator path, two API round trips and two watch deliveries.
 // Both paths include a GET before the PUT, as the operator's write does not (it works from its cache).
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { FeatureGate } from '../../api-types/index.js';
-import { CLUSTER_VERSION_NAME, type ClusterVersion } from '../../api-types/index.js';
+import { CLUSTER_VERSION_NAME, gateNames, type ClusterVersion, type FeatureGate, type VersionGates } from '../../api-types/index.js';
 import { ClusterVersionResource, Reflector, ResourceClient } from '../../runtime/index.js';
 import { setClusterVersion, setFeatureGateStatus } from '../../sdk/testing/index.js';
 import type { FeatureGateWatcher } from './fg-watcher.js';
 import { nowMs } from './stats.js';
 
+function headGates(fg: FeatureGate): VersionGates {
+  const head = fg.status!.featureGates[0]!;
+  return { version: head.version, ...gateNames(head) };
+}
+
 export async function operatorChange(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number): Promise<number> {
   const old = `4.21.${i}`;
-  const cur = (await fgs.get('cluster')).status!.featureGates[0]!;
+  const cur = headGates(await fgs.get('cluster'));
   await setClusterVersion(kc, { history: ['4.22.0', old] });
   const seeded = watcher.next((v) => v === `4.22.0,${old}`);
   await setFeatureGateStatus(kc, [cur, { version: old, enabled: [], disabled: [] }]);
@@ -30,7 +34,7 @@ export async function operatorChange(kc: KubeConfig, fgs: ResourceClient<Feature
 }
 
 export async function rawWrite(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number): Promise<number> {
-  const cur = (await fgs.get('cluster')).status!.featureGates[0]!;
+  const cur = headGates(await fgs.get('cluster'));
   const tag = `9.9.${i}`;
   const seen = watcher.next((v) => v.includes(tag));
   const t0 = nowMs();

@@ -1,15 +1,13 @@
 // Chaos: N SDK accessors in one process across kube-apiserver restarts. After each restart a change of
 // their version's gates is written as soon as the API server is ready; every accessor must see it within
 // 2 s, with no spurious onChange and no unhandled rejection.
-import type { FeatureGateDetails } from '../../api-types/index.js';
+import type { VersionGates } from '../../api-types/index.js';
 import { createFeatureGateAccess, type FeatureGateAccess } from '../../sdk/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
 import { Figures, percentile, secs, sleep, until, type ScenarioResult } from './lib.js';
 
 const VERSION = '4.22.1';
-const entry = (i: number): FeatureGateDetails => ({
-  version: VERSION, enabled: [{ name: `Gate${i}` }], disabled: [{ name: `Gate${i + 1}` }],
-});
+const entry = (i: number): VersionGates => ({ version: VERSION, enabled: [`Gate${i}`], disabled: [`Gate${i + 1}`] });
 
 export async function sdkAcrossRestarts(o: { accessors: number; restarts: number }): Promise<ScenarioResult> {
   const f = new Figures();

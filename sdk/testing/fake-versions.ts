@@ -2,8 +2,10 @@
 // ClusterVersion/version: no cluster-version or config operator needed. Objects are valid against both
 // this project's CRDs and openshift/api's.
 import type { ClusterAccess } from '../../runtime/index.js';
+import type { VersionGates } from '../../api-types/index.js';
 import {
-  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, emptyFeatureGate, rfc3339, type ClusterVersion, type FeatureGate, type FeatureGateDetails, type UpdateHistory, API_VERSION,
+  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, emptyFeatureGate, rfc3339, toFeatureGateDetails, type ClusterVersion, type FeatureGate, type UpdateHistory,
+  API_VERSION,
 } from '../../api-types/index.js';
 import { ClusterVersionResource, FeatureGateResource, ResourceClient, retryOnConflict } from '../../runtime/index.js';
 
@@ -84,12 +86,15 @@ export async function completeHead(kc: ClusterAccess, version: string): Promise<
   });
 }
 
-/** Creates FeatureGate/cluster if missing (with `spec`) and replaces its status entries. */
-export async function setFeatureGateStatus(kc: ClusterAccess, entries: FeatureGateDetails[], spec: FeatureGate['spec'] = {}): Promise<FeatureGate> {
+/**
+ * Creates FeatureGate/cluster if missing (with `spec`) and replaces its status entries, one per version:
+ * `{ version: '4.22.1', enabled: ['A'], disabled: ['B'] }` — names, as every helper and static accessor takes them.
+ */
+export async function setFeatureGateStatus(kc: ClusterAccess, entries: readonly VersionGates[], spec: FeatureGate['spec'] = {}): Promise<FeatureGate> {
   const client = new ResourceClient(kc, FeatureGateResource);
   return retryOnConflict(async () => {
     const fg = await client.getOrCreate(FEATURE_GATE_NAME, () => emptyFeatureGate(spec));
-    return client.replaceStatus({ ...fg, status: { ...(fg.status ?? {}), featureGates: entries } });
+    return client.replaceStatus({ ...fg, status: { ...(fg.status ?? {}), featureGates: entries.map(toFeatureGateDetails) } });
   });
 }
 

@@ -3,4 +3,5 @@ export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '
 export { resolveBinaries, packageRoot, type ControlPlaneBinaries } from './binaries.js';
 export { bundledCRDPaths, upstreamCRDPaths, openshiftAPIDir } from './crds.js';
 export { setClusterVersion, upgrade, completeHead, setFeatureGateStatus, setFeatureGateSpec, historyEntry, type HistoryInput, type UpgradeInProgress } from './fake-versions.js';
+export type { VersionGates } from '../../api-types/index.js';
 export { serviceAccountKubeConfig } from './service-account.js';

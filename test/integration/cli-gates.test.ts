@@ -43,8 +43,8 @@ describe('featuregates explain', () => {
     await setClusterVersion(kc, { history: ['4.22.1', '4.21.5'] });
     await setFeatureGateSpec(kc, { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: ['Explained'], disabled: [] } }); // one-way
     await setFeatureGateStatus(kc, [
-      { version: '4.22.1', enabled: [{ name: 'Explained' }], disabled: [] },
-      { version: '4.21.5', enabled: [], disabled: [{ name: 'Explained' }] },
+      { version: '4.22.1', enabled: ['Explained'], disabled: [] },
+      { version: '4.21.5', enabled: [], disabled: ['Explained'] },
     ], { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: ['Explained'], disabled: [] } });
     const r = runCLI(['explain', 'Explained', '--kubeconfig', kubeconfigPath(), '-o', 'json']);
     expect(r.code).toBe(0);
@@ -75,8 +75,8 @@ describe('featuregates diff', () => {
 
   it('between two versions of a cluster\'s status; an absent version is an error (exit 2) that lists those present', async () => {
     await setFeatureGateStatus(kubeConfig(), [
-      { version: '4.22.1', enabled: [{ name: 'A' }, { name: 'C' }], disabled: [{ name: 'B' }] },
-      { version: '4.21.5', enabled: [{ name: 'B' }, { name: 'C' }], disabled: [{ name: 'A' }, { name: 'D' }] },
+      { version: '4.22.1', enabled: ['A', 'C'], disabled: ['B'] },
+      { version: '4.21.5', enabled: ['B', 'C'], disabled: ['A', 'D'] },
     ]);
     const r = runCLI(['diff', '--from-version', '4.21.5', '--to-version', '4.22.1', '--kubeconfig', kubeconfigPath(), '-o', 'json']);
     expect(r.code).toBe(1);
@@ -152,7 +152,7 @@ describe('CLI conventions', () => {
   });
 
   it('status -o wide lists the gate names of each version; -o yaml parses', async () => {
-    await setFeatureGateStatus(kubeConfig(), [{ version: '4.22.1', enabled: [{ name: 'WideOn' }], disabled: [{ name: 'WideOff' }] }]);
+    await setFeatureGateStatus(kubeConfig(), [{ version: '4.22.1', enabled: ['WideOn'], disabled: ['WideOff'] }]);
     const wide = runCLI(['status', '--kubeconfig', kubeconfigPath(), '-o', 'wide']);
     expect(wide.code).toBe(0);
     expect(wide.stdout).toContain('4.22.1 enabled:  WideOn');

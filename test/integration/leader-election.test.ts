@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { CoordinationV1Api } from '@kubernetes/client-node';
+import { gateNames } from '../../api-types/index.js';
 import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { spawnCLI } from '../support/cli.js';
@@ -68,7 +69,7 @@ describe('leader election between two operator processes', () => {
     // The new leader reconciles: a version leaving history is pruned by it.
     await setClusterVersion(plane.kubeConfig, { history: ['4.22.1', '4.21.0'] });
     const { setFeatureGateStatus } = await import('../../sdk/testing/index.js');
-    const current = (await fgs.get('cluster')).status!.featureGates;
+    const current = (await fgs.get('cluster')).status!.featureGates.map((e) => ({ version: e.version, ...gateNames(e) }));
     await setFeatureGateStatus(plane.kubeConfig, [...current, { version: '4.20.0', enabled: [], disabled: [] }]);
     await eventually(async () => expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual(['4.22.1']), 30_000);
   }, 120_000);

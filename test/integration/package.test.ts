@@ -87,7 +87,7 @@ describe('npm package', () => {
       '  const kc = new KubeConfig();',
       '  kc.loadFromFile(plane.kubeconfigPath);',
       "  await setClusterVersion(kc, { history: ['4.22.1'] });",
-      "  await setFeatureGateStatus(kc, [{ version: '4.22.1', enabled: [{ name: 'A' }], disabled: [{ name: 'B' }] }]);",
+      "  await setFeatureGateStatus(kc, [{ version: '4.22.1', enabled: ['A'], disabled: ['B'] }]);",
       "  const access = createFeatureGateAccess({ kubeConfig: kc, desiredVersion: '4.22.1', component: 'consumer', onChange: () => undefined });",
       '  access.start();',
       '  const gates = await access.waitForInitial({ timeoutMs: 30000 });',

@@ -5,7 +5,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateStatus, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
-import { details } from '../support/objects.js';
 import { eventually, sleep } from '../support/eventually.js';
 
 describe('example component operator', () => {
@@ -20,8 +19,8 @@ describe('example component operator', () => {
 
   it('exits 0 once on its own change, and not for anything else', async () => {
     await setClusterVersion(plane.kubeConfig, { history: ['4.22.1', '4.21.0'] });
-    const own = details('4.22.1', ['GateA', 'GateB'], ['GateC']);
-    await setFeatureGateStatus(plane.kubeConfig, [own, details('4.21.0', ['GateA'], ['GateB', 'GateC'])]);
+    const own = { version: '4.22.1', enabled: ['GateA', 'GateB'], disabled: ['GateC'] };
+    await setFeatureGateStatus(plane.kubeConfig, [own, { version: '4.21.0', enabled: ['GateA'], disabled: ['GateB', 'GateC'] }]);
     child = spawn(process.execPath, [join(process.cwd(), 'dist', 'examples', 'component-operator', 'main.js')], {
       env: { ...process.env, KUBECONFIG: plane.kubeconfigPath, OPERATOR_IMAGE_VERSION: '4.22.1', EXIT_JITTER_MS: '200', OPERAND_KNOWN_GATES: 'GateA,GateC' },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -35,7 +34,7 @@ describe('example component operator', () => {
     expect(log).toContain('"args":["--feature-gates=GateA=true","--feature-gates=GateC=false"]');
     expect(log).toContain('Ignoring unknown FeatureGate \\"GateB\\"');
 
-    await setFeatureGateStatus(plane.kubeConfig, [own, details('4.21.0', ['GateA', 'GateB'], ['GateC'])]); // another version
+    await setFeatureGateStatus(plane.kubeConfig, [own, { version: '4.21.0', enabled: ['GateA', 'GateB'], disabled: ['GateC'] }]); // another version
     const fgs = new ResourceClient(plane.kubeConfig, FeatureGateResource);
     const fg = await fgs.get('cluster');
     await fgs.replaceStatus({ ...fg, status: { ...fg.status!, conditions: [{ type: 'DeterminationDegraded', status: 'True', reason: 'X', message: 'm', lastTransitionTime: '2026-01-01T00:00:00Z' }] } });
@@ -44,7 +43,7 @@ describe('example component operator', () => {
     await sleep(3000);
     expect(exits).toBe(0);
 
-    await setFeatureGateStatus(plane.kubeConfig, [details('4.22.1', ['GateA'], ['GateB', 'GateC']), details('4.21.0', ['GateA', 'GateB'], ['GateC'])]);
+    await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.22.1', enabled: ['GateA'], disabled: ['GateB', 'GateC'] }, { version: '4.21.0', enabled: ['GateA', 'GateB'], disabled: ['GateC'] }]);
     await eventually(() => expect(exits).toBe(1), 30_000).catch((e) => { throw new Error(`${e.message}\n${log}`); });
     expect(exitCode).toBe(0);
     expect(log).toContain('feature gates changed (enabled: -; disabled: GateB); exiting to restart with them');
