@@ -1,12 +1,12 @@
 // An example component operator built on the SDK. It waits for its own version's feature gates, logs
 // them, renders kube-apiserver arguments for its operand, and exits 0 when its gates change (the
-// kubelet restarts it with the new gates). In your project import from 'featuregate-coordinator/sdk'.
+// kubelet restarts it with the new gates). It imports the package by name, exactly as your project will.
 //
 //   KUBECONFIG=... OPERATOR_IMAGE_VERSION=4.22.1 node dist/examples/component-operator/main.js
 import { KubeConfig } from '@kubernetes/client-node';
 import {
   createEventRecorder, createFeatureGateAccess, createLogger, exitOnChange, renderKubeAPIServerArgs,
-} from '../../sdk/index.js';
+} from 'featuregate-coordinator/sdk';
 
 const log = createLogger({ fields: { component: 'example-component-operator' } });
 const version = process.env.OPERATOR_IMAGE_VERSION ?? '';

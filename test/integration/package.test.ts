@@ -1,8 +1,9 @@
 // The npm package as a consumer gets it: `npm pack`, install the tarball into a fresh project, import
-// featuregate-coordinator/sdk from ESM and from CommonJS require() on this Node, and type-check an ESM consumer.
-import { describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+// featuregate-coordinator/sdk from ESM and from CommonJS require() on this Node, and type-check an ESM consumer;
+// and a project set up only as docs/sdk.md says compiles the shipped example and runs its two tests.
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { resolveBinaries } from '../../sdk/testing/index.js';
 import { tempDirs } from '../support/temp.js';
@@ -11,14 +12,19 @@ const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, en
 
 describe('npm package', () => {
   const tempDir = tempDirs();
+  let tarball: string;
 
-  it('installs from the packed tarball and works from ESM, CommonJS and TypeScript consumers', () => {
+  beforeAll(() => {
     const out = tempDir('fgc-pack-');
     npm(['pack', '--pack-destination', out, '--ignore-scripts'], process.cwd()); // npm test already built dist/
-    const tarball = join(out, readdirSync(out).find((f) => f.endsWith('.tgz'))!);
+    tarball = join(out, readdirSync(out).find((f) => f.endsWith('.tgz'))!);
+  }, 120_000);
+
+  it('installs from the packed tarball and works from ESM, CommonJS and TypeScript consumers', () => {
     const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n');
     for (const f of ['package/dist/sdk/index.js', 'package/dist/sdk/index.d.ts', 'package/dist/sdk/testing/index.d.ts', 'package/dist/api-types/index.d.ts',
-      'package/docs/sdk.md', 'package/deploy/crds/featuregates.config.openshift.io.yaml', 'package/hack/envtest/build.sh']) expect(files).toContain(f);
+      'package/docs/sdk.md', 'package/deploy/crds/featuregates.config.openshift.io.yaml', 'package/hack/envtest/build.sh',
+      'package/examples/component-operator/main.ts', 'package/examples/component-operator/feature-gates.jest.test.ts']) expect(files).toContain(f);
     expect(files.some((f) => f.startsWith('package/test/'))).toBe(false);
 
     const consumer = tempDir('fgc-consumer-');
@@ -101,4 +107,31 @@ describe('npm package', () => {
       env: { ...process.env, KUBEBUILDER_ASSETS: process.env.KUBEBUILDER_ASSETS ?? dirname(resolveBinaries().kubeAPIServer) } }));
     expect(e2e).toEqual({ node: '24', A: true, B: false });
   }, 300_000);
+
+  it('a project set up as docs/sdk.md says compiles the shipped example with --strict and runs its node:test and Jest tests', () => {
+    const project = tempDir('fgc-docs-consumer-');
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'component', version: '1.0.0', private: true, type: 'module' }));
+    const devDependency = (name: string) => `${name}@${(JSON.parse(readFileSync('package.json', 'utf8')) as { devDependencies: Record<string, string> }).devDependencies[name]}`;
+    npm(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...['typescript', '@types/node', 'jest', '@jest/globals', '@swc/core', '@swc/jest'].map(devDependency)], project);
+
+    // The doc's tsconfig.json block, as written; the example files from the installed package, as the doc says.
+    const doc = readFileSync(join(project, 'node_modules', 'featuregate-coordinator', 'docs', 'sdk.md'), 'utf8');
+    const tsconfig = /^```json\n([\s\S]*?)^```$/m.exec(doc)?.[1];
+    expect(tsconfig).toContain('"strict": true');
+    writeFileSync(join(project, 'tsconfig.json'), tsconfig!);
+    const example = join(project, 'node_modules', 'featuregate-coordinator', 'examples', 'component-operator');
+    mkdirSync(join(project, 'src'));
+    for (const f of readdirSync(example).filter((f) => f.endsWith('.ts'))) copyFileSync(join(example, f), join(project, 'src', f));
+    copyFileSync(join(example, 'jest.config.js'), join(project, 'jest.config.js'));
+    execFileSync(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc')], { cwd: project, encoding: 'utf8' });
+    expect(readdirSync(join(project, 'build'))).toEqual(expect.arrayContaining(['main.js', 'feature-gates.node.test.js']));
+
+    const env = { ...process.env, KUBEBUILDER_ASSETS: process.env.KUBEBUILDER_ASSETS ?? dirname(resolveBinaries().kubeAPIServer) };
+    const nodeTest = execFileSync(process.execPath, ['--test', '--test-reporter=tap', 'build/feature-gates.node.test.js'], { cwd: project, encoding: 'utf8', env, timeout: 180_000 });
+    expect(nodeTest).toMatch(/^# pass 1$/m);
+    expect(nodeTest).toMatch(/^# fail 0$/m);
+    const jest = spawnSync(process.execPath, ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning', 'node_modules/jest/bin/jest.js', '--ci'],
+      { cwd: project, encoding: 'utf8', env, timeout: 180_000 });
+    expect({ status: jest.status, report: jest.stderr }).toEqual({ status: 0, report: expect.stringMatching(/^Tests: +1 passed, 1 total$/m) });
+  }, 420_000);
 });
