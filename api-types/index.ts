@@ -14,5 +14,6 @@ export * from './deep-equal.js';
 export * from './operand-render.js';
 export * from './suggest.js';
 export * from './gate-report.js';
+export * from './status-summary.js';
 export * from './admission-params.js';
 export * from './gate-names-module.js';

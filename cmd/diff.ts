@@ -2,10 +2,10 @@
 // status (--from-version --to-version), for one feature set. Exit 0 without differences, 1 with (as
 // diff(1), for CI), 2 on usage errors.
 import { stringify } from 'yaml';
-import { diffGates, diffIsEmpty, FeatureSets, featureSetName, resolveFeatureSet, type EnabledDisabled, type GateDiff } from '../api-types/index.js';
+import { diffGates, diffIsEmpty, FeatureSets, featureSetName, resolveFeatureSet, statusLists, type EnabledDisabled, type GateDiff } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
-import { REQUEST_TIMEOUT_OPTION, clusterProfileFlag, outputFlag, payloadVersionFlag, UsageError, type CommandSpec } from './args.js';
-import { connect, readFeatureGate, statusLists } from './cluster-read.js';
+import { connect, readFeatureGate } from '../runtime/cluster-read.js';
+import { REQUEST_TIMEOUT_OPTION, clusterProfileFlag, outputFlag, payloadVersionFlag, requestTimeoutFlag, UsageError, type CommandSpec } from './args.js';
 
 export function formatDiff(d: GateDiff, from: string, to: string): string {
   if (diffIsEmpty(d)) return `no differences between ${from} and ${to}\n`;
@@ -59,7 +59,7 @@ export const diffCommand: CommandSpec = {
       const fv = values['from-version'];
       const tv = values['to-version'];
       if (!fv || !tv) throw new UsageError('give --from DIR --to DIR (payloads), or --from-version and --to-version (a cluster\'s status)');
-      const fg = await readFeatureGate(await connect(values.kubeconfig, values['request-timeout']));
+      const fg = await readFeatureGate(await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout'])));
       from = statusLists(fg, fv);
       to = statusLists(fg, tv);
       fromName = fv;

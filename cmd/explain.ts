@@ -6,8 +6,8 @@ import {
   ALL_CLUSTER_PROFILES, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
 } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
-import { REQUEST_TIMEOUT_OPTION, outputFlag, payloadVersionFlag, UsageError, type CommandSpec } from './args.js';
-import { connect, readFeatureGate } from './cluster-read.js';
+import { connect, readFeatureGate } from '../runtime/cluster-read.js';
+import { REQUEST_TIMEOUT_OPTION, outputFlag, payloadVersionFlag, requestTimeoutFlag, UsageError, type CommandSpec } from './args.js';
 
 export interface Explanation {
   gate: string;
@@ -94,7 +94,7 @@ export const explainCommand: CommandSpec = {
       }
     }
     if (values.kubeconfig || !dir) {
-      const kc = await connect(values.kubeconfig, values['request-timeout']);
+      const kc = await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout']));
       const fg = await readFeatureGate(kc);
       const server = kc.getCurrentCluster()?.server ?? 'the API server';
       const { names: clusterNames, ...cluster } = explainCluster(fg, gate);

@@ -1,18 +1,9 @@
 // `featuregates operator`: flags (mirroring the Go operator and controller-runtime), then the manager.
-import { existsSync, readFileSync } from 'node:fs';
 import {
-  DEFAULT_LEADER_ELECTION, createLogger, loadKubeConfig, validateLeaderElectionTiming, type LeaderElectionTiming,
+  DEFAULT_LEADER_ELECTION, createLogger, loadKubeConfig, podNamespace, validateLeaderElectionTiming, type LeaderElectionTiming,
 } from '../runtime/index.js';
 import { DEFAULT_CLUSTER_OPERATOR_NAME, startOperator } from '../controllers/manager.js';
 import { clusterProfileFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
-
-const SA_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
-
-export function defaultNamespace(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.POD_NAMESPACE) return env.POD_NAMESPACE;
-  if (existsSync(SA_NAMESPACE)) return readFileSync(SA_NAMESPACE, 'utf8').trim();
-  return 'default';
-}
 
 function booleanFlag(v: string | undefined, flag: string, fallback: boolean): boolean {
   if (v === undefined) return fallback;
@@ -67,7 +58,7 @@ export const operatorCommand: CommandSpec = {
       throw new UsageError((e as Error).message);
     }
     const logger = createLogger({ fields: { operator: 'featuregates' }, ...logFormatOption(values['log-format']) });
-    const namespace = defaultNamespace();
+    const namespace = podNamespace();
     let exitCode = 0;
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => { finish = resolve; });

@@ -3,21 +3,16 @@
 // with --complete that entry marked Completed — so you can watch FeatureGate status gain V's entry. Against
 // `featuregates start`, the local cluster also rolls its operator to V (with --payload-dir, that payload),
 // as the CVO would roll out the new payload's operator.
-import { existsSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { CLUSTER_VERSION_NAME } from '../api-types/index.js';
 import { ClusterVersionResource, loadKubeConfig, ResourceClient, retryOnConflict, type ClusterAccess } from '../runtime/index.js';
+import { SIMULATED_PAYLOAD_ANNOTATION } from '../controllers/local-rollout.js';
+import { localClusterKubeconfig } from '../sdk/testing/local-cluster.js';
 import { payloadVersionFlag, UsageError, type CommandSpec } from './args.js';
 
-/** Where a running `featuregates start` records its kubeconfig path (removed when it stops). */
-export const START_KUBECONFIG_POINTER = join(tmpdir(), 'featuregates-start.kubeconfig-path');
-/** ClusterVersion annotation: the payload folder the simulated upgrade's operator runs with (start reads it). */
-export const SIMULATED_PAYLOAD_ANNOTATION = 'featuregates.local/simulated-payload-dir';
-
+/** --kubeconfig, else $KUBECONFIG, else the running `featuregates start`'s local cluster, else in-cluster. */
 export async function simulationTarget(kubeconfig: string | undefined): Promise<ClusterAccess> {
-  if (kubeconfig || process.env.KUBECONFIG || !existsSync(START_KUBECONFIG_POINTER)) return loadKubeConfig(kubeconfig);
-  return loadKubeConfig(readFileSync(START_KUBECONFIG_POINTER, 'utf8').trim());
+  if (kubeconfig || process.env.KUBECONFIG) return loadKubeConfig(kubeconfig);
+  return loadKubeConfig(localClusterKubeconfig());
 }
 
 export const simulateCommand: CommandSpec = {

@@ -2,6 +2,7 @@
 export * from './api-errors.js';
 export * from './backoff.js';
 export * from './clock.js';
+export * from './cluster-read.js';
 export * from './controller.js';
 export * from './event-correlator.js';
 export * from './events.js';

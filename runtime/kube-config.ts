@@ -28,6 +28,14 @@ export class NoClusterConfiguredError extends Error {
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 const TOKEN_FILE_REFRESH_MS = 60_000;
 
+/** The namespace this process runs in: $POD_NAMESPACE, else the in-cluster service account's, else "default". */
+export function podNamespace(env: NodeJS.ProcessEnv = process.env, serviceAccountDir = SERVICE_ACCOUNT_DIR): string {
+  if (env.POD_NAMESPACE) return env.POD_NAMESPACE;
+  const file = join(serviceAccountDir, 'namespace');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  return 'default';
+}
+
 export function clusterConfigured(kubeconfig?: string, env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(kubeconfig || env.KUBECONFIG || env.KUBERNETES_SERVICE_HOST);
 }

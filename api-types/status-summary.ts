@@ -1,0 +1,41 @@
+// What `featuregates status` reports about a cluster, computed from the objects it read: the feature set,
+// whether minor upgrades are allowed (the ClusterOperator's condition, else computed from the spec), the
+// ClusterVersion history, and each status entry's counts (and names, for -o wide).
+import { featureGatesUpgradeable } from './conditions.js';
+import { featureSetName } from './feature-set.js';
+import { gateNames, type EnabledDisabled } from './gate-lists.js';
+import type { ClusterOperator, ClusterVersion, FeatureGate } from './wire.js';
+
+export interface StatusSummary {
+  featureSet: string;
+  upgradeable: { status: string; reason: string; message: string; source: string };
+  clusterVersion: { desired: string | undefined; history: string[] } | undefined;
+  versions: { version: string; enabled: number; disabled: number; enabledNames?: string[]; disabledNames?: string[] }[];
+}
+
+export function summarize(fg: FeatureGate, co: ClusterOperator | undefined, cv: ClusterVersion | undefined, withNames = false): StatusSummary {
+  const coCond = co?.status?.conditions?.find((c) => c.type === 'Upgradeable');
+  const own = featureGatesUpgradeable(fg.spec.featureSet);
+  const history = cv?.status?.history.map((h) => `${h.version}${h.state === 'Partial' ? ' (Partial)' : ''}`);
+  return {
+    featureSet: featureSetName(fg.spec.featureSet ?? ''),
+    upgradeable: coCond
+      ? { status: coCond.status, reason: coCond.reason ?? '', message: coCond.message ?? '', source: `clusteroperator/${co?.metadata.name}` }
+      : { status: own.status, reason: own.reason, message: own.message, source: 'computed from spec' },
+    clusterVersion: history ? { desired: cv?.status?.desired?.version, history } : undefined,
+    versions: (fg.status?.featureGates ?? []).map((e) => ({
+      version: e.version, enabled: e.enabled.length, disabled: e.disabled.length,
+      ...(withNames ? { enabledNames: e.enabled.map((g) => g.name), disabledNames: e.disabled.map((g) => g.name) } : {}),
+    })),
+  };
+}
+
+/** One status entry's names, by version; an error that lists the versions present otherwise. */
+export function statusLists(fg: FeatureGate, version: string): EnabledDisabled {
+  const entry = fg.status?.featureGates?.find((e) => e.version === version);
+  if (!entry) {
+    const have = (fg.status?.featureGates ?? []).map((e) => e.version);
+    throw new Error(`version ${JSON.stringify(version)} is not in FeatureGate/cluster status (it has ${have.length ? have.join(', ') : 'no entries'})`);
+  }
+  return gateNames(entry);
+}

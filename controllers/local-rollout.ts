@@ -1,0 +1,49 @@
+// On a local cluster, a stand-in for the cluster-version operator's rollout: the operator runs at
+// ClusterVersion's desired version, and when `featuregates simulate upgrade --to V` changes it, the running
+// operator is stopped and one for V started (with the payload folder the simulation named, else the same).
+import { CLUSTER_VERSION_NAME, type ClusterVersion } from '../api-types/index.js';
+import { ClusterVersionResource, Reflector, ResourceClient, type ClusterAccess, type Logger } from '../runtime/index.js';
+import type { RunningOperator } from './manager.js';
+
+/** ClusterVersion annotation: the payload folder the simulated upgrade's operator runs with. */
+export const SIMULATED_PAYLOAD_ANNOTATION = 'featuregates.local/simulated-payload-dir';
+
+export interface LocalRollout {
+  /** The operator running now and its version. */
+  current(): { version: string; op: RunningOperator };
+  /** Stops following ClusterVersion (waits for a roll under way); the running operator keeps running. */
+  stop(): Promise<void>;
+}
+
+export function followDesiredVersion(options: {
+  kubeConfig: ClusterAccess;
+  running: { version: string; op: RunningOperator };
+  payloadDir: string;
+  start: (version: string, payloadDir: string) => Promise<RunningOperator>;
+  logger: Logger;
+  onRoll?: (from: string, to: string, payloadDir: string) => void;
+}): LocalRollout {
+  let running = options.running;
+  let rolling = Promise.resolve();
+  const cvs = new Reflector<ClusterVersion>(new ResourceClient(options.kubeConfig, ClusterVersionResource), { name: CLUSTER_VERSION_NAME, logger: options.logger });
+  cvs.addListener(() => {
+    const cv = cvs.get(CLUSTER_VERSION_NAME);
+    const desired = cv?.status?.desired?.version;
+    if (!desired || desired === running.version) return;
+    const payload = cv?.metadata.annotations?.[SIMULATED_PAYLOAD_ANNOTATION] ?? options.payloadDir;
+    rolling = rolling.then(async () => {
+      if (desired === running.version) return;
+      options.onRoll?.(running.version, desired, payload);
+      await running.op.stop();
+      running = { version: desired, op: await options.start(desired, payload) };
+    }).catch((e: unknown) => options.logger.error('rolling the operator failed', { error: (e as Error).message }));
+  });
+  cvs.start();
+  return {
+    current: () => running,
+    async stop() {
+      await cvs.stop();
+      await rolling;
+    },
+  };
+}

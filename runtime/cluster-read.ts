@@ -1,0 +1,37 @@
+// The CLI's reads of a cluster (status, explain, diff, start): the kubeconfig with a request timeout, and
+// FeatureGate/cluster (plus the ClusterOperator and ClusterVersion that `status` reports) with one set of errors.
+import {
+  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, summarize, type FeatureGate, type StatusSummary,
+} from '../api-types/index.js';
+import { apiErrorMessage, isNotFound } from './api-errors.js';
+import { loadKubeConfig, type ClusterAccess } from './kube-config.js';
+import { KubeTransport } from './kube-transport.js';
+import { ResourceClient } from './resource-client.js';
+import { ClusterOperatorResource, ClusterVersionResource, FeatureGateResource } from './resources.js';
+
+/** The cluster of `kubeconfig` (or $KUBECONFIG, then in-cluster), each request bounded by `requestTimeoutMs`. */
+export async function connect(kubeconfig: string | undefined, requestTimeoutMs: number): Promise<ClusterAccess> {
+  const kc = await loadKubeConfig(kubeconfig);
+  KubeTransport.for(kc).defaultTimeoutMs = requestTimeoutMs;
+  return kc;
+}
+
+/** FeatureGate/cluster, or an error that says whether it is missing or which server failed how. */
+export async function readFeatureGate(kc: ClusterAccess): Promise<FeatureGate> {
+  try {
+    return await new ResourceClient(kc, FeatureGateResource).get(FEATURE_GATE_NAME);
+  } catch (e) {
+    if (isNotFound(e)) throw new Error('featuregates.config.openshift.io/cluster not found: is the cluster running featuregate-coordinator or OpenShift?', { cause: e });
+    const server = kc.getCurrentCluster()?.server ?? 'the API server';
+    throw new Error(`reading featuregates/cluster from ${server}: ${apiErrorMessage(e)}`, { cause: e });
+  }
+}
+
+/** FeatureGate/cluster with the ClusterOperator and ClusterVersion beside it (each optional), summarized. */
+export async function readStatus(kc: ClusterAccess, clusterOperatorName = 'config-operator', withNames = false): Promise<StatusSummary> {
+  const fg = await readFeatureGate(kc);
+  const optional = async <T>(p: Promise<T>) => p.catch((e: unknown) => { if (isNotFound(e)) return undefined; throw e; });
+  const co = await optional(new ResourceClient(kc, ClusterOperatorResource).get(clusterOperatorName));
+  const cv = await optional(new ResourceClient(kc, ClusterVersionResource).get(CLUSTER_VERSION_NAME));
+  return summarize(fg, co, cv, withNames);
+}

@@ -1,0 +1,69 @@
+// What `featuregates status`/`diff` compute from the objects they read, and where the operator finds its namespace.
+import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { gateNames, statusLists, summarize, toFeatureGateDetails, type ClusterOperator } from '../../api-types/index.js';
+import { podNamespace } from '../../runtime/kube-config.js';
+import { clusterVersion, featureGate, historyEntry } from '../support/objects.js';
+
+const fg = {
+  ...featureGate('cluster', { featureSet: 'TechPreviewNoUpgrade' }),
+  status: { featureGates: [toFeatureGateDetails({ version: '4.22.1', enabled: ['A', 'B'], disabled: ['C'] }), toFeatureGateDetails({ version: '4.21.0', enabled: [], disabled: ['A'] })] },
+};
+
+describe('summarize', () => {
+  it('takes Upgradeable from the ClusterOperator when it has one, else computes it from the spec', () => {
+    const co: ClusterOperator = {
+      apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperator', metadata: { name: 'config-operator' }, spec: {},
+      status: { conditions: [{ type: 'Upgradeable', status: 'False', reason: 'FromCO', message: 'said by the operator', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
+    };
+    expect(summarize(fg, co, undefined).upgradeable).toEqual({ status: 'False', reason: 'FromCO', message: 'said by the operator', source: 'clusteroperator/config-operator' });
+    expect(summarize(fg, undefined, undefined).upgradeable).toEqual({
+      status: 'False', reason: 'RestrictedFeatureGates_TechPreviewNoUpgrade', message: '"TechPreviewNoUpgrade" does not allow updates', source: 'computed from spec',
+    });
+  });
+
+  it('lists history with Partial marked, counts per version, and names only when asked', () => {
+    const cv = clusterVersion('version', [historyEntry('4.22.1', 'Partial', 1), historyEntry('4.21.0', 'Completed', 0)]);
+    const s = summarize(fg, undefined, cv);
+    expect(s.clusterVersion).toEqual({ desired: '4.22.1', history: ['4.22.1 (Partial)', '4.21.0'] });
+    expect(s.versions).toEqual([{ version: '4.22.1', enabled: 2, disabled: 1 }, { version: '4.21.0', enabled: 0, disabled: 1 }]);
+    expect(summarize(fg, undefined, undefined, true).versions[0]).toEqual({ version: '4.22.1', enabled: 2, disabled: 1, enabledNames: ['A', 'B'], disabledNames: ['C'] });
+    expect(summarize(fg, undefined, undefined).clusterVersion).toBeUndefined();
+  });
+});
+
+describe('statusLists', () => {
+  it('gives a version\'s names, or says which versions there are', () => {
+    expect(statusLists(fg, '4.21.0')).toEqual({ enabled: [], disabled: ['A'] });
+    expect(() => statusLists(fg, '4.20.0')).toThrow('version "4.20.0" is not in FeatureGate/cluster status (it has 4.22.1, 4.21.0)');
+    expect(() => statusLists(featureGate('cluster'), '4.20.0')).toThrow('(it has no entries)');
+  });
+});
+
+describe('gate lists on the wire', () => {
+  it('names → {name} entries → the same names', () => {
+    fc.assert(fc.property(fc.string(), fc.array(fc.string()), fc.array(fc.string()), (version, enabled, disabled) => {
+      const d = toFeatureGateDetails({ version, enabled, disabled });
+      expect(d.enabled.every((g) => Object.keys(g).join() === 'name')).toBe(true);
+      expect({ version: d.version, ...gateNames(d) }).toEqual({ version, enabled, disabled });
+    }));
+  });
+});
+
+describe('podNamespace', () => {
+  it('is $POD_NAMESPACE, else the service account\'s namespace file, else "default"', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fgc-sa-'));
+    try {
+      expect(podNamespace({ POD_NAMESPACE: 'from-env' }, dir)).toBe('from-env');
+      expect(podNamespace({}, dir)).toBe('default');
+      writeFileSync(join(dir, 'namespace'), 'openshift-config-operator\n');
+      expect(podNamespace({}, dir)).toBe('openshift-config-operator');
+      expect(podNamespace({ POD_NAMESPACE: 'from-env' }, dir)).toBe('from-env');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
