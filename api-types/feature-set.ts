@@ -16,6 +16,11 @@ export function featureSetName(set: string): string {
   return set === '' ? 'Default' : set;
 }
 
+/** TechPreviewNoUpgrade or DevPreviewNoUpgrade: a set whose gates come from the payload's manifests. */
+export function isPresetFeatureSet(set: string | undefined): boolean {
+  return set === FeatureSets.TechPreviewNoUpgrade || set === FeatureSets.DevPreviewNoUpgrade;
+}
+
 /** Byte-wise (UTF-16 code unit) comparison, as Go's strings.Compare for ASCII names; never locale order. */
 export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -1,9 +1,10 @@
 // `featuregates render`: the bootstrap path. Prints the FeatureGate from --featuregate (default: an
 // empty spec) with its status filled for --payload-version.
 import { readFileSync } from 'node:fs';
-import { parseDocument, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { decodeFeatureGate, emptyFeatureGate, renderFeatureGate } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
+import { parseYaml } from '../runtime/yaml.js';
 import { clusterProfileFlag, payloadVersionFlag, UsageError, type CommandSpec, outputFlag } from './args.js';
 
 export const renderCommand: CommandSpec = {
@@ -27,10 +28,9 @@ export const renderCommand: CommandSpec = {
     let fg = emptyFeatureGate();
     if (values.featuregate) {
       const path = values.featuregate;
-      const doc = parseDocument(readFileSync(path, 'utf8'));
-      if (doc.errors.length) throw new Error(`${path}: not valid YAML or JSON: ${doc.errors[0]?.message.split('\n')[0]}`);
+      const object = parseYaml(readFileSync(path, 'utf8'), path); // errors say path:line:col
       try {
-        fg = decodeFeatureGate(doc.toJS());
+        fg = decodeFeatureGate(object);
       } catch (e) {
         throw new Error(`${path}: ${(e as Error).message}`, { cause: e });
       }

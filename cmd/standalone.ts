@@ -3,10 +3,11 @@
 // 2: invalid configuration or usage.
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
+import { parseStrictVersion } from '../api-types/index.js';
 import { parseYaml } from '../runtime/yaml.js';
 import { createLogger } from '../runtime/logger.js';
 import {
-  appendPrerunFailure, InvalidConfigurationError, parseExecVersion, prerun, resolveStandaloneGates,
+  appendPrerunFailure, InvalidConfigurationError, prerun, resolveStandaloneGates,
   kubeletOverrides, standaloneAPIServerArgs, standaloneKubeletConfig, type PrerunResult,
 } from '../standalone/index.js';
 import { UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption, outputFlag } from './args.js';
@@ -73,7 +74,7 @@ export const standaloneCommand: CommandSpec = {
     if (dryRun && action !== 'check') throw new UsageError('--dry-run goes with check');
     if (!values.version) throw new UsageError('--version is required (the version of the binaries being started, X.Y.Z)');
     try {
-      parseExecVersion(values.version);
+      parseStrictVersion(values.version);
     } catch (e) {
       throw new UsageError(`--version: ${(e as Error).message}`);
     }

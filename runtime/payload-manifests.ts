@@ -2,7 +2,7 @@
 // the registry in api-types. Files are read in byte order of their names; other files are ignored.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { parseYamlDocuments } from './yaml.js';
 import { buildRegistry, compareNames, type FeatureSetRegistry, type PayloadManifest, type RegistryOptions } from '../api-types/index.js';
 
 export function readPayloadManifests(dir: string): PayloadManifest[] {
@@ -17,14 +17,8 @@ export function readPayloadManifests(dir: string): PayloadManifest[] {
   for (const name of names.filter((n) => /\.(ya?ml|json)$/.test(n)).sort(compareNames)) {
     const path = join(dir, name);
     if (!statSync(path).isFile()) continue;
-    const docs = parseAllDocuments(readFileSync(path, 'utf8'));
-    docs.forEach((doc, i) => {
-      if (doc.errors.length > 0) {
-        const err = doc.errors[0];
-        const line = err?.linePos?.[0]?.line;
-        throw new Error(`${path}${line ? `:${line}` : ''}: not valid YAML or JSON: ${err?.message.split('\n')[0]}`);
-      }
-      const object = doc.toJS() as unknown;
+    const docs = parseYamlDocuments(readFileSync(path, 'utf8'), path);
+    docs.forEach((object, i) => {
       if (object === null || object === undefined) return;
       out.push({ source: docs.length > 1 ? `${path}#${i}` : path, object });
     });

@@ -7,6 +7,11 @@ import { parseAllDocuments, type DocumentOptions, type ParseOptions, type Schema
 
 export class YamlSyntaxError extends Error {
   override name = 'YamlSyntaxError';
+
+  /** `what` at `line`:`col` (1-based) of `source`; the message is `source:line:col: what`. */
+  constructor(readonly source: string, readonly what: string, readonly line?: number, readonly col?: number) {
+    super(`${source}${line !== undefined ? `:${line}:${col}` : ''}: ${what}`);
+  }
 }
 
 export type YamlOptions = ParseOptions & DocumentOptions & SchemaOptions;
@@ -21,7 +26,7 @@ export function parseYamlDocuments(text: string, source: string, options: YamlOp
     if (err) {
       const pos = err.linePos?.[0];
       const what = (err.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
-      throw new YamlSyntaxError(`${source}${pos ? `:${pos.line}:${pos.col}` : ''}: ${what}`);
+      throw new YamlSyntaxError(source, what, pos?.line, pos?.col);
     }
     return (doc.toJS({ maxAliasCount: 100 }) as unknown) ?? undefined;
   });
@@ -30,6 +35,6 @@ export function parseYamlDocuments(text: string, source: string, options: YamlOp
 /** A text that holds at most one document (undefined when it holds none). */
 export function parseYaml(text: string, source: string, options: YamlOptions = {}): unknown {
   const docs = parseYamlDocuments(text, source, options);
-  if (docs.length > 1) throw new YamlSyntaxError(`${source}: holds ${docs.length} YAML documents, expected one`);
+  if (docs.length > 1) throw new YamlSyntaxError(source, `holds ${docs.length} YAML documents, expected one`);
   return docs[0];
 }

@@ -6,12 +6,11 @@ import {
   unlinkSync, writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { compareNames } from '../api-types/index.js';
+import { compareNames, formatVersion, parseStrictVersion } from '../api-types/index.js';
 import { parseYamlDocuments } from '../runtime/yaml.js';
 import { checkFeatureGateKeys, featureGatesFromConfig, InvalidConfigurationError, setsFeatureGates } from './config.js';
 import { decodeLock, encodeLock, type FeatureGateLock } from './lock.js';
 import { mergePatch } from './merge-patch.js';
-import { formatVersion, parseExecVersion } from './version.js';
 
 export const LOCK_FILE = 'no-upgrade';
 export const VERSION_FILE = 'version';
@@ -283,7 +282,7 @@ export function readVersionFile(dataDir: string): DataVersion | undefined {
     json = JSON.parse(text);
   } catch (e) {
     try {
-      return { version: formatVersion(parseExecVersion(text)) };
+      return { version: formatVersion(parseStrictVersion(text)) };
     } catch (f) {
       return fail(`${(e as Error).message}\n${(f as Error).message}`);
     }
@@ -291,7 +290,7 @@ export function readVersionFile(dataDir: string): DataVersion | undefined {
   const o = json as { version?: unknown; feature_gate_lock?: unknown } | null;
   if (typeof o?.version !== 'string') return fail('no "version" string');
   try {
-    parseExecVersion(o.version);
+    parseStrictVersion(o.version);
   } catch (f) {
     return fail((f as Error).message);
   }

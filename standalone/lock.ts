@@ -1,10 +1,10 @@
 // The feature-gate lock `<data-dir>/no-upgrade`: what it holds, how it is encoded, and the checks a
 // start must pass while it exists (pure; standalone/files.ts does the I/O).
-import { parseDocument, stringify } from 'yaml';
-import { describe, FeatureSets, type EnabledDisabled } from '../api-types/index.js';
+import { stringify } from 'yaml';
+import { parseYaml, YamlSyntaxError } from '../runtime/yaml.js';
+import { describe, formatVersion, isPresetFeatureSet, parseStrictVersion, type EnabledDisabled, type ParsedVersion } from '../api-types/index.js';
 import type { StandaloneFeatureGates } from './config.js';
 import { goSet } from './validate.js';
-import { formatVersion, parseExecVersion, type ExecVersion } from './version.js';
 
 export interface FeatureGateLock {
   featureSet: string;
@@ -12,7 +12,7 @@ export interface FeatureGateLock {
   version: string;
 }
 
-export function lockFor(fg: StandaloneFeatureGates, version: ExecVersion): FeatureGateLock {
+export function lockFor(fg: StandaloneFeatureGates, version: ParsedVersion): FeatureGateLock {
   return { featureSet: fg.featureSet, customNoUpgrade: { enabled: [...fg.customNoUpgrade.enabled], disabled: [...fg.customNoUpgrade.disabled] }, version: formatVersion(version) };
 }
 
@@ -34,15 +34,19 @@ function names(v: unknown, where: string): string[] {
 /** Strict: an empty, truncated, unparsable or wrongly shaped lock is an error, never "no lock". */
 export function decodeLock(text: string): FeatureGateLock {
   if (text.trim() === '') throw new Error('the lock file is empty');
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new Error(`not valid YAML: ${doc.errors[0]?.message.split('\n')[0]}`);
-  const o = doc.toJS() as unknown;
+  let o: unknown;
+  try {
+    o = parseYaml(text, 'the lock file');
+  } catch (e) {
+    if (!(e instanceof YamlSyntaxError)) throw e;
+    throw new Error(`not valid YAML${e.line !== undefined ? ` (line ${e.line}, column ${e.col})` : ''}: ${e.what}`, { cause: e });
+  }
   if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new Error(`expected a mapping, got ${describe(o)}`);
   const r = o as Record<string, unknown>;
   for (const k of Object.keys(r)) if (!['featureSet', 'customNoUpgrade', 'version'].includes(k)) throw new Error(`unexpected field ${JSON.stringify(k)}`);
   if (typeof r.featureSet !== 'string') throw new Error(`featureSet: expected a string, got ${describe(r.featureSet)}`);
   if (typeof r.version !== 'string') throw new Error(`version: expected a string, got ${describe(r.version)}`);
-  parseExecVersion(r.version);
+  parseStrictVersion(r.version);
   const c = r.customNoUpgrade;
   if (c !== undefined && c !== null && (typeof c !== 'object' || Array.isArray(c))) throw new Error(`customNoUpgrade: expected a mapping, got ${describe(c)}`);
   const co = (c ?? {}) as Record<string, unknown>;
@@ -114,14 +118,14 @@ export function configChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates, 
  * With `here`, the remedies are only those that work from this state: a roll-back to the locked version
  * only while the data was last started by that minor (a newer data version refuses older executables).
  */
-export function upgradeChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates, exec: ExecVersion, here?: RefusalContext): string | undefined {
-  const locked = parseExecVersion(lock.version);
+export function upgradeChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates, exec: ParsedVersion, here?: RefusalContext): string | undefined {
+  const locked = parseStrictVersion(lock.version);
   if (locked.major === exec.major && locked.minor === exec.minor) return undefined;
   const se = new Set(fg.specialHandlingSupportExceptionRequired.enabled);
   const sd = new Set(fg.specialHandlingSupportExceptionRequired.disabled);
   const blockedEnabled = lock.customNoUpgrade.enabled.filter((n) => !se.has(n));
   const blockedDisabled = lock.customNoUpgrade.disabled.filter((n) => !sd.has(n));
-  const preset = lock.featureSet === FeatureSets.TechPreviewNoUpgrade || lock.featureSet === FeatureSets.DevPreviewNoUpgrade;
+  const preset = isPresetFeatureSet(lock.featureSet);
   if (!preset && blockedEnabled.length === 0 && blockedDisabled.length === 0) return undefined;
   const E = formatVersion(exec);
   const head = [
@@ -142,7 +146,7 @@ export function upgradeChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates,
       '4. Restart MicroShift: sudo systemctl restart microshift',
     ].join('\n');
   }
-  const data = here.dataVersion ? parseExecVersion(here.dataVersion) : undefined;
+  const data = here.dataVersion ? parseStrictVersion(here.dataVersion) : undefined;
   const rollBack = !data || (data.major === locked.major && data.minor === locked.minor);
   const remedies = [
     ...(rollBack ? [`run version ${locked.major}.${locked.minor} again (the data is still at ${here.dataVersion ?? lock.version}), OR`] : []),

@@ -2,14 +2,14 @@
 // compatibility (read-only) → feature-gate lock management (create or check) → write the version file.
 // The version file is written only when every check passed, so rolling back to the locked version works.
 import { join } from 'node:path';
-import { FeatureSets, type FeatureSetRegistry } from '../api-types/index.js';
+import { formatVersion, isPresetFeatureSet, parseStrictVersion, type FeatureSetRegistry, type ParsedVersion } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
 import { featureGatesFromConfig, type StandaloneFeatureGates } from './config.js';
 import { createLock, LOCK_FILE, loadConfigFiles, readLock, readVersionFile, VERSION_FILE, writeVersionFile, type DataVersion, type LockWriteHooks } from './files.js';
 import { configChecks, encodeLock, lockFor, upgradeChecks, type FeatureGateLock, type RefusalContext } from './lock.js';
 import { goSet, validateFeatureGates } from './validate.js';
-import { checkVersionCompatibility, formatVersion, parseExecVersion, type ExecVersion } from './version.js';
+import { checkVersionCompatibility } from './version.js';
 
 export interface StandaloneOptions {
   configFile: string;
@@ -39,7 +39,7 @@ export interface PrerunResult {
   configFiles: string[];
   /** The files that set apiServer.featureGates. */
   gateSources: string[];
-  version: ExecVersion;
+  version: ParsedVersion;
   /** What this start wrote (or, with dryRun, would write). */
   writes: { lock?: { path: string; content: string }; version: { path: string; version: string; featureGateLock?: string } };
   /** Things an administrator should know that did not refuse the start. */
@@ -53,7 +53,7 @@ export function loadStandaloneConfig(options: StandaloneOptions): { featureGates
     ...(options.explicitConfigFile ? { explicitConfigFile: true } : {}), ...(options.explicitConfigDir ? { explicitConfigDir: true } : {}),
   });
   const featureGates = featureGatesFromConfig(merged);
-  const preset = featureGates.featureSet === FeatureSets.TechPreviewNoUpgrade || featureGates.featureSet === FeatureSets.DevPreviewNoUpgrade;
+  const preset = isPresetFeatureSet(featureGates.featureSet);
   validateFeatureGates(featureGates, { presetsAvailable: options.featureGateDir !== undefined });
   const registry = preset && options.featureGateDir ? loadRegistry(options.featureGateDir, { operatorVersion: options.version }) : undefined;
   return { featureGates, registry, files, gateSources };
@@ -61,7 +61,7 @@ export function loadStandaloneConfig(options: StandaloneOptions): { featureGates
 
 export function prerun(options: StandaloneOptions): PrerunResult {
   const log = options.logger ?? silentLogger;
-  const version = parseExecVersion(options.version);
+  const version = parseStrictVersion(options.version);
   const { featureGates, registry, files, gateSources } = loadStandaloneConfig(options);
   log.info('Effective configuration', { files, 'apiServer.featureGates': featureGates });
   const warnings: string[] = [];
@@ -74,7 +74,7 @@ export function prerun(options: StandaloneOptions): PrerunResult {
     if (data === undefined) {
       log.info('Version file does not exist yet - assuming first run of MicroShift');
     } else {
-      const msg = checkVersionCompatibility(version, parseExecVersion(data.version));
+      const msg = checkVersionCompatibility(version, parseStrictVersion(data.version));
       if (msg) log.info(msg);
     }
   } catch (e) {

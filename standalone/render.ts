@@ -1,12 +1,12 @@
 // Standalone rendering (pure): the resolved gates → kube-apiserver arguments and a kubelet configuration.
-import { compareNames, FeatureSets, renderKubeAPIServerArgs, resolveFeatureSet, type FeatureSetRegistry, type GateLists } from '../api-types/index.js';
+import { compareNames, isPresetFeatureSet, renderKubeAPIServerArgs, resolveFeatureSet, type FeatureSetRegistry, type GateLists } from '../api-types/index.js';
 import { REQUIRED_FEATURE_GATES, type StandaloneFeatureGates } from './config.js';
 
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort(compareNames);
 
 /** The gates a configuration sets: the four lists for CustomNoUpgrade, the payload's set for Tech/DevPreview. */
 export function resolveStandaloneGates(fg: StandaloneFeatureGates, registry?: FeatureSetRegistry): GateLists {
-  if (fg.featureSet === FeatureSets.TechPreviewNoUpgrade || fg.featureSet === FeatureSets.DevPreviewNoUpgrade) {
+  if (isPresetFeatureSet(fg.featureSet)) {
     if (!registry) throw new Error(`feature set ${fg.featureSet} needs payload manifests (--authoritative-feature-gate-dir)`);
     const r = resolveFeatureSet({ featureSet: fg.featureSet }, registry);
     return { enabledNames: [...r.enabled], disabledNames: [...r.disabled] };

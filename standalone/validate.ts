@@ -1,6 +1,6 @@
 // Validation of apiServer.featureGates, in MicroShift's order and with its messages, wrapped as
 // `invalid configuration: error validating feature gates: <msg>`. Sets print in Go slice format, sorted.
-import { compareNames, FeatureSets } from '../api-types/index.js';
+import { compareNames, FeatureSets, isPresetFeatureSet } from '../api-types/index.js';
 import { InvalidConfigurationError, REQUIRED_FEATURE_GATES, type StandaloneFeatureGates } from './config.js';
 
 export function goSet(names: Iterable<string>): string {
@@ -31,7 +31,7 @@ export function validateFeatureGates(fg: StandaloneFeatureGates, options: Valida
     if (anyList) fail('CustomNoUpgrade and SpecialHandlingSupportExceptionRequired enabled/disabled lists must be empty when FeatureSet is empty');
     return;
   }
-  if (fg.featureSet === FeatureSets.TechPreviewNoUpgrade || fg.featureSet === FeatureSets.DevPreviewNoUpgrade) {
+  if (isPresetFeatureSet(fg.featureSet)) {
     if (!options.presetsAvailable) fail(`FeatureSet ${fg.featureSet} is not supported. Use CustomNoUpgrade to enable/disable feature gates`);
     // Beyond upstream: a preset comes whole from the payload; lists would silently change it.
     if (anyList) fail(`CustomNoUpgrade and SpecialHandlingSupportExceptionRequired enabled/disabled lists must be empty when FeatureSet is ${fg.featureSet}`);

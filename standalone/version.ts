@@ -3,25 +3,13 @@
 // Majors: MicroShift knows the last minor of 4 only, so any change of major.minor that involves a major
 // after 5 is refused with its "unknown major version" error. Deliberately different: a patch-only change
 // is allowed for every major (MicroShift refuses 6.0.0 → 6.0.1 with the same error).
-export interface ExecVersion {
-  major: number;
-  minor: number;
-  patch: number;
-}
-
-export function parseExecVersion(v: string): ExecVersion {
-  const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(v.trim());
-  if (!m) throw new Error(`invalid version string (${v}): expected Major.Minor.Patch`);
-  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]) };
-}
-
-export const formatVersion = (v: ExecVersion) => `${v.major}.${v.minor}.${v.patch}`;
+import { formatVersion, type ParsedVersion } from '../api-types/index.js';
 
 export const MAX_VERSION_SKEW = 2;
 const LAST_MINOR_FOR_MAJOR: Record<number, number> = { 4: 22 };
 
 /** major.minor as one linear number, so that the last minor of a major is one step from the next major. */
-function linear(v: ExecVersion): number {
+function linear(v: ParsedVersion): number {
   let n = 0;
   for (let major = 4; major < v.major; major++) {
     const last = LAST_MINOR_FOR_MAJOR[major];
@@ -32,7 +20,7 @@ function linear(v: ExecVersion): number {
 }
 
 /** Throws when the executable may not run on data of version `data`; returns the log line otherwise. */
-export function checkVersionCompatibility(exec: ExecVersion, data: ExecVersion): string | undefined {
+export function checkVersionCompatibility(exec: ParsedVersion, data: ParsedVersion): string | undefined {
   if (exec.major === data.major && exec.minor === data.minor && exec.patch === data.patch) return undefined;
   if (exec.major === data.major && exec.minor === data.minor) return `Version upgrade from ${formatVersion(data)} to ${formatVersion(exec)} (distance 0), continuing`;
   const distance = linear(exec) - linear(data);

@@ -63,7 +63,7 @@ describe('featuregates render', () => {
     writeFileSync(bad, 'kind: FeatureGate\nspec:\n  featureSet: [1\n');
     const badFile = runCLI(['render', '--payload-version', '4.22.0', '--authoritative-feature-gate-dir', payloadFolders()[0]!.dir, '--featuregate', bad]);
     expect(badFile.code).toBe(1);
-    expect(badFile.stderr).toContain(`${bad}: not valid YAML or JSON`);
+    expect(badFile.stderr).toContain(`${bad}:4:1: Flow sequence in block collection must be sufficiently indented`); // file:line:col, as every YAML error
     const profile = runCLI(['render', '--payload-version', '4.22.0', '--authoritative-feature-gate-dir', payloadFolders()[0]!.dir, '--cluster-profile', 'hypershift']);
     expect(profile.code).toBe(2);
     expect(profile.stderr).toContain('--cluster-profile must be one of self-managed-high-availability, ibm-cloud-managed, got "hypershift"');

@@ -6,9 +6,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { CustomObjectsApi } from '@kubernetes/client-node';
-import { buildRegistry, resolveFeatureSet } from '../../api-types/index.js';
+import { buildRegistry, parseStrictVersion, resolveFeatureSet } from '../../api-types/index.js';
 import { readPayloadManifests } from '../../runtime/payload-manifests.js';
-import { createLock, decodeLock, loadConfigFiles, featureGatesFromConfig, lockFor, parseExecVersion, prerun, PrerunError } from '../../standalone/index.js';
+import { createLock, decodeLock, loadConfigFiles, featureGatesFromConfig, lockFor, prerun, PrerunError } from '../../standalone/index.js';
 import { bundledCRDPaths, startControlPlane } from '../../sdk/testing/index.js';
 import { CLI, runCLI } from '../support/cli.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
@@ -134,9 +134,10 @@ describe('the lock', () => {
   it('a crash between temp write and link (SIGKILL) leaves no half lock; the next start creates it whole', () => {
     const n = node({ 'config.yaml': custom(['Crash']) });
     // A real process that dies by SIGKILL right after its temporary lock file is durable.
-    const script = `const { createLock, lockFor, featureGatesFromConfig, parseExecVersion } = await import(${JSON.stringify(join(process.cwd(), 'dist/standalone/index.js'))});
+    const script = `const { createLock, lockFor, featureGatesFromConfig } = await import(${JSON.stringify(join(process.cwd(), 'dist/standalone/index.js'))});
+      const { parseStrictVersion } = await import(${JSON.stringify(join(process.cwd(), 'dist/api-types/index.js'))});
       const fg = featureGatesFromConfig({ apiServer: { featureGates: { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: ['Crash'] } } } });
-      createLock(${JSON.stringify(n.dataDir)}, lockFor(fg, parseExecVersion('4.21.0')), { afterTempWrite: () => process.kill(process.pid, 'SIGKILL') });`;
+      createLock(${JSON.stringify(n.dataDir)}, lockFor(fg, parseStrictVersion('4.21.0')), { afterTempWrite: () => process.kill(process.pid, 'SIGKILL') });`;
     const crashed = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(crashed.signal).toBe('SIGKILL');
     expect(existsSync(join(n.dataDir, 'no-upgrade'))).toBe(false);
@@ -149,7 +150,7 @@ describe('the lock', () => {
   it('a failed write in this process leaves no lock and reports the cause', () => {
     const n = node({ 'config.yaml': custom(['Crash']) });
     const fg = featureGatesFromConfig(parse(readFileSync(n.config, 'utf8')));
-    expect(() => createLock(n.dataDir, lockFor(fg, parseExecVersion('4.21.0')), { afterTempWrite: () => { throw new Error('disk gone'); } })).toThrow('disk gone');
+    expect(() => createLock(n.dataDir, lockFor(fg, parseStrictVersion('4.21.0')), { afterTempWrite: () => { throw new Error('disk gone'); } })).toThrow('disk gone');
     expect(readdirSync(n.dataDir)).toEqual([]); // neither a lock nor the temporary file
   });
 

@@ -1,10 +1,10 @@
 // Standalone mode's pure rules: merge patch, config decoding, validation order and messages, lock rules.
 import { describe, expect, it } from '@jest/globals';
 import {
-  checkVersionCompatibility, configChecks, decodeLock, defaultFeatureGates, encodeLock, featureGatesFromConfig, mergePatch, parseExecVersion,
+  checkVersionCompatibility, configChecks, decodeLock, defaultFeatureGates, encodeLock, featureGatesFromConfig, mergePatch,
   effectiveGates, kubeletOverrides, upgradeChecks, validateFeatureGates, type StandaloneFeatureGates,
 } from '../../standalone/index.js';
-import { closestName } from '../../api-types/index.js';
+import { closestName, parseStrictVersion } from '../../api-types/index.js';
 
 const fg = (featureSet: string, c: [string[], string[]] = [[], []], s: [string[], string[]] = [[], []]): StandaloneFeatureGates => ({
   featureSet, customNoUpgrade: { enabled: c[0], disabled: c[1] }, specialHandlingSupportExceptionRequired: { enabled: s[0], disabled: s[1] },
@@ -107,14 +107,14 @@ describe('lock rules', () => {
     ['4.21.0', '5.0.0', [], ['FeatureA'], true],
   ])('lock %s → exec %s, locked %j, exempt %j → pass %s', (locked, exec, lockedEnabled, exempt, pass) => {
     const l = { ...lock, version: locked, customNoUpgrade: { enabled: lockedEnabled as string[], disabled: [] } };
-    const out = upgradeChecks(l, fg('CustomNoUpgrade', [[], []], [exempt as string[], []]), parseExecVersion(exec));
+    const out = upgradeChecks(l, fg('CustomNoUpgrade', [[], []], [exempt as string[], []]), parseStrictVersion(exec));
     expect(out === undefined).toBe(pass);
     if (!pass) expect(out).toContain(`version upgrade detected with custom feature gates: locked version ${locked}, current version ${exec}`);
   });
 
   it('exempts only the same polarity and reports what stays blocked', () => {
     const l = { ...lock, customNoUpgrade: { enabled: ['A', 'B'], disabled: ['C'] } };
-    const out = upgradeChecks(l, fg('CustomNoUpgrade', [[], []], [['A', 'C'], []]), parseExecVersion('4.22.0'));
+    const out = upgradeChecks(l, fg('CustomNoUpgrade', [[], []], [['A', 'C'], []]), parseStrictVersion('4.22.0'));
     expect(out).toContain('Gates Enabled: [B]\nGates Disabled: [C]');
     expect(out).toContain('1. Roll back to version 4.21.0, OR');
   });
@@ -130,7 +130,7 @@ describe('version compatibility', () => {
     ['5.1.0', '4.21.0', 'executable (5.1.0) is too recent compared to existing data (4.21.0): version distance is 3, maximum allowed is 2'],
     ['4.20.0', '4.21.0', 'executable (4.20.0) is older than existing data (4.21.0): migrating data to older version is not supported'],
   ])('exec %s on data %s', (exec, data, expected) => {
-    const run = () => checkVersionCompatibility(parseExecVersion(exec), parseExecVersion(data));
+    const run = () => checkVersionCompatibility(parseStrictVersion(exec), parseStrictVersion(data));
     if (expected?.startsWith('executable')) expect(run).toThrow(expected);
     else expect(run()).toBe(expected);
   });
@@ -158,8 +158,8 @@ describe('what kube-apiserver and the kubelet run with', () => {
 
 describe('majors MicroShift does not know', () => {
   it('a minor or major change involving them is refused with its message; a patch change is allowed', () => {
-    expect(() => checkVersionCompatibility(parseExecVersion('6.0.0'), parseExecVersion('5.3.0'))).toThrow('unknown major version 5 in version map');
-    expect(checkVersionCompatibility(parseExecVersion('6.0.2'), parseExecVersion('6.0.1'))).toBe('Version upgrade from 6.0.1 to 6.0.2 (distance 0), continuing');
-    expect(checkVersionCompatibility(parseExecVersion('5.1.0'), parseExecVersion('4.22.0'))).toBe('Version upgrade from 4.22.0 to 5.1.0 (distance 2), continuing');
+    expect(() => checkVersionCompatibility(parseStrictVersion('6.0.0'), parseStrictVersion('5.3.0'))).toThrow('unknown major version 5 in version map');
+    expect(checkVersionCompatibility(parseStrictVersion('6.0.2'), parseStrictVersion('6.0.1'))).toBe('Version upgrade from 6.0.1 to 6.0.2 (distance 0), continuing');
+    expect(checkVersionCompatibility(parseStrictVersion('5.1.0'), parseStrictVersion('4.22.0'))).toBe('Version upgrade from 4.22.0 to 5.1.0 (distance 2), continuing');
   });
 });
