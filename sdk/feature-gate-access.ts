@@ -20,6 +20,8 @@ import { ClusterVersionResource, FeatureGateResource } from '../runtime/resource
 import { sdkUserAgent } from '../runtime/version.js';
 import { FeatureGates } from './feature-gates.js';
 import { exitOnChange } from './exit-on-change.js';
+import { warnWhileWaiting, type WaitWarningOptions } from './wait-warnings.js';
+import { realClock, type Clock } from '../runtime/clock.js';
 
 export interface FeatureGateChange<Name extends string = string> {
   /** undefined on the first observation. */
@@ -50,6 +52,13 @@ export interface FeatureGateAccessOptions<Name extends string = string> {
    * so API audit logs show who reads the gates. Default: the name of the running script.
    */
   component?: string;
+  /**
+   * While the first observation has not happened: a warning after 10 s, then with the delay doubling up to
+   * 5 minutes, saying what is missing (through `logger` at warn, else on stderr). `false` turns them off.
+   */
+  waitWarnings?: WaitWarningOptions | false;
+  /** Timing of the wait warnings (tests pass a fake clock). */
+  clock?: Clock;
   /** Reflector tuning (tests): relist interval and watch backoff. */
   reflector?: { relistIntervalMs?: number; backoffInitialMs?: number; backoffMaxMs?: number };
 }
@@ -148,6 +157,7 @@ export class FeatureGateAccessor<Name extends string = string> implements Featur
   private handlers: Promise<void> = Promise.resolve();
   private started = false;
   private lastWait = '';
+  private readonly stopped = new AbortController();
   private readonly marker: string;
   private readonly log: Logger;
   private readonly events: EventRecorder;
@@ -183,9 +193,19 @@ export class FeatureGateAccessor<Name extends string = string> implements Featur
       clusterVersions.start();
     }
     void Promise.all([featureGates.synced, clusterVersions.synced]).then(() => this.controller.enqueue(FEATURE_GATE_NAME));
+    const warnings = this.options.waitWarnings;
+    if (warnings !== false) {
+      void warnWhileWaiting({
+        firstMs: warnings?.firstMs ?? 10_000, maxMs: warnings?.maxMs ?? 300_000,
+        warn: warnings?.warn ?? (this.options.logger ? (m) => this.log.warn(m) : (m) => process.stderr.write(`featuregate-coordinator: ${m}\n`)),
+        clock: this.options.clock ?? realClock, signal: this.stopped.signal,
+        describe: () => (this.gates ? undefined : describeWait(this.waiting ?? { reason: 'CachesNotSynced' })),
+      });
+    }
   }
 
   async stop(): Promise<void> {
+    this.stopped.abort();
     await this.controller.stop();
     if (this.caches.owned) await Promise.all([this.caches.featureGates.stop(), this.caches.clusterVersions.stop()]);
   }

@@ -11,9 +11,11 @@ import { eventually, sleep } from '../support/eventually.js';
 describe('FeatureGateAccess', () => {
   let plane: ControlPlane;
   const stops: (() => Promise<void>)[] = [];
+  const warnings: string[] = [];
   const access = (desiredVersion: string, onChange: (c: FeatureGateChange) => void = () => undefined, metricsRegistry?: Registry) => {
     const a = createFeatureGateAccess({ kubeConfig: plane.kubeConfig, desiredVersion, onChange, ...(metricsRegistry ? { metricsRegistry } : {}),
-      reflector: { backoffInitialMs: 100, backoffMaxMs: 1000 } });
+      reflector: { backoffInitialMs: 100, backoffMaxMs: 1000 },
+      waitWarnings: { firstMs: 400, maxMs: 400, warn: (m) => warnings.push(`${desiredVersion}: ${m}`) } });
     stops.push(() => a.stop());
     a.start();
     return a;
@@ -29,7 +31,7 @@ describe('FeatureGateAccess', () => {
     expect(() => createFeatureGateAccess({ kubeConfig: plane.kubeConfig, desiredVersion: '' })).toThrow(/desiredVersion is empty/);
   });
 
-  it('waits silently for missing objects, then until the version entry appears', async () => {
+  it('waits for missing objects, then until the version entry appears, warning what it waits for', async () => {
     const a = access('4.22.1');
     await expect(a.waitForInitial({ timeoutMs: 300 })).rejects.toThrow('timed out waiting for FeatureGate detection');
     expect(() => a.current()).toThrow('featureGates not yet observed');
@@ -38,9 +40,14 @@ describe('FeatureGateAccess', () => {
     // The timeout says what is still missing.
     await expect(a.waitForInitial({ timeoutMs: 1_000 })).rejects.toThrow(
       'timed out waiting for FeatureGate detection: missing desired version "4.22.1" in featuregates.config.openshift.io/cluster');
+    await eventually(() => expect(warnings.filter((w) => w.startsWith('4.22.1: '))).toContainEqual(
+      expect.stringMatching(/^4\.22\.1: still waiting for FeatureGate detection after [\d.]+s: missing desired version "4\.22\.1" in featuregates/)));
     const waiting = a.waitForInitial({ timeoutMs: 10_000 });
     await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.22.1', enabled: ['A', 'B'], disabled: ['C'] }, { version: '4.21.0', enabled: ['Old'], disabled: [] }]);
     const gates = await waiting;
+    const warned = warnings.filter((w) => w.startsWith('4.22.1: ')).length;
+    await sleep(1_000);
+    expect(warnings.filter((w) => w.startsWith('4.22.1: ')).length).toBe(warned); // observed: no more warnings
     expect(gates.enabledNames).toEqual(['A', 'B']);
     expect(a.isReady()).toBe(true);
     expect(a.current().enabled('C')).toBe(false);
