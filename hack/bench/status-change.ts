@@ -1,11 +1,12 @@
-// The two round trips the latency benchmarks time, on FeatureGate/cluster with current version 4.22.0:
+// The round trips the latency benchmarks time, on FeatureGate/cluster with current version 4.22.0:
 //  - operatorChange: ClusterVersion history loses a version whose status entry exists, until a watcher
-//    sees the operator's pruned status (seeding that entry is not timed);
+//    sees the pruned status (seeding that entry is not timed) — pruned by the operator, or by a relay;
 //  - rawWrite: our own PUT of FeatureGate /status until the same watcher sees it (the baseline: the API
 //    server's and the watch's share of the first path);
-//  - relayChange: operatorChange with the operator replaced by the least any controller could do (a
-//    ClusterVersion watch in this process whose handler PUTs the pruned status from the watcher's cache):
-//    the floor of the operator path, two API round trips and two watch deliveries.
+//  - startRelay: the operator replaced by the least any controller could do (a ClusterVersion watch in this
+//    process whose handler PUTs the pruned status from the watcher's cache): the floor of the operator path,
+//    two API round trips and two watch deliveries. Several relays can run at once (h2-relay.ts, go-relay/):
+//    each acts only on changes that name it.
 // Both paths include a GET before the PUT, as the operator's write does not (it works from its cache).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CLUSTER_VERSION_NAME, gateNames, type ClusterVersion, type FeatureGate, type VersionGates } from '../../api-types/index.js';
@@ -19,8 +20,12 @@ function headGates(fg: FeatureGate): VersionGates {
   return { version: head.version, ...gateNames(head) };
 }
 
-export async function operatorChange(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number): Promise<number> {
-  const old = `4.21.${i}`;
+/**
+ * `relay` names which of several relays running at once acts on this change: the pruned version carries it
+ * as a suffix (`4.21.7-h2`), and each relay acts only on its own (see prunedFor). The operator acts on all.
+ */
+export async function operatorChange(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number, relay?: string): Promise<number> {
+  const old = `4.21.${i}${relay ? `-${relay}` : ''}`;
   const cur = headGates(await fgs.get('cluster'));
   await setClusterVersion(kc, { history: ['4.22.0', old] });
   const seeded = watcher.next((v) => v === `4.22.0,${old}`);
@@ -43,17 +48,20 @@ export async function rawWrite(kc: KubeConfig, fgs: ResourceClient<FeatureGate>,
   return nowMs() - t0;
 }
 
+/** The status pruned to ClusterVersion history, when relay `name` is the one to act (a pruned version ends in -name). */
+export function prunedFor(name: string, history: ReadonlySet<string>, fg: FeatureGate | undefined): FeatureGate | undefined {
+  const entries = fg?.status?.featureGates ?? [];
+  const kept = entries.filter((e) => history.has(e.version));
+  if (!fg || kept.length === 0 || !entries.some((e) => !history.has(e.version) && e.version.endsWith(`-${name}`))) return undefined;
+  return { ...fg, status: { ...fg.status, featureGates: kept } };
+}
+
 /** A minimal stand-in for the operator: prunes FeatureGate status to the history's versions on every ClusterVersion event. */
-export async function startRelay(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher): Promise<{ stop(): Promise<void> }> {
+export async function startRelay(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, name = 'h1'): Promise<{ stop(): Promise<void> }> {
   const cvs = new Reflector<ClusterVersion>(new ResourceClient(kc, ClusterVersionResource), { name: CLUSTER_VERSION_NAME });
   cvs.addListener(() => {
-    const history = new Set((cvs.get(CLUSTER_VERSION_NAME)?.status?.history ?? []).map((h) => h.version));
-    const fg = watcher.current();
-    const entries = fg?.status?.featureGates ?? [];
-    const kept = entries.filter((e) => history.has(e.version));
-    if (fg && kept.length > 0 && kept.length < entries.length) {
-      fgs.replaceStatus({ ...fg, status: { ...fg.status, featureGates: kept } }).catch(() => undefined);
-    }
+    const pruned = prunedFor(name, new Set((cvs.get(CLUSTER_VERSION_NAME)?.status?.history ?? []).map((h) => h.version)), watcher.current());
+    if (pruned) fgs.replaceStatus(pruned).catch(() => undefined);
   });
   cvs.start();
   await cvs.synced;

@@ -1,49 +1,79 @@
 // Benchmark: "ClusterVersion change → FeatureGate status visible to a watcher" through the operator process,
 // against the raw "PUT /status → watch event" round trip on the same control plane in the same run.
 //   npm run bench -- status-latency         (N=200 changes, RUNS=3; operator as in operator-process.ts)
-// Goal (issue 12): operator p50 ≤ 1.2× and p99 ≤ 1.5× the raw path's. Also timed: a minimal relay in this
-// process in place of the operator (status-change.ts), the floor of any controller on this path.
+// Goal (issue 12): operator p50 ≤ 1.2× and p99 ≤ 1.5× the raw path's.
+// A second phase, with the operator stopped, times three minimal relays in its place — the least any
+// controller does on this path (status-change.ts): our transport (HTTP/1.1) in this process, the same over
+// HTTP/2 (h2-relay.ts), and client-go in its own process (go-relay/, when Go is installed; GO_RELAY=0 skips
+// it): what the Go original's client stack pays for the same hop. All four paths of a phase are interleaved
+// sample by sample (each change names the relay that acts), so drift on a shared machine hits them alike.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { startBenchCluster } from './bench-cluster.js';
+import { startH2Relay } from './h2-relay.js';
 import { describeOperator, exited } from './operator-process.js';
 import { operatorChange, rawWrite, startRelay } from './status-change.js';
 import { median, ms, percentile, spread } from './stats.js';
 
 const N = Number(process.env.N ?? 200);
 const RUNS = Number(process.env.RUNS ?? 3);
+const goRelay = process.env.GO_RELAY === '0' ? undefined
+  : spawnSync('bash', ['hack/bench/go-relay/build.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).stdout.trim().split('\n').at(-1) || undefined;
 const cluster = await startBenchCluster();
 const { kc, watcher, fgs } = cluster;
 
-interface Run { opP50: number; opP99: number; rawP50: number; rawP99: number; relayP50: number; relayP99: number }
+/** The client-go relay as a process; resolves once its informers have synced. */
+async function startGoRelay(binary: string): Promise<ChildProcess> {
+  const p = spawn(binary, ['--kubeconfig', cluster.plane.kubeconfigPath, '--name', 'go'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    p.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('ready')) resolve(); });
+    p.once('exit', (code) => reject(new Error(`go-relay exited with ${code}`)));
+  });
+  return p;
+}
+
+type Path = 'operator' | 'raw' | 'h1' | 'raw2' | 'h2' | 'go';
+type Run = Partial<Record<Path, { p50: number; p99: number }>>;
 const runs: Run[] = [];
+let seq = 0;
 for (let r = 1; r <= RUNS; r++) {
-  // Each run starts from an empty status, so the operator's first write says it is running.
+  const samples: Partial<Record<Path, number[]>> = {};
+  const add = (p: Path, v: number) => (samples[p] ??= []).push(v);
+  // Phase 1: the operator, from an empty status, against the raw path.
   const { proc: op } = await cluster.startOperator();
-  // Interleaved, so drift on a shared machine hits both paths alike.
-  const opSamples: number[] = [];
-  const rawSamples: number[] = [];
   for (let i = 0; i < N; i++) {
-    opSamples.push(await operatorChange(kc, fgs, watcher, r * 1000 + i));
-    rawSamples.push(await rawWrite(kc, fgs, watcher, r * 1000 + i));
+    add('operator', await operatorChange(kc, fgs, watcher, seq++));
+    add('raw', await rawWrite(kc, fgs, watcher, seq++));
   }
   op.kill('SIGTERM');
   await exited(op);
-  const relay = await startRelay(kc, fgs, watcher);
-  const relaySamples: number[] = [];
-  for (let i = 0; i < N; i++) relaySamples.push(await operatorChange(kc, fgs, watcher, r * 1000 + N + i));
-  await relay.stop();
-  const run = {
-    opP50: median(opSamples), opP99: percentile(opSamples, 99), rawP50: median(rawSamples), rawP99: percentile(rawSamples, 99),
-    relayP50: median(relaySamples), relayP99: percentile(relaySamples, 99),
-  };
+  // Phase 2: the relays in its place, against the raw path again.
+  const h1 = await startRelay(kc, fgs, watcher, 'h1');
+  const h2 = await startH2Relay(kc, watcher, 'h2');
+  const go = goRelay ? await startGoRelay(goRelay) : undefined;
+  for (let i = 0; i < N; i++) {
+    add('raw2', await rawWrite(kc, fgs, watcher, seq++));
+    add('h1', await operatorChange(kc, fgs, watcher, seq++, 'h1'));
+    add('h2', await operatorChange(kc, fgs, watcher, seq++, 'h2'));
+    if (go) add('go', await operatorChange(kc, fgs, watcher, seq++, 'go'));
+  }
+  await h1.stop();
+  await h2.stop();
+  if (go) { go.kill('SIGTERM'); await exited(go); }
+  const run: Run = {};
+  for (const [p, xs] of Object.entries(samples) as [Path, number[]][]) run[p] = { p50: median(xs), p99: percentile(xs, 99) };
   runs.push(run);
   console.error(`run ${r}/${RUNS}: ${JSON.stringify(run)}`);
 }
 await cluster.stop();
 const f = (pick: (r: Run) => number, fmt: (n: number) => string) => spread(runs.map(pick), fmt);
 const x = (n: number) => `${n.toFixed(2)}×`;
-console.log(`${describeOperator()}, ${N} changes per run, ${RUNS} runs (min / median / max)`);
-console.log(`operator: ClusterVersion change → status seen: p50 ${f((r) => r.opP50, ms)}, p99 ${f((r) => r.opP99, ms)}`);
-console.log(`raw PUT /status → watch event:               p50 ${f((r) => r.rawP50, ms)}, p99 ${f((r) => r.rawP99, ms)}`);
-console.log(`minimal relay (a watch + PUT, no operator):      p50 ${f((r) => r.relayP50, ms)}, p99 ${f((r) => r.relayP99, ms)}`);
-console.log(`ratio to raw: p50 ${f((r) => r.opP50 / r.rawP50, x)} (goal ≤ 1.2×), p99 ${f((r) => r.opP99 / r.rawP99, x)} (goal ≤ 1.5×)`);
-console.log(`ratio to the minimal relay: p50 ${f((r) => r.opP50 / r.relayP50, x)}, p99 ${f((r) => r.opP99 / r.relayP99, x)}; relay to raw: p50 ${f((r) => r.relayP50 / r.rawP50, x)}`);
+const line = (label: string, p: Path, base: Path) => console.log(`${label.padEnd(44)} p50 ${f((r) => r[p]!.p50, ms)}, p99 ${f((r) => r[p]!.p99, ms)}` +
+  (p === base ? '' : `; ÷ raw: p50 ${f((r) => r[p]!.p50 / r[base]!.p50, x)}, p99 ${f((r) => r[p]!.p99 / r[base]!.p99, x)}`));
+console.log(`${describeOperator()}, ${N} changes per path and run, ${RUNS} runs (min / median / max)`);
+line('raw PUT /status → watch event', 'raw', 'raw');
+line('operator: ClusterVersion change → status seen', 'operator', 'raw');
+console.log('goal: operator ÷ raw p50 ≤ 1.2×, p99 ≤ 1.5×');
+line('raw PUT /status → watch event (phase 2)', 'raw2', 'raw2');
+line('minimal relay, our transport (HTTP/1.1)', 'h1', 'raw2');
+line('minimal relay over HTTP/2 (node:http2)', 'h2', 'raw2');
+if (goRelay) line('minimal relay on client-go (own process)', 'go', 'raw2');
