@@ -15,7 +15,6 @@ export interface OptionSpec {
 
 export interface CommandSpec {
   name: string;
-  summary: string;
   usage: string;
   options: Record<string, OptionSpec>;
   /** Names of the positional arguments it takes, in order (none when absent); more is a usage error. */
@@ -26,8 +25,8 @@ export interface CommandSpec {
   run(values: Record<string, string | undefined>, flags: Record<string, boolean>, positionals: string[]): number | Promise<number>;
 }
 
-export function helpText(cmd: CommandSpec): string {
-  const lines = [`Usage: ${cmd.usage}`, '', cmd.summary, '', 'Options:'];
+export function helpText(cmd: CommandSpec, summary: string): string {
+  const lines = [`Usage: ${cmd.usage}`, '', summary, '', 'Options:'];
   for (const [name, o] of Object.entries(cmd.options)) {
     const flag = `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? ' VALUE' : ''}`;
     lines.push(`  ${flag.padEnd(44)} ${o.help}`);

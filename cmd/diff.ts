@@ -21,7 +21,6 @@ export function formatDiff(d: GateDiff, from: string, to: string): string {
 
 export const diffCommand: CommandSpec = {
   name: 'diff',
-  summary: 'what flips between two payloads or two versions of a cluster\'s status (exit 1 when something does)',
   errorExitCode: 2,
   usage: 'featuregates diff (--from DIR --to DIR [--from-version V --to-version V] | --from-version V --to-version V [--kubeconfig P]) [--feature-set S] [-o table|json|yaml]',
   options: {

@@ -58,7 +58,6 @@ export function formatExplanation(x: Explanation): string {
 
 export const explainCommand: CommandSpec = {
   name: 'explain',
-  summary: 'why a gate is on or off: per feature set and profile of a payload (and which manifest), per version of a cluster',
   usage: 'featuregates explain GATE [--authoritative-feature-gate-dir D --payload-version V] [--kubeconfig P] [-o text|json|yaml]',
   positionals: ['GATE'],
   options: {

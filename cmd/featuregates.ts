@@ -10,7 +10,8 @@ import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js'
 // the second time. Nothing happens when the folder cannot be written (a read-only root filesystem).
 nodeModule.enableCompileCache?.();
 
-// Loaded on demand, so `render` does not pay for the Kubernetes client.
+// Loaded on demand, so `render` does not pay for the Kubernetes client. The summaries live here only: the top
+// help lists them without loading any command, and a command's --help shows its own.
 const commands: { name: string; summary: string; load: () => Promise<CommandSpec> }[] = [
   { name: 'render', summary: 'print a FeatureGate with its status filled for one payload version (bootstrap path)',
     load: async () => (await import('./render.js')).renderCommand },
@@ -22,13 +23,13 @@ const commands: { name: string; summary: string; load: () => Promise<CommandSpec
     load: async () => (await import('./standalone.js')).standaloneCommand },
   { name: 'start', summary: 'run locally: a local control plane (when no cluster is configured) and the operator, until Ctrl-C',
     load: async () => (await import('./start.js')).startCommand },
-  { name: 'explain', summary: 'why a gate is on or off: per feature set and profile of a payload, per version of a cluster',
+  { name: 'explain', summary: 'why a gate is on or off: per feature set and profile of a payload (and which manifest), per version of a cluster',
     load: async () => (await import('./explain.js')).explainCommand },
-  { name: 'diff', summary: 'what flips between two payloads or two status versions (exit 1 when something does)',
+  { name: 'diff', summary: 'what flips between two payloads or two versions of a cluster\'s status (exit 1 when something does)',
     load: async () => (await import('./diff.js')).diffCommand },
-  { name: 'preview', summary: 'what a FeatureGate spec would resolve to for a payload: unknown names, conflicts, irreversibility',
+  { name: 'preview', summary: 'what a FeatureGate spec would resolve to for a payload: lists, unknown names, conflicts, irreversibility',
     load: async () => (await import('./preview.js')).previewCommand },
-  { name: 'simulate', summary: 'simulate upgrade --to V [--complete]: ClusterVersion history as the cluster-version operator writes it',
+  { name: 'simulate', summary: 'write ClusterVersion history as the cluster-version operator does during an upgrade (Partial, then --complete)',
     load: async () => (await import('./simulate.js')).simulateCommand },
   { name: 'gen', summary: 'generate code: gen gate-names --payload-dir D [-o F.ts] (typed gate names for SDK users)',
     load: async () => (await import('./gen.js')).genCommand },
@@ -37,7 +38,7 @@ const commands: { name: string; summary: string; load: () => Promise<CommandSpec
 ];
 
 const versionCommand: CommandSpec = {
-  name: 'version', summary: 'print the version of this CLI', usage: 'featuregates version', options: {},
+  name: 'version', usage: 'featuregates version', options: {},
   run() {
     process.stdout.write(`featuregates ${packageVersion()} (node ${process.version}, ${process.platform}/${process.arch})\n`);
     return 0;
@@ -45,7 +46,7 @@ const versionCommand: CommandSpec = {
 };
 
 const completionCommand: CommandSpec = {
-  name: 'completion', summary: 'print a shell completion script', usage: 'featuregates completion bash|zsh', options: {}, positionals: ['bash|zsh'],
+  name: 'completion', usage: 'featuregates completion bash|zsh', options: {}, positionals: ['bash|zsh'],
   async run(_values, _flags, positionals) {
     const shell = positionals[0];
     if (shell !== 'bash' && shell !== 'zsh') throw new UsageError(`expected bash or zsh, got ${JSON.stringify(shell ?? '')}`);
@@ -76,16 +77,17 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const cmd = await entry.load();
+  const help = () => helpText(cmd, entry.summary);
   try {
     const { values, flags, positionals } = parseCommand(cmd, rest);
     if (flags.help) {
-      process.stdout.write(helpText(cmd));
+      process.stdout.write(help());
       return 0;
     }
     return await cmd.run(values, flags, positionals);
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`featuregates ${cmd.name}: ${e.message}\n\n${helpText(cmd)}`);
+      process.stderr.write(`featuregates ${cmd.name}: ${e.message}\n\n${help()}`);
       return 2;
     }
     process.stderr.write(`featuregates ${cmd.name}: ${(e as Error).message}\n`);

@@ -7,7 +7,6 @@ import { UsageError, type CommandSpec } from './args.js';
 
 export const genCommand: CommandSpec = {
   name: 'gen',
-  summary: 'generate code: gen gate-names --payload-dir D [-o F.ts] (typed gate names for SDK users)',
   usage: 'featuregates gen gate-names --payload-dir D [-o F.ts]',
   positionals: ['gate-names'],
   options: {

@@ -17,7 +17,6 @@ function durationFlag(v: string | undefined, flag: string, fallback: number): nu
 
 export const operatorCommand: CommandSpec = {
   name: 'operator',
-  summary: 'run the operator: FeatureGate status per version, Upgradeable, ClusterOperator status',
   usage: 'featuregates operator [--kubeconfig P] [--operator-version V] --authoritative-feature-gate-dir D [options]',
   options: {
     'log-format': LOG_FORMAT_OPTION,

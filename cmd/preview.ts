@@ -26,7 +26,6 @@ export function formatPreview(p: SpecPreview): string {
 
 export const previewCommand: CommandSpec = {
   name: 'preview',
-  summary: 'what a FeatureGate spec would resolve to for a payload: lists, unknown names, conflicts, irreversibility',
   usage: 'featuregates preview -f FILE --authoritative-feature-gate-dir D --payload-version V [--cluster-profile P] [-o text|json|yaml]',
   positionals: [],
   options: {

@@ -9,7 +9,6 @@ import { clusterProfileFlag, payloadVersionFlag, UsageError, type CommandSpec, o
 
 export const renderCommand: CommandSpec = {
   name: 'render',
-  summary: 'print a FeatureGate with its status filled for one payload version (bootstrap path)',
   usage: 'featuregates render --payload-version V --authoritative-feature-gate-dir D [--featuregate FILE] [--cluster-profile P] [-o yaml|json]',
   options: {
     'payload-version': { type: 'string', help: 'the payload version whose entry to compute (required)' },

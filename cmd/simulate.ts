@@ -17,7 +17,6 @@ export async function simulationTarget(kubeconfig: string | undefined): Promise<
 
 export const simulateCommand: CommandSpec = {
   name: 'simulate',
-  summary: 'write ClusterVersion history as the cluster-version operator does during an upgrade (Partial, then --complete)',
   usage: 'featuregates simulate upgrade --to VERSION [--complete] [--payload-dir D] [--kubeconfig P]',
   positionals: ['upgrade'],
   options: {

@@ -51,7 +51,6 @@ function dryRunReport(r: PrerunResult): string {
 
 export const standaloneCommand: CommandSpec = {
   name: 'standalone',
-  summary: 'single-node mode: check the feature-gate config and lock, or render operand flags',
   usage: 'featuregates standalone check|render --version X.Y.Z [--dry-run] [--config F] [--config-dir D] [--data-dir D] [--backup-dir D] [--authoritative-feature-gate-dir D] [--kubelet-config F] [-o yaml|json] [--kubeconfig P]',
   positionals: ['check|render'],
   options: {

@@ -28,7 +28,6 @@ function untilSignal(): Promise<string> {
 
 export const startCommand: CommandSpec = {
   name: 'start',
-  summary: 'run locally: a local control plane (when no cluster is configured) and the operator, until Ctrl-C',
   usage: 'featuregates start [--kubeconfig P] [--operator-version V] [--authoritative-feature-gate-dir D]',
   options: {
     'log-format': LOG_FORMAT_OPTION,

@@ -27,7 +27,6 @@ export function formatWide(s: StatusSummary): string {
 
 export const statusCommand: CommandSpec = {
   name: 'status',
-  summary: 'show the feature set, whether upgrades are allowed, and the gates per version',
   usage: 'featuregates status [--kubeconfig P] [--request-timeout D] [-o table|wide|json|yaml]',
   options: {
     kubeconfig: { type: 'string', help: 'kubeconfig file (default: $KUBECONFIG, then in-cluster)' },
