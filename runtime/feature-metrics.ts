@@ -5,41 +5,40 @@
 //    component's current gates. The OpenShift FeatureGate API carries no maturity, so `stage` is "" (the
 //    label is kept so dashboards built for Kubernetes components work). Cardinality: the gates of one version.
 import type { Registry } from 'prom-client';
-import type { GateLists } from '../api-types/index.js';
+import { gateNames, type FeatureGateDetails, type GateLists } from '../api-types/index.js';
 import { Gauge } from './prometheus.js';
 
-/** The operator's view: `entries()` is read at every scrape (the FeatureGate cache's status entries). */
-export function registerStatusFeatureMetrics(registry: Registry, entries: () => readonly { version: string; enabled: readonly { name: string }[]; disabled: readonly { name: string }[] }[]): void {
-  if (registry.getSingleMetric('featuregates_feature_enabled')) return;
+/** Gate lists and the labels (besides `name`) their series carry. */
+interface LabelledGates { labels: Record<string, string>; enabled: readonly string[]; disabled: readonly string[] }
+
+/** A gauge of gate states, registered once per registry and filled from `lists()` at each scrape. */
+function registerGateGauge(registry: Registry, name: string, help: string, labelNames: readonly string[], lists: () => LabelledGates[]): void {
+  if (registry.getSingleMetric(name)) return;
   new Gauge({
-    name: 'featuregates_feature_enabled',
-    help: 'Whether a feature gate is enabled (1) or disabled (0) for a version in FeatureGate/cluster status.',
-    labelNames: ['name', 'version'] as const,
-    registers: [registry],
+    name, help, labelNames, registers: [registry],
     collect() {
       this.reset();
-      for (const e of entries()) {
-        for (const g of e.disabled) this.set({ name: g.name, version: e.version }, 0);
-        for (const g of e.enabled) this.set({ name: g.name, version: e.version }, 1);
+      for (const l of lists()) {
+        // Disabled first: a name in both lists reads enabled, as everywhere else. `name` first: the label order on the wire.
+        for (const n of l.disabled) this.set({ name: n, ...l.labels }, 0);
+        for (const n of l.enabled) this.set({ name: n, ...l.labels }, 1);
       }
     },
   });
 }
 
+/** The operator's view: `entries()` is read at every scrape (the FeatureGate cache's status entries). */
+export function registerStatusFeatureMetrics(registry: Registry, entries: () => readonly FeatureGateDetails[]): void {
+  registerGateGauge(registry, 'featuregates_feature_enabled',
+    'Whether a feature gate is enabled (1) or disabled (0) for a version in FeatureGate/cluster status.', ['name', 'version'],
+    () => entries().map((e) => ({ labels: { version: e.version }, ...gateNames(e) })));
+}
+
 /** A component's view: `current()` is read at every scrape; nothing is exported before the first observation. */
 export function registerKubernetesFeatureMetrics(registry: Registry, current: () => GateLists | undefined): void {
-  if (registry.getSingleMetric('kubernetes_feature_enabled')) return;
-  new Gauge({
-    name: 'kubernetes_feature_enabled',
-    help: 'This metric records the data about the stage and enablement of a k8s feature.',
-    labelNames: ['name', 'stage'] as const,
-    registers: [registry],
-    collect() {
-      this.reset();
+  registerGateGauge(registry, 'kubernetes_feature_enabled', 'This metric records the data about the stage and enablement of a k8s feature.',
+    ['name', 'stage'], () => {
       const gates = current();
-      if (!gates) return;
-      for (const n of gates.disabledNames) this.set({ name: n, stage: '' }, 0);
-      for (const n of gates.enabledNames) this.set({ name: n, stage: '' }, 1);
-    },
-  });
+      return gates ? [{ labels: { stage: '' }, enabled: gates.enabledNames, disabled: gates.disabledNames }] : [];
+    });
 }

@@ -1,22 +1,22 @@
 // Metric helpers: get-or-create on a caller-supplied prom-client Registry, so several components (and
 // several SDK accessors) can share one registry without double registration.
-import type { Counter as CounterT, Gauge as GaugeT, Histogram as HistogramT, Metric, Registry } from 'prom-client';
-import { Counter, Gauge, Histogram } from './prometheus.js';
+import type { Metric } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from './prometheus.js';
 
 function getOrCreate<T extends Metric>(registry: Registry, name: string, make: () => T): T {
   return (registry.getSingleMetric(name) as T | undefined) ?? make();
 }
 
-export function counter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): CounterT<L> {
+export function counter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Counter<L> {
   return getOrCreate(registry, name, () => new Counter({ name, help, labelNames, registers: [registry] }));
 }
 
-export function gauge<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): GaugeT<L> {
+export function gauge<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Gauge<L> {
   return getOrCreate(registry, name, () => new Gauge({ name, help, labelNames, registers: [registry] }));
 }
 
 export function histogram<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[],
-  buckets: number[]): HistogramT<L> {
+  buckets: number[]): Histogram<L> {
   return getOrCreate(registry, name, () => new Histogram({ name, help, labelNames, buckets, registers: [registry] }));
 }
 
