@@ -31,7 +31,9 @@ export async function readFeatureGate(kc: ClusterAccess): Promise<FeatureGate> {
 export async function readStatus(kc: ClusterAccess, clusterOperatorName = 'config-operator', withNames = false): Promise<StatusSummary> {
   const fg = await readFeatureGate(kc);
   const optional = async <T>(p: Promise<T>) => p.catch((e: unknown) => { if (isNotFound(e)) return undefined; throw e; });
-  const co = await optional(new ResourceClient(kc, ClusterOperatorResource).get(clusterOperatorName));
-  const cv = await optional(new ResourceClient(kc, ClusterVersionResource).get(CLUSTER_VERSION_NAME));
+  const [co, cv] = await Promise.all([
+    optional(new ResourceClient(kc, ClusterOperatorResource).get(clusterOperatorName)),
+    optional(new ResourceClient(kc, ClusterVersionResource).get(CLUSTER_VERSION_NAME)),
+  ]);
   return summarize(fg, co, cv, withNames);
 }
