@@ -199,7 +199,7 @@ export class FeatureGateAccessor<Name extends string = string> implements Featur
         firstMs: warnings?.firstMs ?? 10_000, maxMs: warnings?.maxMs ?? 300_000,
         warn: warnings?.warn ?? (this.options.logger ? (m) => this.log.warn(m) : (m) => process.stderr.write(`featuregate-coordinator: ${m}\n`)),
         clock: this.options.clock ?? realClock, signal: this.stopped.signal,
-        describe: () => (this.gates ? undefined : describeWait(this.waiting ?? { reason: 'CachesNotSynced' })),
+        describe: () => this.waiting && describeWait(this.waiting), // undefined once observed
       });
     }
   }
