@@ -16,6 +16,7 @@ import type { Registry } from 'prom-client';
 import { countedRequest } from './metrics.js';
 import { http } from './node-http.js';
 import { userAgent } from './version.js';
+import { lineSplitter } from './watch-lines.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
@@ -257,25 +258,18 @@ export class KubeTransport {
         }
         accepted = true;
         resolve(handle);
-        let buffered = '';
         res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffered += chunk;
-          let nl: number;
-          while ((nl = buffered.indexOf('\n')) >= 0) {
-            const line = buffered.slice(0, nl).trim();
-            buffered = buffered.slice(nl + 1);
-            if (!line || aborted) continue;
-            let ev: { type?: unknown; object?: unknown };
-            try {
-              ev = JSON.parse(line) as { type?: unknown; object?: unknown };
-            } catch {
-              end(new Error(`WATCH ${w.path}: malformed watch event`));
-              return;
-            }
-            if (typeof ev.type === 'string') w.onEvent(ev.type, ev.object);
+        res.on('data', lineSplitter((line) => {
+          if (aborted) return;
+          let ev: { type?: unknown; object?: unknown };
+          try {
+            ev = JSON.parse(line) as { type?: unknown; object?: unknown };
+          } catch {
+            end(new Error(`WATCH ${w.path}: malformed watch event`));
+            return false;
           }
-        });
+          if (typeof ev.type === 'string') w.onEvent(ev.type, ev.object);
+        }));
         res.on('end', () => end());
         res.on('aborted', () => end(new Error(`WATCH ${w.path}: connection closed mid-stream`)));
         res.on('error', (e) => end(e));

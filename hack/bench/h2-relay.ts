@@ -6,6 +6,7 @@ import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { FeatureGate } from '../../api-types/index.js';
 import type { FeatureGateWatcher } from './fg-watcher.js';
+import { lineSplitter } from '../../runtime/watch-lines.js';
 import { prunedFor } from './status-change.js';
 
 export async function startH2Relay(kc: KubeConfig, watcher: FeatureGateWatcher, name = 'h2'): Promise<{ stop(): Promise<void> }> {
@@ -27,20 +28,13 @@ export async function startH2Relay(kc: KubeConfig, watcher: FeatureGateWatcher, 
   const watch = session.request(headers('GET', '/apis/config.openshift.io/v1/clusterversions?fieldSelector=metadata.name%3Dversion&watch=true'));
   let synced!: () => void;
   const ready = new Promise<void>((r) => { synced = r; });
-  let buffered = '';
   watch.setEncoding('utf8');
-  watch.on('data', (chunk: string) => {
-    buffered += chunk;
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      const ev = JSON.parse(line) as { object: { status?: { history?: { version: string }[] } } };
-      synced();
-      const pruned = prunedFor(name, new Set((ev.object.status?.history ?? []).map((h) => h.version)), watcher.current());
-      if (pruned) put(pruned);
-    }
-  });
+  watch.on('data', lineSplitter((line) => {
+    const ev = JSON.parse(line) as { object: { status?: { history?: { version: string }[] } } };
+    synced();
+    const pruned = prunedFor(name, new Set((ev.object.status?.history ?? []).map((h) => h.version)), watcher.current());
+    if (pruned) put(pruned);
+  }));
   watch.on('error', () => undefined);
   await ready;
   return {
