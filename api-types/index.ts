@@ -17,3 +17,4 @@ export * from './gate-report.js';
 export * from './status-summary.js';
 export * from './admission-params.js';
 export * from './gate-names-module.js';
+export * from './hosted-control-plane.js';

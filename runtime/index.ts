@@ -25,3 +25,4 @@ export * from './version.js';
 export * from './work-queue.js';
 export * from './yaml.js';
 export * from './feature-metrics.js';
+export * from './release-catalog.js';

@@ -90,14 +90,36 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 
 /** Reads a kubeconfig file's current context; undefined when its user needs client-node (exec, auth-provider). */
 export function readKubeconfigFile(path: string): StaticKubeConfig | undefined {
-  let doc: KubeconfigFile;
+  let text: string;
   try {
-    doc = (parseYaml(readFileSync(path, 'utf8'), path) ?? {}) as KubeconfigFile;
+    text = readFileSync(path, 'utf8');
   } catch (e) {
     throw new Error(`kubeconfig ${path}: ${(e as Error).message}`, { cause: e });
   }
-  const base = dirname(path);
-  const resolve = (p: string) => (isAbsolute(p) ? p : join(base, p));
+  return readKubeconfigText(text, path, dirname(path));
+}
+
+/**
+ * A kubeconfig held in memory (a guest cluster's, from a Secret): `source` names it in errors; file
+ * references resolve against `baseDir` (none: only absolute paths). Undefined when its user needs
+ * client-node (exec, auth-provider).
+ */
+export function readKubeconfigText(text: string, source: string, baseDir?: string): StaticKubeConfig | undefined {
+  const path = source;
+  let doc: KubeconfigFile;
+  try {
+    const parsed = parseYaml(text, source) ?? {};
+    if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('expected a mapping (apiVersion: v1, kind: Config)');
+    doc = parsed as KubeconfigFile;
+  } catch (e) {
+    const m = (e as Error).message;
+    throw new Error(m.startsWith(source) ? `kubeconfig ${m}` : `kubeconfig ${path}: ${m}`, { cause: e });
+  }
+  const resolve = (p: string) => {
+    if (isAbsolute(p)) return p;
+    if (baseDir === undefined) throw new Error(`kubeconfig ${path}: relative file reference ${JSON.stringify(p)} has nothing to resolve against`);
+    return join(baseDir, p);
+  };
   const named = <T>(list: Named<T>[] | undefined, name: unknown, what: string): T => {
     const hit = Array.isArray(list) ? list.find((e) => e?.name === name) : undefined;
     if (!hit) throw new Error(`kubeconfig ${path} has no ${what} ${JSON.stringify(name)}`);

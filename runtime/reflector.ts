@@ -13,19 +13,32 @@
 //    (timeout + 15 s) aborts a watch that went silent, so a silently dropped connection is noticed
 //    within a minute; "410 Gone" relists at once; a periodic relist (10 min) is the safety net;
 //  - every list and the start of every watch are bounded by the request timeout.
-// `synced` resolves after the first successful list.
+// `synced` resolves after the first successful list. Objects are keyed as client-go's MetaNamespaceKeyFunc:
+// `namespace/name` for namespaced objects, `name` for cluster-scoped ones.
+// A reflector of one named object can fill its store by GET instead of LIST (`getInsteadOfList`), so that
+// RBAC can grant it `get` and `watch` on that name only (a Secret, say) and never `list`.
 import type { Registry } from 'prom-client';
 import { Backoff } from './backoff.js';
-import { apiErrorMessage, isGone, statusCode } from './api-errors.js';
+import { apiErrorMessage, isGone, isNotFound, statusCode } from './api-errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { ResourceClient } from './resource-client.js';
 import type { WatchHandle } from './kube-transport.js';
 
-type Named = { metadata: { name?: string; resourceVersion?: string } };
+type Named = { metadata: { name?: string; namespace?: string; resourceVersion?: string } };
+
+/** client-go's MetaNamespaceKeyFunc. */
+export function objectKey(o: Named): string {
+  const name = o.metadata.name ?? '';
+  return o.metadata.namespace ? `${o.metadata.namespace}/${name}` : name;
+}
 
 export interface ReflectorOptions {
   /** Watch only this object (fieldSelector metadata.name=<name>). */
   name?: string;
+  /** With `name`: read it by GET (404: absent) instead of LIST, then watch from its resourceVersion. */
+  getInsteadOfList?: boolean;
+  /** Only objects with these labels (a label selector). */
+  labelSelector?: string;
   logger?: Logger;
   metrics?: Registry;
   backoffInitialMs?: number;
@@ -36,6 +49,8 @@ export interface ReflectorOptions {
   watchTimeoutSeconds?: [number, number];
   /** Abort a watch that delivers nothing (not even a bookmark) for this long. Default: its timeout + 15 s. */
   inactivityMs?: number;
+  /** Called when list/watch starts failing (the first failure after a success); recovery relists and notifies as usual. */
+  onFailing?: (error: string) => void;
 }
 
 export type ReflectorListener = (name: string) => void;
@@ -57,6 +72,7 @@ export class Reflector<T extends Named> {
   private wake: (() => void) | undefined;
   private lastResourceVersion = '';
   private lastListAt = 0;
+  private lastErrorText: string | undefined;
   private resolveSynced!: () => void;
   private syncedFlag = false;
   /** Resolves once the first list has filled the store. */
@@ -70,6 +86,11 @@ export class Reflector<T extends Named> {
 
   hasSynced(): boolean {
     return this.syncedFlag;
+  }
+
+  /** The last list/watch failure, until the next successful list (for status lines). */
+  lastError(): string | undefined {
+    return this.lastErrorText;
   }
 
   get(name: string): T | undefined {
@@ -120,13 +141,26 @@ export class Reflector<T extends Named> {
     return this.options.name ? `metadata.name=${this.options.name}` : undefined;
   }
 
+  private async read(): Promise<{ items: T[]; resourceVersion: string }> {
+    const name = this.options.name;
+    if (!this.options.getInsteadOfList || name === undefined) return this.client.list(this.fieldSelector(), this.options.labelSelector);
+    try {
+      const item = await this.client.get(name);
+      return { items: [item], resourceVersion: item.metadata.resourceVersion ?? '' };
+    } catch (e) {
+      // Absent: watch from "now" (the server sends an ADDED event when it appears).
+      if (isNotFound(e)) return { items: [], resourceVersion: '' };
+      throw e;
+    }
+  }
+
   private async relist(): Promise<void> {
-    const { items, resourceVersion } = await this.client.list(this.fieldSelector());
+    const { items, resourceVersion } = await this.read();
     if (this.stopped) return;
     const seen = new Set<string>();
     const names: string[] = [];
     for (const item of items) {
-      const name = item.metadata.name ?? '';
+      const name = objectKey(item);
       seen.add(name);
       names.push(name);
       this.store.set(name, item);
@@ -155,6 +189,7 @@ export class Reflector<T extends Named> {
           await this.relist();
           needList = false;
           this.backoff.reset();
+          this.lastErrorText = undefined;
           if (failures > 0) this.log.info('list/watch recovered', { after: failures });
           failures = 0;
         }
@@ -172,6 +207,9 @@ export class Reflector<T extends Named> {
           continue;
         }
         failures++;
+        const wasHealthy = this.lastErrorText === undefined;
+        this.lastErrorText = apiErrorMessage(e);
+        if (wasHealthy) this.options.onFailing?.(this.lastErrorText);
         const delay = this.backoff.next();
         // The first failure and every 10th after it are warnings; the rest would only repeat them.
         const fields = { error: apiErrorMessage(e), code: statusCode(e), retryInMs: Math.round(delay), failures };
@@ -215,7 +253,7 @@ export class Reflector<T extends Named> {
         if (settled) return;
         arm();
         events++;
-        const obj = raw as { metadata?: { name?: string; resourceVersion?: string }; code?: number; message?: string } | null;
+        const obj = raw as { metadata?: { name?: string; namespace?: string; resourceVersion?: string }; code?: number; message?: string } | null;
         if (type === 'BOOKMARK') {
           if (obj?.metadata?.resourceVersion) this.lastResourceVersion = obj.metadata.resourceVersion;
           return;
@@ -224,7 +262,7 @@ export class Reflector<T extends Named> {
           finish(Object.assign(new Error(`watch error: ${obj?.message ?? 'unknown'}`), { statusCode: obj?.code }));
           return;
         }
-        const name = obj?.metadata?.name ?? '';
+        const name = obj?.metadata ? objectKey({ metadata: obj.metadata }) : '';
         if (obj?.metadata?.resourceVersion) this.lastResourceVersion = obj.metadata.resourceVersion;
         if (type === 'DELETED') {
           this.store.delete(name);
@@ -241,7 +279,10 @@ export class Reflector<T extends Named> {
       };
       this.client.transport.watch({
         path: this.client.path,
-        query: { resourceVersion: this.lastResourceVersion, allowWatchBookmarks: true, timeoutSeconds, fieldSelector: this.fieldSelector() },
+        query: {
+          resourceVersion: this.lastResourceVersion, allowWatchBookmarks: true, timeoutSeconds,
+          fieldSelector: this.fieldSelector(), labelSelector: this.options.labelSelector,
+        },
         resource: this.client.resource.plural,
         ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
         onEvent,

@@ -1,6 +1,6 @@
-// A typed client for one cluster-scoped custom resource (config.openshift.io/v1 FeatureGate,
-// ClusterVersion, ClusterOperator): decode on read, PUT with resourceVersion, every call counted and
-// bounded by a request timeout. Writes pass through an optional fence (the leader elector's "still
+// A typed client for one resource — cluster-scoped (config.openshift.io/v1 FeatureGate, ClusterVersion,
+// ClusterOperator), or namespaced in one namespace or across all (HostedControlPlane, Secret, ConfigMap,
+// Lease): decode on read, PUT with resourceVersion, every call counted and bounded by a request timeout. Writes pass through an optional fence (the leader elector's "still
 // leader" check) right before they are sent.
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
@@ -8,6 +8,7 @@ import { isConflict, isNotFound } from './api-errors.js';
 import { KubeTransport, type KubeRequest } from './kube-transport.js';
 
 export interface ResourceDescriptor<T> {
+  /** "" for the core group (/api/v1). */
   group: string;
   version: string;
   plural: string;
@@ -25,6 +26,8 @@ export interface ResourceClientOptions {
   timeoutMs?: number;
   /** Called synchronously right before every write is sent; throws to refuse it (e.g. not the leader). */
   fence?: () => void;
+  /** Namespaced resources: the namespace of every call (absent: all namespaces for list and watch). */
+  namespace?: string;
 }
 
 export class ResourceClient<T extends { metadata: { name?: string; resourceVersion?: string } }> {
@@ -39,7 +42,9 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
 
   /** The URL path of the collection, for watches. */
   get path(): string {
-    return `/apis/${this.resource.group}/${this.resource.version}/${this.resource.plural}`;
+    const { group, version, plural } = this.resource;
+    const ns = this.options.namespace ? `/namespaces/${encodeURIComponent(this.options.namespace)}` : '';
+    return `${group ? `/apis/${group}` : '/api'}/${version}${ns}/${plural}`;
   }
 
   private call(r: Omit<KubeRequest, 'resource' | 'metrics'>): Promise<unknown> {
@@ -51,8 +56,8 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
     });
   }
 
-  async list(fieldSelector?: string): Promise<ListResult<T>> {
-    const raw = await this.call({ method: 'GET', metricMethod: 'LIST', path: this.path, query: { fieldSelector } }) as
+  async list(fieldSelector?: string, labelSelector?: string): Promise<ListResult<T>> {
+    const raw = await this.call({ method: 'GET', metricMethod: 'LIST', path: this.path, query: { fieldSelector, labelSelector } }) as
       { items?: unknown[]; metadata?: { resourceVersion?: unknown } } | undefined;
     const items = raw?.items ?? [];
     return { items: items.map((i) => this.resource.decode(i)), resourceVersion: String(raw?.metadata?.resourceVersion ?? '') };

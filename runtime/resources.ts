@@ -1,11 +1,25 @@
-// The three config.openshift.io/v1 resources this project uses (named …Resource so they never clash with
+// The config.openshift.io/v1 resources this project uses (named …Resource so they never clash with
 // the SDK's FeatureGates class).
 import {
-  GROUP, VERSION, decodeClusterOperator, decodeClusterVersion, decodeFeatureGate, type ClusterOperator, type ClusterVersion, type FeatureGate,
+  GROUP, VERSION, HYPERSHIFT_GROUP, HYPERSHIFT_VERSION, decodeClusterOperator, decodeClusterVersion, decodeConfigMap, decodeFeatureGate,
+  decodeHostedControlPlane, decodeNamespace, decodeSecret, type Namespace, type ClusterOperator, type ClusterVersion, type ConfigMap, type FeatureGate, type HostedControlPlane,
+  type Secret,
 } from '../api-types/index.js';
+import type { Lease } from './lease-store.js';
 import type { ResourceDescriptor } from './resource-client.js';
 
 const G = { group: GROUP, version: VERSION };
 export const FeatureGateResource: ResourceDescriptor<FeatureGate> = { ...G, plural: 'featuregates', decode: decodeFeatureGate };
 export const ClusterVersionResource: ResourceDescriptor<ClusterVersion> = { ...G, plural: 'clusterversions', decode: decodeClusterVersion };
 export const ClusterOperatorResource: ResourceDescriptor<ClusterOperator> = { ...G, plural: 'clusteroperators', decode: decodeClusterOperator };
+
+// Hosted mode: HyperShift's HostedControlPlane and the core/v1 objects beside it.
+export const HostedControlPlaneResource: ResourceDescriptor<HostedControlPlane> = {
+  group: HYPERSHIFT_GROUP, version: HYPERSHIFT_VERSION, plural: 'hostedcontrolplanes', decode: decodeHostedControlPlane,
+};
+export const SecretResource: ResourceDescriptor<Secret> = { group: '', version: 'v1', plural: 'secrets', decode: decodeSecret };
+export const ConfigMapResource: ResourceDescriptor<ConfigMap> = { group: '', version: 'v1', plural: 'configmaps', decode: decodeConfigMap };
+export const NamespaceResource: ResourceDescriptor<Namespace> = { group: '', version: 'v1', plural: 'namespaces', decode: decodeNamespace };
+export const LeaseResource: ResourceDescriptor<Lease> = {
+  group: 'coordination.k8s.io', version: 'v1', plural: 'leases', decode: (v) => v as Lease,
+};

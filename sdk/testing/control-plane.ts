@@ -30,6 +30,14 @@ export interface ControlPlaneOptions {
   startTimeoutMs?: number;
   /** Extra kube-apiserver flags, e.g. ['--v=2']. */
   extraAPIServerArgs?: string[];
+  /**
+   * Use this running etcd (another plane's `etcdURL`) instead of starting one: several kube-apiservers then
+   * share one etcd, each under its own `etcdPrefix` (kube-apiserver's --etcd-prefix), so each is a separate
+   * cluster. stopEtcd/startEtcd are refused on such a plane (the etcd belongs to its owner).
+   */
+  etcdURL?: string;
+  /** kube-apiserver's --etcd-prefix (default /registry); required with etcdURL, and unique per plane. */
+  etcdPrefix?: string;
 }
 
 export interface ControlPlane {
@@ -46,6 +54,8 @@ export interface ControlPlane {
   /** `Kubernetes vX.Y.Z` as the binary reports it. */
   readonly version: string;
   readonly pids: { etcd: number; kubeAPIServer: number };
+  /** The etcd this plane stores into (its own, or the one it shares). */
+  readonly etcdURL: string;
   /** Stops kube-apiserver (etcd keeps running). */
   stopAPIServer(): Promise<void>;
   /** Starts kube-apiserver again on the same port and etcd; resolves once ready. */
@@ -82,16 +92,18 @@ async function startOnce(bins: ControlPlaneBinaries, options: ControlPlaneOption
   const dir = mkdtempSync(join(tmpdir(), 'fgc-controlplane-'));
   const procs: SupervisedProcess[] = [];
   try {
-    const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
-    const etcd = new Etcd(bins.etcd, dir, etcdPort, peerPort, (p) => procs.unshift(p)); // stopped last
-    await etcd.start();
+    if (options.etcdURL && !options.etcdPrefix) throw new Error('startControlPlane: a shared etcd (etcdURL) needs its own etcdPrefix');
+    const apiPort = await freePort();
+    const etcd = options.etcdURL ? undefined : new Etcd(bins.etcd, dir, await freePort(), await freePort(), (p) => procs.unshift(p)); // stopped last
+    await etcd?.start();
+    const etcdURL = options.etcdURL ?? etcd!.url;
+    const extraArgs = [...(options.etcdPrefix ? [`--etcd-prefix=${options.etcdPrefix}`] : []), ...(options.extraAPIServerArgs ?? [])];
 
     const auth = writeAdminAuth(dir);
     const readyTimeoutMs = options.startTimeoutMs
       ?? (Number(process.env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT?.replace(/s$/, '')) * 1000 || 60_000);
     const apiServer = new APIServer({
-      binary: bins.kubeAPIServer, dir, port: apiPort, etcdURL: etcd.url, auth, readyTimeoutMs,
-      ...(options.extraAPIServerArgs ? { extraArgs: options.extraAPIServerArgs } : {}),
+      binary: bins.kubeAPIServer, dir, port: apiPort, etcdURL, auth, readyTimeoutMs, extraArgs,
     }, (p) => procs.push(p));
     await apiServer.start();
     const { server } = apiServer;
@@ -121,10 +133,10 @@ async function startOnce(bins: ControlPlaneBinaries, options: ControlPlaneOption
     process.once('exit', onExit);
 
     return {
-      kubeConfig, kubeconfigPath, server, adminToken: auth.token, dir, version,
-      get pids() { return { etcd: etcd.pid, kubeAPIServer: apiServer.pid }; },
-      stopEtcd: () => etcd.stop(),
-      startEtcd: () => etcd.start(),
+      kubeConfig, kubeconfigPath, server, adminToken: auth.token, dir, version, etcdURL,
+      get pids() { return { etcd: etcd?.pid ?? 0, kubeAPIServer: apiServer.pid }; },
+      stopEtcd: () => (etcd ? etcd.stop() : Promise.reject(new Error('this plane shares another plane\'s etcd; stop it there'))),
+      startEtcd: () => (etcd ? etcd.start() : Promise.reject(new Error('this plane shares another plane\'s etcd; start it there'))),
       stopAPIServer: () => apiServer.stop(),
       startAPIServer: () => apiServer.start(),
       async restartAPIServer() { await apiServer.stop(); await apiServer.start(); },

@@ -80,7 +80,7 @@ describe('readKubeconfigFile', () => {
     expect(() => readKubeconfigFile(noServer)).toThrow(`kubeconfig ${noServer}: cluster "c" has no server`);
     const bad = join(dir, 'bad');
     writeFileSync(bad, 'current-context: x\ncontexts: [\n');
-    expect(() => readKubeconfigFile(bad)).toThrow(new RegExp(`^kubeconfig ${bad}: ${bad}:\\d+:\\d+: `));
+    expect(() => readKubeconfigFile(bad)).toThrow(new RegExp(`^kubeconfig ${bad}:\\d+:\\d+: `));
     const noCtx = join(dir, 'noctx');
     writeFileSync(noCtx, 'current-context: x\ncontexts: []\n');
     expect(() => readKubeconfigFile(noCtx)).toThrow(`kubeconfig ${noCtx} has no context "x"`);
