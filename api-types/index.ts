@@ -18,3 +18,6 @@ export * from './status-summary.js';
 export * from './admission-params.js';
 export * from './gate-names-module.js';
 export * from './hosted-control-plane.js';
+export * from './hosted-outputs.js';
+export * from './hosted-status.js';
+export * from './shard.js';

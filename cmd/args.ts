@@ -76,6 +76,8 @@ export function parseDuration(v: string, flag: string): number {
 
 export function clusterProfileFlag(v: string | undefined): ClusterProfile | undefined {
   if (v === undefined) return undefined;
+  // openshift/api names the manifests of ibm-cloud-managed "Hypershift" (featureGate-…-Hypershift-….yaml).
+  if (v === 'Hypershift') return 'ibm-cloud-managed';
   if (!(ALL_CLUSTER_PROFILES as readonly string[]).includes(v)) {
     throw new UsageError(`--cluster-profile must be one of ${ALL_CLUSTER_PROFILES.join(', ')}, got ${JSON.stringify(v)}`);
   }
@@ -130,3 +132,9 @@ export function logFormatOption(v: string | undefined): { format?: LogFormat } {
   const format = logFormatFlag(v);
   return format ? { format } : {};
 }
+
+/** A duration flag with a default. */
+export function durationFlag(v: string | undefined, flag: string, fallback: number): number {
+  return v === undefined ? fallback : parseDuration(v, flag);
+}
+

@@ -17,6 +17,8 @@ const commands: { name: string; summary: string; load: () => Promise<CommandSpec
     load: async () => (await import('./render.js')).renderCommand },
   { name: 'operator', summary: 'run the operator: FeatureGate status per version, Upgradeable, ClusterOperator status',
     load: async () => (await import('./operator.js')).operatorCommand },
+  { name: 'hosted', summary: 'run the coordinator of a HyperShift management cluster\'s hosted control planes; hosted status: one line per HCP',
+    load: async () => (await import('./hosted.js')).hostedCommand },
   { name: 'status', summary: 'show the feature set, whether upgrades are allowed, and the gates per version',
     load: async () => (await import('./status.js')).statusCommand },
   { name: 'standalone', summary: 'single-node mode: check the feature-gate config and lock, or render operand flags',

@@ -1,18 +1,13 @@
 // `featuregates operator`: flags (mirroring the Go operator and controller-runtime), then the manager.
-import {
-  DEFAULT_LEADER_ELECTION, createLogger, loadKubeConfig, podNamespace, validateLeaderElectionTiming, type LeaderElectionTiming,
-} from '../runtime/index.js';
+import { createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
 import { DEFAULT_CLUSTER_OPERATOR_NAME, startOperator } from '../controllers/manager.js';
 import { clusterProfileFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
+import { leaderElectionTimingFlags } from './leader-election-flags.js';
 
 function booleanFlag(v: string | undefined, flag: string, fallback: boolean): boolean {
   if (v === undefined) return fallback;
   if (v === 'true' || v === 'false') return v === 'true';
   throw new UsageError(`${flag} must be true or false, got ${JSON.stringify(v)}`);
-}
-
-function durationFlag(v: string | undefined, flag: string, fallback: number): number {
-  return v === undefined ? fallback : parseDuration(v, flag);
 }
 
 export const operatorCommand: CommandSpec = {
@@ -46,16 +41,7 @@ export const operatorCommand: CommandSpec = {
     if (!dir) throw new UsageError('--authoritative-feature-gate-dir is required');
     const profile = clusterProfileFlag(values['cluster-profile']);
     const inertia = values['degraded-inertia'] !== undefined ? parseDuration(values['degraded-inertia'], '--degraded-inertia') : undefined;
-    const timing: LeaderElectionTiming = {
-      leaseDurationMs: durationFlag(values['leader-elect-lease-duration'], '--leader-elect-lease-duration', DEFAULT_LEADER_ELECTION.leaseDurationMs),
-      renewDeadlineMs: durationFlag(values['leader-elect-renew-deadline'], '--leader-elect-renew-deadline', DEFAULT_LEADER_ELECTION.renewDeadlineMs),
-      retryPeriodMs: durationFlag(values['leader-elect-retry-period'], '--leader-elect-retry-period', DEFAULT_LEADER_ELECTION.retryPeriodMs),
-    };
-    try {
-      validateLeaderElectionTiming(timing);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const timing = leaderElectionTimingFlags(values);
     const logger = createLogger({ fields: { operator: 'featuregates' }, ...logFormatOption(values['log-format']) });
     const namespace = podNamespace();
     let exitCode = 0;

@@ -14,7 +14,7 @@ export const renderCommand: CommandSpec = {
     'payload-version': { type: 'string', help: 'the payload version whose entry to compute (required)' },
     'authoritative-feature-gate-dir': { type: 'string', help: 'folder of payload FeatureGate manifests (required)' },
     featuregate: { type: 'string', help: 'a FeatureGate manifest (YAML or JSON) to complete; default: FeatureGate/cluster with an empty spec' },
-    'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed' },
+    'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed (alias Hypershift)' },
     output: { type: 'string', short: 'o', help: 'yaml (default) or json' },
   },
   run(values) {

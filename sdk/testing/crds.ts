@@ -24,3 +24,15 @@ export function upstreamCRDPaths(dir = openshiftAPIDir()): string[] {
   for (const f of files) if (!existsSync(f)) throw new Error(`upstream CRD ${f} not found; set OPENSHIFT_API_DIR to the folder holding openshift/api's CRDs`);
   return files;
 }
+
+/** Where HyperShift's data is: $HYPERSHIFT_API_DIR, else this repository's test fixtures copy. */
+export function hypershiftAPIDir(): string {
+  return process.env.HYPERSHIFT_API_DIR ?? join(packageRoot(), 'test', 'fixtures', 'hypershift-api');
+}
+
+/** HyperShift's HostedControlPlane CRD (hypershift.openshift.io/v1beta1), as a management cluster has it. */
+export function hypershiftCRDPaths(dir = hypershiftAPIDir()): string[] {
+  const file = join(dir, 'hostedcontrolplanes-Hypershift-Default.crd.yaml');
+  if (!existsSync(file)) throw new Error(`HostedControlPlane CRD ${file} not found; set HYPERSHIFT_API_DIR to the folder holding HyperShift's CRD`);
+  return [file];
+}

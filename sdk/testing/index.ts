@@ -5,3 +5,7 @@ export { bundledCRDPaths, upstreamCRDPaths, openshiftAPIDir } from './crds.js';
 export { setClusterVersion, upgrade, completeHead, setFeatureGateStatus, setFeatureGateSpec, historyEntry, type HistoryInput, type UpgradeInProgress } from './fake-versions.js';
 export type { VersionGates } from '../../api-types/index.js';
 export { serviceAccountKubeConfig } from './service-account.js';
+export { hypershiftCRDPaths, hypershiftAPIDir } from './crds.js';
+export {
+  hostedControlPlane, publishHostedControlPlane, putGuestKubeconfigSecret, setHostedFeatureGate, readFeatureGateConfigMap, type HostedControlPlaneInput,
+} from './hosted-fleet.js';

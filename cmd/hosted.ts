@@ -1,0 +1,103 @@
+// `featuregates hosted`: run the coordinator of a HyperShift management cluster's hosted control planes;
+// `featuregates hosted status`: one line per HCP from the management cluster.
+import { stringify } from 'yaml';
+import { hostedStatusTable } from '../api-types/index.js';
+import { connect, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
+import { DEFAULT_SHARDS, readHostedStatus, startHosted } from '../hosted/index.js';
+import {
+  LOG_FORMAT_OPTION, REQUEST_TIMEOUT_OPTION, UsageError, durationFlag, logFormatOption, outputFlag, requestTimeoutFlag, type CommandSpec,
+} from './args.js';
+import { leaderElectionTimingFlags } from './leader-election-flags.js';
+
+/** NAME[:KEY] */
+export function secretFlag(v: string | undefined): { name: string; key?: string } | undefined {
+  if (v === undefined) return undefined;
+  const [name, key, ...rest] = v.split(':');
+  if (!name || rest.length > 0 || key === '') throw new UsageError(`--guest-kubeconfig-secret: expected NAME or NAME:KEY, got ${JSON.stringify(v)}`);
+  return key ? { name, key } : { name };
+}
+
+async function status(values: Record<string, string | undefined>): Promise<number> {
+  const output = outputFlag(values.output, ['table', 'wide', 'json', 'yaml']);
+  const kc = await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout']));
+  const records = await readHostedStatus(kc, values.namespace ?? podNamespace());
+  process.stdout.write(output === 'json' ? `${JSON.stringify(records, null, 2)}\n` : output === 'yaml' ? stringify(records)
+    : records.length === 0 ? 'no HostedControlPlanes on this management cluster\n' : hostedStatusTable(records, output === 'wide'));
+  return 0;
+}
+
+export const hostedCommand: CommandSpec = {
+  name: 'hosted',
+  usage: 'featuregates hosted --kubeconfig M --payload-catalog DIR [--namespace N] [--identity ID] [--shards 32] [--namespace-selector S] ' +
+    '[--guest-kubeconfig-secret NAME[:KEY]] [options]\n       featuregates hosted status [--kubeconfig M] [--namespace N] [-o table|wide|json|yaml]',
+  positionals: ['[status]'],
+  options: {
+    'log-format': LOG_FORMAT_OPTION,
+    kubeconfig: { type: 'string', help: 'the management cluster (default: $KUBECONFIG, then in-cluster)' },
+    'payload-catalog': { type: 'string', help: 'folder of release-X.Y/ payload folders (version X.Y.Z reads release-X.Y/); required' },
+    namespace: { type: 'string', help: 'namespace of the shard Leases and status records (default: the pod namespace)' },
+    identity: { type: 'string', help: 'this replica\'s name in the Leases (default: the hostname)' },
+    shards: { type: 'string', help: `number of shards the fleet is split into (default ${DEFAULT_SHARDS}; every replica must agree)` },
+    'namespace-selector': { type: 'string', help: 'only HCPs in namespaces with these labels, e.g. hypershift.openshift.io/hosted-control-plane=true' },
+    'guest-kubeconfig-secret': { type: 'string', help: 'Secret NAME[:KEY] in each HCP namespace with the guest kubeconfig (default: the HCP\'s status.kubeConfig; key default kubeconfig)' },
+    'cluster-operator-name': { type: 'string', help: 'guest ClusterOperator to report Upgradeable to (default config-operator)' },
+    'leader-elect-lease-duration': { type: 'string', help: 'shard and membership Lease duration (default 15s)' },
+    'leader-elect-renew-deadline': { type: 'string', help: 'how long a holder keeps trying to renew before it stops writing (default 10s)' },
+    'leader-elect-retry-period': { type: 'string', help: 'how often Leases are renewed and the members listed (default 2s)' },
+    'guest-backoff-max': { type: 'string', help: 'longest wait between tries to reach a failing guest (default 30s)' },
+    'metrics-bind-address': { type: 'string', help: 'address for /metrics (default :8443, or 127.0.0.1:8080 with --metrics-secure=false; 0 disables)' },
+    'metrics-secure': { type: 'string', help: 'true (default): HTTPS with TokenReview/SubjectAccessReview; false: plain HTTP' },
+    'tls-cert-file': { type: 'string', help: 'serving certificate (PEM) for secure metrics (default: self-signed)' },
+    'tls-private-key-file': { type: 'string', help: 'its private key (PEM)' },
+    'health-probe-bind-address': { type: 'string', help: 'address for /healthz and /readyz (default :8081)' },
+    output: { type: 'string', short: 'o', help: 'status: table (default), wide, json or yaml' },
+    'request-timeout': REQUEST_TIMEOUT_OPTION,
+  },
+  async run(values, _flags, positionals) {
+    if (positionals[0] === 'status') return status(values);
+    if (positionals[0] !== undefined) throw new UsageError(`unknown subcommand ${JSON.stringify(positionals[0])} (hosted takes: status)`);
+    const catalog = values['payload-catalog'];
+    if (!catalog) throw new UsageError('--payload-catalog is required');
+    const shards = values.shards === undefined ? DEFAULT_SHARDS : Number(values.shards);
+    if (!Number.isInteger(shards) || shards < 1 || shards > 1000) throw new UsageError(`--shards must be a whole number from 1 to 1000, got ${JSON.stringify(values.shards)}`);
+    const timing = leaderElectionTimingFlags(values);
+    const secure = values['metrics-secure'] ?? 'true';
+    if (secure !== 'true' && secure !== 'false') throw new UsageError(`--metrics-secure must be true or false, got ${JSON.stringify(secure)}`);
+    const guestKubeconfigSecret = secretFlag(values['guest-kubeconfig-secret']);
+    const logger = createLogger({ fields: { component: 'featuregates-hosted' }, ...logFormatOption(values['log-format']) });
+    let finish!: (code: number) => void;
+    const finished = new Promise<number>((resolve) => { finish = resolve; });
+    const c = await startHosted({
+      kubeConfig: await loadKubeConfig(values.kubeconfig),
+      payloadCatalog: catalog,
+      namespace: values.namespace ?? podNamespace(),
+      ...(values.identity ? { identity: values.identity } : {}),
+      shards,
+      ...(values['namespace-selector'] ? { namespaceSelector: values['namespace-selector'] } : {}),
+      ...(guestKubeconfigSecret ? { guestKubeconfigSecret } : {}),
+      ...(values['cluster-operator-name'] ? { clusterOperatorName: values['cluster-operator-name'] } : {}),
+      leaderElection: timing,
+      guest: { backoffMaxMs: durationFlag(values['guest-backoff-max'], '--guest-backoff-max', 30_000) },
+      ...(values['metrics-bind-address'] !== undefined ? { metricsBindAddress: values['metrics-bind-address'] } : {}),
+      metricsSecure: secure === 'true',
+      ...(values['tls-cert-file'] ? { tlsCertFile: values['tls-cert-file'] } : {}),
+      ...(values['tls-private-key-file'] ? { tlsPrivateKeyFile: values['tls-private-key-file'] } : {}),
+      healthProbeBindAddress: values['health-probe-bind-address'] ?? ':8081',
+      logger,
+      onLostMembership: (reason) => {
+        // Every shard's fence already refuses writes; exit non-zero so the Deployment restarts this replica.
+        logger.error('membership Lease lost; exiting', { reason });
+        process.exit(1);
+      },
+    });
+    c.ready.catch((e: unknown) => {
+      logger.error('coordinator failed', { error: (e as Error).message });
+      finish(1);
+    });
+    for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => { logger.info(`${sig} received, shutting down`); finish(0); });
+    const code = await finished;
+    await c.stop();
+    logger.info('stopped');
+    return code;
+  },
+};

@@ -1,0 +1,174 @@
+// `featuregates hosted`: the coordinator of a management cluster's hosted control planes. Wiring only:
+// a reflector of HostedControlPlanes (all namespaces, or those whose Namespace matches a label selector),
+// the shard manager (membership + shard Leases), and one GuestSession per HCP of a held shard. A session
+// starts when its shard is acquired and stops (without writing) before the shard is handed back or when
+// its HCP goes. Metrics and health are served as by the single-cluster operator.
+import { hostname } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { hcpKey, shardOf, type HostedControlPlane, type Namespace } from '../api-types/index.js';
+import {
+  DEFAULT_LEADER_ELECTION, HostedControlPlaneResource, KubeTransport, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient,
+  apiServerAuthorizer, collectDefaultMetrics, selfSignedCert, serveEndpoints, silentLogger, userAgent, type ClusterAccess, type LeaderElectionTiming,
+  type Logger, type ServingEndpoint,
+} from '../runtime/index.js';
+import { GuestSession } from './guest-session.js';
+import type { GuestTuning } from './guest-connection.js';
+import { hostedMetrics } from './metrics.js';
+import { ShardManager } from './shards.js';
+import { StatusRecords } from './status-records.js';
+
+export const DEFAULT_SHARDS = 32;
+
+export interface HostedOptions {
+  kubeConfig: ClusterAccess;
+  payloadCatalog: string;
+  /** Where the Leases and status records live (default: the pod's namespace). */
+  namespace: string;
+  identity?: string;
+  shards?: number;
+  /** Only HCPs in namespaces with these labels. */
+  namespaceSelector?: string;
+  /** Guest kubeconfig Secret name (and key) instead of each HCP's status.kubeConfig. */
+  guestKubeconfigSecret?: { name: string; key?: string };
+  clusterOperatorName?: string;
+  leaderElection?: Partial<LeaderElectionTiming>;
+  metricsBindAddress?: string;
+  metricsSecure?: boolean;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  healthProbeBindAddress?: string;
+  guest?: GuestTuning;
+  logger?: Logger;
+  /** The membership Lease was lost: the caller exits non-zero. */
+  onLostMembership?: (reason: string) => void;
+}
+
+export interface RunningCoordinator {
+  identity: string;
+  metrics: Registry;
+  metricsAddress: string | undefined;
+  healthAddress: string | undefined;
+  /** Resolves once this replica has joined and the HCPs are listed. */
+  ready: Promise<void>;
+  heldShards(): number[];
+  sessions(): string[];
+  stop(): Promise<void>;
+}
+
+export async function startHosted(o: HostedOptions): Promise<RunningCoordinator> {
+  const log = o.logger ?? silentLogger;
+  const identity = o.identity ?? hostname();
+  const shards = o.shards ?? DEFAULT_SHARDS;
+  if (!Number.isInteger(shards) || shards < 1 || shards > 1000) throw new Error(`--shards must be a whole number from 1 to 1000, got ${shards}`);
+  const catalog = new ReleaseCatalog(o.payloadCatalog);
+  log.info('payload catalog', { dir: o.payloadCatalog, releases: catalog.releases() });
+  const kc = o.kubeConfig;
+  KubeTransport.for(kc).userAgent = userAgent('featuregates-hosted');
+  const metrics = new Registry();
+  const hm = hostedMetrics(metrics);
+  const timing: LeaderElectionTiming = { ...DEFAULT_LEADER_ELECTION, ...o.leaderElection };
+
+  const hcps = new Reflector(new ResourceClient(kc, HostedControlPlaneResource, metrics), { logger: log, metrics });
+  const namespaces = o.namespaceSelector
+    ? new Reflector<Namespace>(new ResourceClient(kc, NamespaceResource, metrics), { logger: log, metrics, labelSelector: o.namespaceSelector })
+    : undefined;
+  const records = new StatusRecords(kc, o.namespace, log);
+  const sessions = new Map<string, GuestSession>();
+  const fences = new Map<number, () => void>();
+  let stopping = false;
+
+  const selected = (hcp: HostedControlPlane) => !namespaces || namespaces.get(hcp.metadata.namespace) !== undefined;
+  /** Starts the sessions of held shards' HCPs, stops those whose HCP is gone or no longer selected. */
+  const reconcileSessions = () => {
+    if (stopping) return;
+    const want = new Map<string, { hcp: HostedControlPlane; shard: number }>();
+    for (const hcp of hcps.list()) {
+      if (!selected(hcp)) continue;
+      const key = hcpKey(hcp);
+      const shard = shardOf(key, shards);
+      if (fences.has(shard)) want.set(key, { hcp, shard });
+    }
+    for (const [key, s] of sessions) {
+      if (want.has(key)) continue;
+      sessions.delete(key);
+      records.remove(shardOf(key, shards), key);
+      void s.stop();
+    }
+    for (const [key, { shard }] of want) {
+      if (sessions.has(key)) continue;
+      const session = new GuestSession({
+        key, shard, identity, fence: fences.get(shard)!, hcp: () => hcps.get(key), management: kc, catalog,
+        ...(o.guestKubeconfigSecret ? { secretOverride: o.guestKubeconfigSecret } : {}),
+        clusterOperatorName: o.clusterOperatorName ?? 'config-operator', tuning: o.guest ?? {},
+        record: (r) => records.put(r), metrics: hm, registry: metrics, logger: log,
+      });
+      sessions.set(key, session);
+      session.start();
+    }
+  };
+  hcps.addListener((key) => {
+    sessions.get(key)?.poke();
+    reconcileSessions();
+  });
+  namespaces?.addListener(() => reconcileSessions());
+
+  const manager = new ShardManager({
+    kubeConfig: kc, namespace: o.namespace, identity, shards, timing, metrics, logger: log,
+    onAcquired: (shard, fence) => {
+      fences.set(shard, fence);
+      records.open(shard, fence);
+      reconcileSessions();
+    },
+    onLost: async (shard) => {
+      fences.delete(shard);
+      records.close(shard);
+      const going = [...sessions].filter(([key]) => shardOf(key, shards) === shard);
+      for (const [key] of going) sessions.delete(key);
+      await Promise.all(going.map(([, s]) => s.stop()));
+    },
+    onLostMembership: (reason) => (o.onLostMembership ?? ((r: string) => log.error('membership lost; the caller did not say what to do', { reason: r })))(reason),
+  });
+
+  const endpoints: ServingEndpoint[] = [];
+  const secure = o.metricsSecure ?? true;
+  const metricsEndpoint = await serveEndpoints(o.metricsBindAddress ?? (secure ? ':8443' : '127.0.0.1:8080'), {
+    registry: metrics, health: false,
+    ...(secure ? {
+      tls: o.tlsCertFile && o.tlsPrivateKeyFile
+        ? { cert: readFileSync(o.tlsCertFile, 'utf8'), key: readFileSync(o.tlsPrivateKeyFile, 'utf8') }
+        : selfSignedCert('featuregates-hosted-metrics', [hostname(), 'localhost', '127.0.0.1']),
+      authorize: apiServerAuthorizer(kc, { metrics }),
+    } : {}),
+  });
+  if (metricsEndpoint) {
+    endpoints.push(metricsEndpoint);
+    collectDefaultMetrics(metrics);
+  }
+  let joined = false;
+  const healthEndpoint = await serveEndpoints(o.healthProbeBindAddress ?? ':8081', { ready: () => joined && hcps.hasSynced() && (namespaces?.hasSynced() ?? true) });
+  if (healthEndpoint) endpoints.push(healthEndpoint);
+  log.info('serving', { metrics: metricsEndpoint?.address, health: healthEndpoint?.address, identity, namespace: o.namespace, shards });
+
+  hcps.start();
+  namespaces?.start();
+  const ready = (async () => {
+    await Promise.all([hcps.synced, namespaces?.synced]);
+    await manager.start();
+    joined = true;
+    log.info('coordinator ready', { hcps: hcps.list().length });
+  })();
+  ready.catch(() => undefined);
+
+  return {
+    identity, metrics, metricsAddress: metricsEndpoint?.address, healthAddress: healthEndpoint?.address, ready,
+    heldShards: () => manager.held(),
+    sessions: () => [...sessions.keys()].sort(),
+    async stop() {
+      stopping = true;
+      await manager.stop(); // stops every session, then releases the shard Leases and the membership
+      await records.drain();
+      await Promise.all([hcps.stop(), namespaces?.stop()]);
+      await Promise.all(endpoints.map((e) => e.close()));
+    },
+  };
+}

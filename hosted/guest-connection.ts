@@ -1,0 +1,106 @@
+// One guest cluster's connection, from the kubeconfig text its Secret holds: the guest's own pooled
+// transport (every request bounded by a timeout), typed clients whose writes pass the shard's fence, and
+// reflectors of FeatureGate/cluster, ClusterVersion/version and the coordinator's ClusterOperator. The
+// reflectors back off on their own (a guest that is down costs a refused connection per backoff step and
+// never touches another guest). Credentials live only in memory, in the ClusterAccess.
+import type { Registry } from 'prom-client';
+import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterOperator, type ClusterVersion, type FeatureGate } from '../api-types/index.js';
+import {
+  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, Reflector, ResourceClient, readKubeconfigText, userAgent,
+  type ClusterAccess, type Logger,
+} from '../runtime/index.js';
+
+export interface GuestTuning {
+  /** Guest reflector backoff (default 1 s doubling to 30 s, client-go's cap). */
+  backoffInitialMs?: number;
+  backoffMaxMs?: number;
+  relistIntervalMs?: number;
+  watchTimeoutSeconds?: [number, number];
+  /** Each guest request's timeout (default 10 s). */
+  requestTimeoutMs?: number;
+}
+
+export class GuestInputError extends Error {
+  override name = 'GuestInputError';
+}
+
+export class GuestConnection {
+  readonly access: ClusterAccess;
+  readonly featureGate: ResourceClient<FeatureGate>;
+  readonly clusterOperator: ResourceClient<ClusterOperator>;
+  readonly featureGates: Reflector<FeatureGate>;
+  readonly clusterVersions: Reflector<ClusterVersion>;
+  readonly clusterOperators: Reflector<ClusterOperator>;
+  private readonly transport: KubeTransport;
+
+  /** Throws GuestInputError when the kubeconfig cannot be used (naming `source`, never quoting credentials). */
+  constructor(readonly kubeconfigText: string, source: string, clusterOperatorName: string, fence: () => void,
+    onChange: () => void, tuning: GuestTuning, metrics: Registry | undefined, logger: Logger) {
+    let access: ClusterAccess | undefined;
+    try {
+      access = readKubeconfigText(kubeconfigText, source);
+    } catch (e) {
+      throw new GuestInputError((e as Error).message);
+    }
+    if (!access) throw new GuestInputError(`kubeconfig ${source} needs an exec plugin or an auth provider; a guest kubeconfig must carry its credentials`);
+    this.access = access;
+    this.transport = KubeTransport.for(access);
+    this.transport.userAgent = userAgent('featuregates-hosted');
+    if (tuning.requestTimeoutMs !== undefined) this.transport.defaultTimeoutMs = tuning.requestTimeoutMs;
+    const writes = { fence };
+    this.featureGate = new ResourceClient(access, FeatureGateResource, metrics, writes);
+    this.clusterOperator = new ResourceClient(access, ClusterOperatorResource, metrics, writes);
+    const options = {
+      logger, ...(metrics ? { metrics } : {}),
+      backoffInitialMs: tuning.backoffInitialMs ?? 1_000, backoffMaxMs: tuning.backoffMaxMs ?? 30_000,
+      ...(tuning.relistIntervalMs !== undefined ? { relistIntervalMs: tuning.relistIntervalMs } : {}),
+      ...(tuning.watchTimeoutSeconds ? { watchTimeoutSeconds: tuning.watchTimeoutSeconds } : {}),
+      onFailing: onChange,
+    };
+    this.featureGates = new Reflector(this.featureGate, { ...options, name: FEATURE_GATE_NAME });
+    this.clusterVersions = new Reflector(new ResourceClient(access, ClusterVersionResource, metrics), { ...options, name: CLUSTER_VERSION_NAME });
+    this.clusterOperators = new Reflector(this.clusterOperator, { ...options, name: clusterOperatorName });
+    for (const r of this.reflectors()) {
+      r.addListener(onChange);
+      r.start();
+    }
+  }
+
+  get server(): string {
+    return this.access.getCurrentCluster()?.server ?? '(no server)';
+  }
+
+  private reflectors(): Reflector<{ metadata: { name?: string } }>[] {
+    return [this.featureGates, this.clusterVersions, this.clusterOperators] as Reflector<{ metadata: { name?: string } }>[];
+  }
+
+  /** Every object listed at least once. */
+  synced(): boolean {
+    return this.featureGates.hasSynced() && this.clusterVersions.hasSynced() && this.clusterOperators.hasSynced();
+  }
+
+  /** Listed, and no list/watch failing right now (a guest that went away keeps its last copies but is not written to). */
+  healthy(): boolean {
+    return this.synced() && this.reflectors().every((r) => r.lastError() === undefined);
+  }
+
+  /** Why the guest's objects are not readable yet, naming the API that failed. */
+  notReadyReason(): string {
+    const parts: string[] = [];
+    const say = (what: string, r: Reflector<{ metadata: { name?: string } }>) => {
+      const err = r.lastError();
+      if (r.hasSynced() && err === undefined) return;
+      if (err?.includes('HTTP 404')) parts.push(`the guest does not serve ${what} (is its CRD installed?)`);
+      else parts.push(`${what}: ${err ?? 'not read yet'}`);
+    };
+    say('featuregates.config.openshift.io', this.featureGates);
+    say('clusterversions.config.openshift.io', this.clusterVersions);
+    say('clusteroperators.config.openshift.io', this.clusterOperators);
+    return `guest API ${this.server}: ${parts.join('; ')}`;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.reflectors().map((r) => r.stop()));
+    this.transport.close();
+  }
+}

@@ -1,0 +1,312 @@
+// One hosted control plane while this replica owns its shard: its guest kubeconfig Secret (read by name
+// and watched by name), its guest connection, and one controller (its own queue and rate limiter, so a
+// failing guest backs off alone) whose sync does, in order:
+//  1. management side: the `feature-gate` ConfigMap in the HCP namespace, the rendered FeatureGate of the
+//     desired version for the Hypershift profile — written whenever the desired version is known, even
+//     while the guest is unreachable (control-plane components read it, not the guest);
+//  2. guest FeatureGate/cluster spec = HCP spec.configuration.featureGate (created when missing; a change
+//     the guest refuses — its CEL rules keep NoUpgrade one-way — is an Event and a status line);
+//  3. guest FeatureGate status, by the single-cluster operator's own reconciler, for the guest's desired
+//     version, with the guest's own ClusterVersion history (never HyperShift's lagging copy: a version still
+//     in the guest's history is never pruned);
+//  4. the guest ClusterOperator (default `config-operator`), by the single-cluster operator's reconciler:
+//     Upgradeable=False with CCO's reason and message for a NoUpgrade set, so the guest CVO reports it and
+//     HyperShift's ClusterVersionUpgradeable blocks minor upgrades.
+// Every guest write passes the shard's fence. Problems name the HCP and what is missing; they are recorded
+// (Event, metric, status record) and retried with this guest's backoff.
+import type { Registry } from 'prom-client';
+import {
+  API_VERSION, ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, HCP_API_VERSION, configMapCarries, featureGateConfigMap,
+  featureGatesUpgradeable, featureSetName, hostedFeatureGateSpec, jsonEqual, mergeConfigMap, recordKey, type ConfigMap, type ClusterVersion,
+  type FeatureGate, type FeatureGateSpec, type HostedControlPlane, type HostedGuestRecord, type Secret,
+} from '../api-types/index.js';
+import {
+  ConfigMapResource, Controller, ItemExponentialLimiter, Reflector, ResourceClient, SecretResource, apiErrorMessage, createEventRecorder,
+  isConflict, isNotFound, silentLogger, statusCode, type ClusterAccess, type EventRecorder, type Logger, type ReconcileResult, type ReleaseCatalog,
+} from '../runtime/index.js';
+import { clusterOperatorStatusReconciler } from '../controllers/cluster-operator-status.js';
+import { featureGateStatusReconciler } from '../controllers/feature-gate-status.js';
+import { OperatorConditions } from '../controllers/operator-conditions.js';
+import { GuestConnection, GuestInputError, type GuestTuning } from './guest-connection.js';
+import type { HostedMetrics, SyncFailureReason } from './metrics.js';
+
+export const RESYNC_MS = 60_000;
+/** The management ConfigMap is re-read from the API this often (between, what this session wrote is trusted). */
+const CONFIGMAP_RECHECK_MS = 10 * 60_000;
+export const DEFAULT_GUEST_KUBECONFIG_KEY = 'kubeconfig';
+/** relatedObjects namespace of the guest ClusterOperator (the namespace a guest has for cluster config). */
+const GUEST_CONFIG_NAMESPACE = 'openshift-config';
+
+export interface GuestSessionDeps {
+  key: string;
+  shard: number;
+  identity: string;
+  fence: () => void;
+  hcp: () => HostedControlPlane | undefined;
+  management: ClusterAccess;
+  catalog: ReleaseCatalog;
+  /** Use this Secret name and key instead of the HCP's status.kubeConfig. */
+  secretOverride?: { name: string; key?: string };
+  clusterOperatorName: string;
+  tuning: GuestTuning;
+  record: (r: HostedGuestRecord) => void;
+  metrics: HostedMetrics;
+  registry?: Registry;
+  logger?: Logger;
+}
+
+class Problem extends Error {
+  constructor(readonly reason: SyncFailureReason, message: string) {
+    super(message);
+  }
+}
+
+/** Spec equality as the API server defaults it: absent featureSet = "", absent lists = none. */
+export function sameFeatureGateSpec(a: FeatureGateSpec, b: FeatureGateSpec): boolean {
+  const norm = (s: FeatureGateSpec) => ({
+    featureSet: s.featureSet ?? '',
+    customNoUpgrade: s.customNoUpgrade ? { enabled: s.customNoUpgrade.enabled ?? [], disabled: s.customNoUpgrade.disabled ?? [] } : null,
+  });
+  return jsonEqual(norm(a), norm(b));
+}
+
+/** The guest's desired version: ClusterVersion status.desired, else its newest history entry. */
+export function guestDesiredVersion(cv: ClusterVersion | undefined): string | undefined {
+  return cv?.status?.desired?.version || cv?.status?.history[0]?.version || undefined;
+}
+
+export class GuestSession {
+  private readonly log: Logger;
+  private readonly controller: Controller;
+  private readonly conditions = new OperatorConditions();
+  private readonly events: EventRecorder;
+  private readonly listeners = new Set<(name: string) => void>();
+  private secret: { name: string; reflector: Reflector<Secret> } | undefined;
+  private guest: GuestConnection | undefined;
+  private configMap: { cm: ConfigMap; checkedAt: number } | undefined;
+  private last: HostedGuestRecord | undefined;
+  private readonly namespace: string;
+  private readonly name: string;
+
+  constructor(private readonly d: GuestSessionDeps) {
+    [this.namespace, this.name] = d.key.split('/') as [string, string];
+    this.log = (d.logger ?? silentLogger).with({ hcp: d.key, shard: d.shard });
+    const hcp = d.hcp();
+    this.events = createEventRecorder(d.management, {
+      namespace: this.namespace, component: 'featuregate-coordinator', logger: this.log, fence: d.fence,
+      regarding: { apiVersion: HCP_API_VERSION, kind: 'HostedControlPlane', name: this.name, namespace: this.namespace, ...(hcp?.metadata.uid ? { uid: hcp.metadata.uid } : {}) },
+    });
+    for (const type of ['OperatorAvailable', 'OperatorUpgradeable']) this.conditions.set({ type, status: 'True', reason: 'AsExpected', message: '' });
+    this.conditions.set({ type: 'OperatorProgressing', status: 'False', reason: 'AsExpected', message: '' });
+    this.controller = new Controller({
+      name: `hosted:${d.key}`,
+      reconcile: () => this.sync(),
+      watches: [{ source: { addListener: (fn) => { this.listeners.add(fn); return () => this.listeners.delete(fn); } }, keys: () => [d.key] }],
+      initialKeys: [d.key],
+    }, { logger: this.log, rateLimiter: new ItemExponentialLimiter(5, 5 * 60_000) });
+  }
+
+  start(): void {
+    this.controller.start();
+  }
+
+  /** Something this guest depends on changed (its HCP, say): sync soon. */
+  poke(): void {
+    this.controller.enqueue(this.d.key);
+  }
+
+  private changed = (): void => {
+    for (const fn of this.listeners) fn(this.d.key);
+  };
+
+  async stop(): Promise<void> {
+    await this.controller.stop();
+    await Promise.all([this.guest?.stop(), this.secret?.reflector.stop()]);
+    this.guest = undefined;
+    this.secret = undefined;
+    await this.events.flush();
+    this.d.metrics.forget(this.namespace, this.name);
+  }
+
+  private async sync(): Promise<ReconcileResult> {
+    const hcp = this.d.hcp();
+    if (!hcp) return {};
+    const problems: Problem[] = [];
+    const note = (e: unknown) => {
+      if ((e as Error).name === 'NotLeaderError') throw e;
+      problems.push(e instanceof Problem ? e : new Problem('WriteFailed', apiErrorMessage(e)));
+    };
+    let guest: GuestConnection | undefined;
+    try {
+      guest = this.connect(hcp);
+    } catch (e) {
+      note(e);
+    }
+    const cv = guest?.synced() ? guest.clusterVersions.get('version') : undefined;
+    const version = guestDesiredVersion(cv) ?? hcp.status?.versionStatus?.desired?.version ?? (typeof hcp.status?.version === 'string' ? hcp.status.version : undefined);
+    const spec = hostedFeatureGateSpec(hcp);
+    let versions: string[] = (guest?.synced() ? guest.featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates.map((e) => e.version) : undefined) ?? [];
+    let upgradeable: string | undefined;
+    let registry;
+    if (!version) {
+      if (guest?.synced()) problems.push(new Problem('MissingVersion', 'the guest ClusterVersion/version has no desired version or history yet'));
+    } else {
+      try {
+        registry = this.d.catalog.registry(version, ClusterProfiles.IBMCloudManaged);
+      } catch (e) {
+        problems.push(new Problem('MissingRelease', (e as Error).message));
+      }
+    }
+    if (registry && version) {
+      try {
+        await this.syncConfigMap(featureGateConfigMap(this.namespace, spec, registry, version));
+      } catch (e) {
+        note(new Problem('WriteFailed', `ConfigMap ${this.namespace}/${FEATURE_GATE_CONFIGMAP}: ${apiErrorMessage(e)}`));
+      }
+    }
+    let result: ReconcileResult = { requeueAfterMs: RESYNC_MS };
+    if (guest && registry && version && guest.healthy()) {
+      try {
+        const wrote = await this.syncSpec(guest, spec);
+        if (wrote) return {}; // the guest's watch brings the new object back and syncs again
+        const fgResult = await featureGateStatusReconciler({
+          operatorVersion: version, registry, featureGates: guest.featureGates, clusterVersions: guest.clusterVersions,
+          client: guest.featureGate, conditions: this.conditions, events: this.events, logger: this.log,
+        })(FEATURE_GATE_NAME);
+        if (fgResult.requeue) result = { requeue: true };
+        const fg = guest.featureGates.get(FEATURE_GATE_NAME);
+        this.conditions.set(featureGatesUpgradeable(fg?.spec.featureSet));
+        await clusterOperatorStatusReconciler({
+          name: this.d.clusterOperatorName, operatorVersion: version, namespace: GUEST_CONFIG_NAMESPACE,
+          clusterOperators: guest.clusterOperators, featureGates: guest.featureGates, client: guest.clusterOperator, conditions: this.conditions,
+        })();
+        const co = guest.clusterOperators.get(this.d.clusterOperatorName);
+        const up = co?.status?.conditions?.find((c) => c.type === 'Upgradeable');
+        upgradeable = up ? (up.status === 'True' ? 'True' : `${up.status}: ${up.reason ?? ''}`) : undefined;
+        versions = fg?.status?.featureGates.map((e) => e.version) ?? versions;
+      } catch (e) {
+        note(isConflict(e) ? new Problem('WriteFailed', 'the guest object changed while writing; retrying') : e instanceof Problem ? e : new Problem('WriteFailed', `guest ${guest.server}: ${apiErrorMessage(e)}`));
+      }
+    } else if (guest && !guest.healthy()) {
+      problems.push(new Problem('GuestUnreachable', guest.notReadyReason()));
+    }
+    const ok = problems.length === 0;
+    const message = problems.map((p) => p.message).join('; ');
+    this.d.metrics.synced(this.namespace, this.name, ok, problems[0]?.reason);
+    this.report({
+      hcp: this.d.key, shard: this.d.shard, owner: this.d.identity, ...(version ? { desiredVersion: version } : {}),
+      featureSet: featureSetName(spec.featureSet ?? ''), versions, ...(upgradeable ? { upgradeable } : {}),
+      ...(ok ? { lastSync: new Date().toISOString() } : this.last?.lastSync ? { lastSync: this.last.lastSync } : {}),
+      ...(ok ? {} : { lastError: message }),
+    });
+    if (!ok) {
+      const reason = problems[0]?.reason ?? 'WriteFailed';
+      this.events.event({ apiVersion: HCP_API_VERSION, kind: 'HostedControlPlane', name: this.name, namespace: this.namespace }, 'Warning', `FeatureGates${reason}`, message);
+      throw new Error(`${this.d.key}: ${message}`);
+    }
+    return result;
+  }
+
+  /** The guest connection for the HCP's kubeconfig Secret, (re)made when the Secret changes. */
+  private connect(hcp: HostedControlPlane): GuestConnection {
+    const ref = this.d.secretOverride
+      ? { name: this.d.secretOverride.name, key: this.d.secretOverride.key ?? DEFAULT_GUEST_KUBECONFIG_KEY }
+      : hcp.status?.kubeConfig;
+    if (!ref) throw new Problem('MissingKubeconfig', `HostedControlPlane ${this.d.key} has no status.kubeConfig (the guest kubeconfig Secret is not published yet)`);
+    if (this.secret?.name !== ref.name) {
+      void this.secret?.reflector.stop();
+      const client = new ResourceClient(this.d.management, SecretResource, this.d.registry, { namespace: this.namespace });
+      const reflector = new Reflector(client, { name: ref.name, getInsteadOfList: true, logger: this.log, backoffInitialMs: 1_000, backoffMaxMs: 30_000 });
+      reflector.addListener(this.changed);
+      reflector.start();
+      this.secret = { name: ref.name, reflector };
+    }
+    const where = `Secret ${this.namespace}/${ref.name}`;
+    const reflector = this.secret.reflector;
+    if (!reflector.hasSynced()) {
+      throw new Problem('MissingKubeconfig', `${where} not read yet${reflector.lastError() ? `: ${reflector.lastError()}` : ''}`);
+    }
+    const secret = reflector.get(`${this.namespace}/${ref.name}`);
+    if (!secret) throw new Problem('MissingKubeconfig', `${where} (the guest kubeconfig) does not exist`);
+    const b64 = secret.data?.[ref.key];
+    if (b64 === undefined) {
+      throw new Problem('MissingKubeconfig', `${where} has no key ${JSON.stringify(ref.key)} (keys: ${Object.keys(secret.data ?? {}).join(', ') || 'none'})`);
+    }
+    const text = Buffer.from(b64, 'base64').toString('utf8');
+    if (this.guest?.kubeconfigText !== text) {
+      void this.guest?.stop();
+      this.guest = undefined;
+      try {
+        this.guest = new GuestConnection(text, `${where} key ${ref.key}`, this.d.clusterOperatorName, this.d.fence, this.changed,
+          this.d.tuning, this.d.registry, this.log);
+        this.log.info('guest connection made', { server: this.guest.server });
+      } catch (e) {
+        throw new Problem('MissingKubeconfig', e instanceof GuestInputError ? e.message : `${where}: ${(e as Error).message}`);
+      }
+    }
+    return this.guest;
+  }
+
+  /** Guest spec = HCP spec. True when something was written. */
+  private async syncSpec(guest: GuestConnection, spec: FeatureGateSpec): Promise<boolean> {
+    const fg = guest.featureGates.get(FEATURE_GATE_NAME);
+    try {
+      if (!fg) {
+        await guest.featureGate.create({ apiVersion: API_VERSION, kind: 'FeatureGate', metadata: { name: FEATURE_GATE_NAME }, spec });
+        this.log.info('guest FeatureGate created', { featureSet: spec.featureSet ?? '' });
+        return true;
+      }
+      if (sameFeatureGateSpec(fg.spec, spec)) return false;
+      const next: FeatureGate = { ...fg, spec: { ...spec } };
+      await guest.featureGate.replace(next);
+      this.log.info('guest FeatureGate spec set from the HostedControlPlane', { from: fg.spec.featureSet ?? '', to: spec.featureSet ?? '' });
+      this.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME }, 'Normal', 'FeatureGateSpecUpdated',
+        `guest FeatureGate/cluster spec set to featureSet=${JSON.stringify(spec.featureSet ?? '')} from HostedControlPlane ${this.d.key}`);
+      return true;
+    } catch (e) {
+      if (isConflict(e) && fg) throw e;
+      if (statusCode(e) === 422 || statusCode(e) === 400) {
+        throw new Problem('SpecRejected', `the guest refused FeatureGate/cluster spec featureSet=${JSON.stringify(spec.featureSet ?? '')} ` +
+          `(from HostedControlPlane ${this.d.key} spec.configuration.featureGate): ${apiErrorMessage(e)}`);
+      }
+      throw e;
+    }
+  }
+
+  private async syncConfigMap(desired: ConfigMap): Promise<void> {
+    const client = new ResourceClient(this.d.management, ConfigMapResource, this.d.registry, { namespace: this.namespace, fence: this.d.fence });
+    const known = this.configMap;
+    if (known && Date.now() - known.checkedAt < CONFIGMAP_RECHECK_MS && configMapCarries(known.cm, desired)) return;
+    let stored: ConfigMap | undefined;
+    try {
+      stored = await client.get(FEATURE_GATE_CONFIGMAP);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    if (configMapCarries(stored, desired)) {
+      this.configMap = { cm: stored!, checkedAt: Date.now() };
+      return;
+    }
+    const written = stored ? await client.replace(mergeConfigMap(stored, desired)) : await client.create(desired);
+    this.configMap = { cm: written, checkedAt: Date.now() };
+    this.log.info('feature-gate ConfigMap written', { version: desired.metadata.annotations });
+  }
+
+  /** Hands the record on when it says something new (or the last one is 5 minutes old). */
+  private report(r: HostedGuestRecord): void {
+    const prior = this.last;
+    this.last = r;
+    const same = prior && jsonEqual({ ...prior, lastSync: undefined }, { ...r, lastSync: undefined });
+    const fresh = prior?.lastSync && r.lastSync && Date.parse(r.lastSync) - Date.parse(prior.lastSync) < 5 * 60_000;
+    if (same && (fresh || !r.lastSync)) {
+      this.last = prior;
+      return;
+    }
+    this.d.record(r);
+  }
+
+  /** For tests and the status line. */
+  get recordKey(): string {
+    return recordKey(this.d.key);
+  }
+}

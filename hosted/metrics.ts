@@ -1,0 +1,32 @@
+// Hosted-mode metrics. Labels are bounded: per HCP only `namespace` and `name` of the HCPs this replica
+// owns (series are removed when it stops owning one), and `reason` from the fixed set below.
+import type { Registry } from 'prom-client';
+import { counter, gauge } from '../runtime/index.js';
+
+export const SYNC_FAILURE_REASONS = ['MissingKubeconfig', 'GuestUnreachable', 'MissingRelease', 'MissingVersion', 'SpecRejected', 'WriteFailed'] as const;
+export type SyncFailureReason = (typeof SYNC_FAILURE_REASONS)[number];
+
+export interface HostedMetrics {
+  synced(namespace: string, name: string, ok: boolean, reason?: SyncFailureReason): void;
+  forget(namespace: string, name: string): void;
+}
+
+export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
+  if (!registry) return { synced: () => undefined, forget: () => undefined };
+  const syncs = counter(registry, 'featuregates_hosted_syncs_total', 'Guest syncs by result (success, or the failure reason)', ['result']);
+  const lastSuccess = gauge(registry, 'featuregates_hosted_guest_last_success_timestamp_seconds', 'When the guest of an owned HCP last synced without error', ['namespace', 'name']);
+  const failing = gauge(registry, 'featuregates_hosted_guest_failing', '1 while the last sync of an owned HCP failed, by reason', ['namespace', 'name', 'reason']);
+  for (const r of ['success', ...SYNC_FAILURE_REASONS]) syncs.inc({ result: r }, 0);
+  return {
+    synced(namespace, name, ok, reason) {
+      syncs.inc({ result: ok ? 'success' : reason ?? 'WriteFailed' });
+      for (const r of SYNC_FAILURE_REASONS) failing.remove({ namespace, name, reason: r });
+      if (ok) lastSuccess.set({ namespace, name }, Date.now() / 1000);
+      else failing.set({ namespace, name, reason: reason ?? 'WriteFailed' }, 1);
+    },
+    forget(namespace, name) {
+      lastSuccess.remove({ namespace, name });
+      for (const r of SYNC_FAILURE_REASONS) failing.remove({ namespace, name, reason: r });
+    },
+  };
+}

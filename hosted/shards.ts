@@ -1,0 +1,197 @@
+// Shards of the fleet as Leases, owned by rendezvous hashing over the live replicas.
+//  - Each replica holds its own membership Lease (`featuregates-hosted-member-<identity>`) through the
+//    same LeaderElector as the single-cluster operator; losing it (a pause past the renew deadline) is
+//    fatal: the caller exits and the Deployment restarts the replica.
+//  - Every retry period one LIST of the Leases in the namespace tells who is alive (judged on this
+//    process's monotonic clock, api-types/shard.ts) and, by rendezvous hashing, which shards this replica
+//    should own. For each, a LeaderElector on `featuregates-hosted-shard-NN` acquires it (reads only while
+//    someone else holds it); a shard it holds but should no longer own is handed back: its guests are
+//    stopped first (onLost), then the Lease released (empty holder), so the new owner takes it at once.
+//  - A shard Lease lost by a failed renewal stops its guests the same way; the elector is made anew at the
+//    next tick if the shard is still ours. Every write to a guest goes through its shard's fence.
+// Lease writes: one per held shard and one per replica per retry period, whatever the number of HCPs.
+import type { Registry } from 'prom-client';
+import { MemberLiveness, shardOwner, type MemberRecord } from '../api-types/index.js';
+import {
+  LeaderElector, LeaseResource, ResourceClient, apiErrorMessage, gauge, realClock, silentLogger, type Clock, type ClusterAccess, type Lease,
+  type LeaderElectionTiming, type Logger,
+} from '../runtime/index.js';
+
+export const MEMBER_LEASE_PREFIX = 'featuregates-hosted-member-';
+export const SHARD_LEASE_PREFIX = 'featuregates-hosted-shard-';
+
+export function shardLeaseName(shard: number): string {
+  return `${SHARD_LEASE_PREFIX}${String(shard).padStart(2, '0')}`;
+}
+
+/** A Lease name for an identity: DNS-1123 (lower case, [a-z0-9.-]), bounded. */
+export function memberLeaseName(identity: string): string {
+  const safe = identity.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'replica';
+  return `${MEMBER_LEASE_PREFIX}${safe}`.slice(0, 253);
+}
+
+export interface ShardManagerOptions {
+  kubeConfig: ClusterAccess;
+  namespace: string;
+  identity: string;
+  shards: number;
+  timing: LeaderElectionTiming;
+  /** The shard is held: its guests may be started; `fence` throws once it is not held any more. */
+  onAcquired(shard: number, fence: () => void): void;
+  /** The shard is going (handed back or lost): stop its guests; resolves when nothing of it runs. */
+  onLost(shard: number): Promise<void>;
+  /** The membership Lease was lost: the replica must stop (exit non-zero). */
+  onLostMembership(reason: string): void;
+  metrics?: Registry;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+interface ShardElector {
+  shard: number;
+  elector: LeaderElector;
+  abort: AbortController;
+  held: boolean;
+  /** Settles when the acquire attempt (and any hand-back) is over. */
+  done: Promise<void>;
+}
+
+export class ShardManager {
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly member: LeaderElector;
+  private readonly leases: ResourceClient<Lease>;
+  private readonly liveness = new MemberLiveness();
+  private readonly electors = new Map<number, ShardElector>();
+  /** Shards being handed back (guests stopping, then the Lease released). */
+  private readonly handingBack = new Set<ShardElector>();
+  private readonly stopping = new AbortController();
+  private members: string[] = [];
+  private loop: Promise<void> | undefined;
+  private readonly heldGauge;
+  private readonly membersGauge;
+
+  constructor(private readonly o: ShardManagerOptions) {
+    this.log = (o.logger ?? silentLogger).with({ identity: o.identity });
+    this.clock = o.clock ?? realClock;
+    this.member = new LeaderElector(o.kubeConfig, {
+      namespace: o.namespace, name: memberLeaseName(o.identity), identity: o.identity, ...o.timing,
+      ...(o.metrics ? { metrics: o.metrics } : {}), logger: this.log,
+      onStoppedLeading: (reason) => o.onLostMembership(reason),
+    });
+    this.leases = new ResourceClient(o.kubeConfig, LeaseResource, o.metrics, { namespace: o.namespace });
+    this.heldGauge = o.metrics && gauge(o.metrics, 'featuregates_hosted_shards_held', 'Shards whose Lease this replica holds', []);
+    this.membersGauge = o.metrics && gauge(o.metrics, 'featuregates_hosted_members', 'Live coordinator replicas seen by this one', []);
+  }
+
+  /** Joins (acquires the membership Lease), then keeps the shard set in line every retry period. */
+  async start(): Promise<void> {
+    await this.member.acquire(this.stopping.signal);
+    this.log.info('joined the coordinator fleet', { namespace: this.o.namespace, shards: this.o.shards });
+    this.loop = this.run();
+  }
+
+  /** Live members as last seen. */
+  liveMembers(): string[] {
+    return [...this.members];
+  }
+
+  /** Shards held right now. */
+  held(): number[] {
+    return [...this.electors].filter(([, e]) => e.held && e.elector.isLeader()).map(([s]) => s).sort((a, b) => a - b);
+  }
+
+  isHeld(shard: number): boolean {
+    const e = this.electors.get(shard);
+    return Boolean(e?.held && e.elector.isLeader());
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      try {
+        await this.tick();
+      } catch (e) {
+        this.log.warn('could not list the coordinator Leases; keeping the current shards', { error: apiErrorMessage(e) });
+      }
+      await this.clock.sleep(this.o.timing.retryPeriodMs, this.stopping.signal);
+    }
+  }
+
+  /** One look at the Leases: who is alive, which shards are ours, acquire or hand back. */
+  async tick(): Promise<void> {
+    const { items } = await this.leases.list();
+    const records = new Map<string, MemberRecord>();
+    for (const l of items) {
+      const name = l.metadata.name;
+      if (!name.startsWith(MEMBER_LEASE_PREFIX)) continue;
+      records.set(name, {
+        holder: l.spec?.holderIdentity ?? '',
+        version: `${l.metadata.resourceVersion ?? ''}/${l.spec?.renewTime ?? ''}`,
+        leaseDurationMs: (l.spec?.leaseDurationSeconds ?? this.o.timing.leaseDurationMs / 1000) * 1000,
+      });
+    }
+    const live = this.liveness.observe(records, this.clock.now());
+    if (!live.includes(this.o.identity) && this.member.isLeader()) live.push(this.o.identity);
+    live.sort();
+    if (live.join(',') !== this.members.join(',')) this.log.info('coordinator members', { members: live });
+    this.members = live;
+    this.membersGauge?.set(live.length);
+    for (let s = 0; s < this.o.shards; s++) {
+      const ours = shardOwner(s, live) === this.o.identity;
+      const e = this.electors.get(s);
+      if (ours && !e && ![...this.handingBack].some((h) => h.shard === s)) this.claim(s);
+      else if (!ours && e) this.handBack(s, e, 'another replica owns it now');
+    }
+    this.heldGauge?.set(this.held().length);
+  }
+
+  private claim(shard: number): void {
+    const abort = new AbortController();
+    const entry: ShardElector = {
+      shard, abort, held: false, done: Promise.resolve(),
+      elector: new LeaderElector(this.o.kubeConfig, {
+        namespace: this.o.namespace, name: shardLeaseName(shard), identity: this.o.identity, ...this.o.timing,
+        ...(this.o.metrics ? { metrics: this.o.metrics } : {}), logger: this.log,
+        onStoppedLeading: (reason) => {
+          // Lost (renew failed or taken): its guests stop; the fence already refuses their writes.
+          this.log.warn('shard lost', { shard, reason });
+          entry.held = false;
+          if (this.electors.get(shard) === entry) this.electors.delete(shard);
+          void this.o.onLost(shard);
+        },
+      }),
+    };
+    this.electors.set(shard, entry);
+    entry.done = entry.elector.acquire(AbortSignal.any([abort.signal, this.stopping.signal])).then(() => {
+      if (abort.signal.aborted || this.stopping.signal.aborted) return;
+      entry.held = true;
+      this.log.info('shard acquired', { shard });
+      this.heldGauge?.set(this.held().length);
+      this.o.onAcquired(shard, () => entry.elector.fence());
+    }, () => undefined /* aborted before it was acquired */);
+  }
+
+  private handBack(shard: number, e: ShardElector, why: string): void {
+    this.electors.delete(shard);
+    e.abort.abort();
+    const wasHeld = e.held;
+    e.held = false;
+    e.done = e.done.then(async () => {
+      if (wasHeld) {
+        this.log.info('handing shard back', { shard, why });
+        await this.o.onLost(shard);
+      }
+      await e.elector.release();
+    }).finally(() => this.handingBack.delete(e));
+    this.handingBack.add(e);
+  }
+
+  /** Stops the guests of every shard, releases the shard Leases and then the membership Lease. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.loop;
+    for (const [s, e] of [...this.electors]) this.handBack(s, e, 'stopping');
+    await Promise.all([...this.handingBack].map((e) => e.done));
+    await this.member.release();
+  }
+}

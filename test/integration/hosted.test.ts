@@ -1,0 +1,283 @@
+// Hosted mode on real processes and real API servers: one management control plane with HyperShift's
+// HostedControlPlane CRD, three guest kube-apiservers sharing its etcd (--etcd-prefix) — two with
+// openshift/api's CRDs, one with none — and two `featuregates hosted` replicas. The scenario: install
+// (Default) → an upgrade in guest A's history (Partial → Completed) → TechPreviewNoUpgrade on B (its
+// ClusterOperator says Upgradeable=False, the ConfigMap and status follow) → guest A's kube-apiserver
+// stopped (B still converges; A recovers when it returns) → the replica owning A's shard killed (its
+// shards move, the guests keep converging) → A's history pruned. Each step checks guest status against
+// the single-cluster operator's pure computation and the ConfigMap against `featuregates render
+// --cluster-profile Hypershift`. Beside them, bad HCPs (no status.kubeConfig, a Secret without the key, a
+// kubeconfig that does not parse, a release missing from the catalog, a guest without the FeatureGate CRD)
+// each get an Event and a `hosted status` line naming what is missing, and never stop the others.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import {
+  ClusterProfiles, FEATURE_GATE_CONFIGMAP_KEY, FEATURE_GATE_NAME, PAYLOAD_VERSION_ANNOTATION, desiredFeatureGates, releaseFolder,
+  resolveFeatureGateDetails, shardOf, type FeatureGateDetails, type FeatureGateSpec, type HostedGuestRecord,
+} from '../../api-types/index.js';
+import {
+  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, LeaseResource, ReleaseCatalog, ResourceClient,
+  readKubeconfigFile, type ClusterAccess,
+} from '../../runtime/index.js';
+import {
+  completeHead, hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, setClusterVersion,
+  setHostedFeatureGate, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
+} from '../../sdk/testing/index.js';
+import { shardLeaseName } from '../../hosted/shards.js';
+import { runCLI, spawnCLI } from '../support/cli.js';
+import { eventually } from '../support/eventually.js';
+import { PAYLOAD_ROOT } from '../support/payloads.js';
+import { tempDirs } from '../support/temp.js';
+
+const CATALOG = join(PAYLOAD_ROOT, 'releases');
+const SHARDS = 8;
+const NS = 'fgc-hosted';
+const tempDir = tempDirs();
+const catalog = new ReleaseCatalog(CATALOG);
+
+interface Guest { plane: ControlPlane; kc: ClusterAccess; key: string; namespace: string; status: FeatureGateDetails[] }
+
+describe('featuregates hosted: two replicas, a management cluster and guest clusters', () => {
+  let mgmt: ControlPlane;
+  let mkc: ClusterAccess;
+  let guestC: ControlPlane;
+  const guests: Record<'a' | 'b', Guest> = {} as Record<'a' | 'b', Guest>;
+  const procs = new Map<string, ChildProcess>();
+  const logs = new Map<string, string>();
+
+  const startReplica = (identity: string) => {
+    const p = spawnCLI(['hosted', '--kubeconfig', mgmt.kubeconfigPath, '--payload-catalog', CATALOG, '--namespace', NS,
+      '--identity', identity, '--shards', String(SHARDS), '--metrics-bind-address', '0', '--health-probe-bind-address', '0',
+      '--leader-elect-lease-duration', '4s', '--leader-elect-renew-deadline', '3s', '--leader-elect-retry-period', '1s',
+      '--guest-backoff-max', '2s', '--log-format', 'json']);
+    logs.set(identity, '');
+    p.stderr!.on('data', (d: Buffer) => logs.set(identity, logs.get(identity) + d.toString()));
+    procs.set(identity, p);
+  };
+
+  const fgOf = (g: Guest) => new ResourceClient(g.kc, FeatureGateResource).get(FEATURE_GATE_NAME);
+  const coOf = (g: Guest) => new ResourceClient(g.kc, ClusterOperatorResource).get('config-operator');
+  const entry = (spec: FeatureGateSpec, version: string) => resolveFeatureGateDetails(spec, catalog.registry(version, ClusterProfiles.IBMCloudManaged), version);
+
+  /** What the single-cluster operator computes for this guest now, from the last status it wrote. */
+  const expectConverged = async (g: Guest, spec: FeatureGateSpec, timeoutMs = 30_000) => {
+    const cv = await new ResourceClient(g.kc, ClusterVersionResource).get('version');
+    const version = cv.status!.desired!.version;
+    const expected = desiredFeatureGates({ current: entry(spec, version), existing: g.status, history: cv.status!.history });
+    await eventually(async () => {
+      const fg = await fgOf(g);
+      expect(fg.spec.featureSet ?? '').toBe(spec.featureSet ?? '');
+      expect(fg.status?.featureGates).toEqual(expected);
+      const cm = await readFeatureGateConfigMap(mkc, g.namespace);
+      expect(cm?.metadata.annotations?.[PAYLOAD_VERSION_ANNOTATION]).toBe(version);
+      expect(cm?.data?.[FEATURE_GATE_CONFIGMAP_KEY]).toBe(render(spec, version));
+    }, timeoutMs, 200);
+    g.status = expected;
+    return expected;
+  };
+
+  const rendered = new Map<string, string>();
+  /** `featuregates render --cluster-profile Hypershift -o json` for this spec and version (the CLI as shipped). */
+  const render = (spec: FeatureGateSpec, version: string): string => {
+    const key = JSON.stringify([spec, version]);
+    if (!rendered.has(key)) {
+      const file = join(tempDir('fgc-hosted-render-'), 'fg.json');
+      writeFileSync(file, JSON.stringify({ apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster' }, spec }));
+      const r = runCLI(['render', '--payload-version', version, '--authoritative-feature-gate-dir', join(CATALOG, releaseFolder(version)),
+        '--cluster-profile', 'Hypershift', '--featuregate', file, '-o', 'json']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      rendered.set(key, r.stdout);
+    }
+    return rendered.get(key)!;
+  };
+
+  const records = async (): Promise<Map<string, HostedGuestRecord>> => {
+    const r = runCLI(['hosted', 'status', '--kubeconfig', mgmt.kubeconfigPath, '--namespace', NS, '-o', 'json']);
+    expect(r.code).toBe(0);
+    return new Map((JSON.parse(r.stdout) as HostedGuestRecord[]).map((x) => [x.hcp, x]));
+  };
+
+  const shardHolder = async (key: string) => {
+    const lease = await new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS }).get(shardLeaseName(shardOf(key, SHARDS)));
+    return lease.spec?.holderIdentity ?? '';
+  };
+
+  beforeAll(async () => {
+    mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths() });
+    mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;
+    const shared = { etcdURL: mgmt.etcdURL };
+    const [a, b, c] = await Promise.all([
+      startControlPlane({ ...shared, etcdPrefix: '/guest-a', crdPaths: upstreamCRDPaths() }),
+      startControlPlane({ ...shared, etcdPrefix: '/guest-b', crdPaths: upstreamCRDPaths() }),
+      startControlPlane({ ...shared, etcdPrefix: '/guest-c' }),
+    ]);
+    guestC = c;
+    for (const [id, plane] of [['a', a], ['b', b]] as const) {
+      const kc = readKubeconfigFile(plane.kubeconfigPath)!;
+      // The guest's cluster-version operator has installed 4.22.0.
+      await setClusterVersion(kc, { history: ['4.22.0'] });
+      guests[id] = { plane, kc, key: `clusters-${id}/${id}`, namespace: `clusters-${id}`, status: [] };
+      await publishHostedControlPlane(mkc, { namespace: `clusters-${id}`, name: id, kubeconfig: readFileSync(plane.kubeconfigPath, 'utf8') });
+    }
+    await KubeTransport.for(mkc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
+    // Bad input, each on its own HCP.
+    await publishHostedControlPlane(mkc, { namespace: 'bad-nokc', name: 'nokc' });
+    await publishHostedControlPlane(mkc, { namespace: 'bad-nokey', name: 'nokey', kubeconfig: 'unused', secretKey: 'other', publishKubeConfig: false });
+    await publishHostedControlPlane(mkc, { namespace: 'bad-nokey', name: 'nokey2', kubeconfig: 'unused', secretName: 'kc2' });
+    await putGuestKubeconfigSecret(mkc, 'bad-nokey', 'kc2', { other: 'x' });
+    await publishHostedControlPlane(mkc, { namespace: 'bad-garbage', name: 'garbage', kubeconfig: 'clusters: [unclosed' });
+    await publishHostedControlPlane(mkc, { namespace: 'bad-release', name: 'norelease', desiredVersion: '9.9.0' });
+    await publishHostedControlPlane(mkc, { namespace: 'bad-nocrd', name: 'nocrd', kubeconfig: readFileSync(c.kubeconfigPath, 'utf8') });
+    startReplica('replica-1');
+    startReplica('replica-2');
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const p of procs.values()) p.kill('SIGKILL');
+    await Promise.all([guests.a?.plane.stop(), guests.b?.plane.stop(), guestC?.stop()]);
+    await mgmt?.stop();
+  });
+
+  const dumpOnFailure = async (fn: () => Promise<void>) => {
+    try {
+      await fn();
+    } catch (e) {
+      for (const [id, text] of logs) {
+        const file = join(process.env.FGC_LOG_DIR ?? tempDir('fgc-hosted-log-'), `hosted-${id}.log`);
+        writeFileSync(file, text);
+        process.stderr.write(`--- ${id} (last 3000 chars; all of it in ${file}, kept when FGC_LOG_DIR names a folder)\n${text.slice(-3000)}\n`);
+      }
+      throw e;
+    }
+  };
+
+  it('installs Default on both guests: spec created, status, ClusterOperator and the ConfigMap', () => dumpOnFailure(async () => {
+    for (const g of [guests.a, guests.b]) {
+      const status = await expectConverged(g, {}, 60_000);
+      expect(status.map((e) => e.version)).toEqual(['4.22.0']);
+      await eventually(async () => {
+        const co = await coOf(g);
+        expect(co.status?.conditions?.find((c) => c.type === 'Upgradeable')?.status).toBe('True');
+        expect(co.status?.versions).toEqual([{ name: 'operator', version: '4.22.0' }, { name: 'feature-gates', version: '4.22.0' }]);
+      });
+      // HyperShift's reading of the ConfigMap: the rendered FeatureGate, the desired version's entry first.
+      const cm = await readFeatureGateConfigMap(mkc, g.namespace);
+      const fg = parse(cm!.data![FEATURE_GATE_CONFIGMAP_KEY]!) as { status: { featureGates: FeatureGateDetails[] } };
+      expect(fg.status.featureGates[0]).toEqual(entry({}, '4.22.0'));
+    }
+  }), 90_000);
+
+  it('follows an upgrade in guest A\'s history: Partial keeps both entries, Completed too', () => dumpOnFailure(async () => {
+    const up = await upgrade(guests.a.kc, '4.23.0');
+    expect((await expectConverged(guests.a, {})).map((e) => e.version)).toEqual(['4.23.0', '4.22.0']);
+    await up.complete();
+    expect((await expectConverged(guests.a, {})).map((e) => e.version)).toEqual(['4.23.0', '4.22.0']);
+    await eventually(async () => expect((await coOf(guests.a)).status?.versions?.[0]).toEqual({ name: 'operator', version: '4.23.0' }));
+  }), 60_000);
+
+  it('TechPreviewNoUpgrade on B: guest spec, status, ConfigMap and Upgradeable=False follow', () => dumpOnFailure(async () => {
+    const tp = { featureSet: 'TechPreviewNoUpgrade' };
+    await setHostedFeatureGate(mkc, 'clusters-b', 'b', tp);
+    await expectConverged(guests.b, tp);
+    await eventually(async () => {
+      const up = (await coOf(guests.b)).status?.conditions?.find((c) => c.type === 'Upgradeable');
+      expect(up).toMatchObject({ status: 'False', reason: 'FeatureGates_RestrictedFeatureGates_TechPreviewNoUpgrade' });
+      expect(up?.message).toContain('TechPreviewNoUpgrade');
+    });
+    expect((await coOf(guests.a)).status?.conditions?.find((c) => c.type === 'Upgradeable')?.status).toBe('True');
+  }), 60_000);
+
+  it('a change the guest refuses (NoUpgrade is one-way) is an Event and a status line, not a loop of writes', () => dumpOnFailure(async () => {
+    await setHostedFeatureGate(mkc, 'clusters-b', 'b', {});
+    await eventually(async () => {
+      const r = (await records()).get('clusters-b/b');
+      expect(r?.lastError).toContain('the guest refused FeatureGate/cluster spec featureSet=""');
+    }, 30_000, 500);
+    expect((await fgOf(guests.b)).spec.featureSet).toBe('TechPreviewNoUpgrade');
+    await setHostedFeatureGate(mkc, 'clusters-b', 'b', { featureSet: 'TechPreviewNoUpgrade' });
+    await eventually(async () => expect((await records()).get('clusters-b/b')?.lastError).toBeUndefined(), 30_000, 500);
+  }), 60_000);
+
+  it('a guest that is down delays nobody else, and converges when it returns', () => dumpOnFailure(async () => {
+    await guests.a.plane.stopAPIServer();
+    try {
+      const up = await upgrade(guests.b.kc, '4.23.0');
+      await expectConverged(guests.b, { featureSet: 'TechPreviewNoUpgrade' }, 20_000);
+      await up.complete();
+      await eventually(async () => {
+        const r = (await records()).get('clusters-a/a');
+        expect(r?.lastError).toContain('guest API');
+      }, 30_000, 500);
+    } finally {
+      await guests.a.plane.startAPIServer();
+    }
+    await setClusterVersion(guests.a.kc, { history: ['4.23.1', '4.23.0', '4.22.0'] });
+    await expectConverged(guests.a, {}, 30_000);
+  }), 90_000);
+
+  it('kill -9 of the replica owning A\'s shard: its shards move and the guests keep converging', () => dumpOnFailure(async () => {
+    const owner = await shardHolder(guests.a.key);
+    expect(['replica-1', 'replica-2']).toContain(owner);
+    const survivor = owner === 'replica-1' ? 'replica-2' : 'replica-1';
+    procs.get(owner)!.kill('SIGKILL');
+    procs.delete(owner);
+    await eventually(async () => expect(await shardHolder(guests.a.key)).toBe(survivor), 20_000, 200);
+    await setClusterVersion(guests.a.kc, { history: ['4.23.2', '4.23.1', '4.23.0', '4.22.0'] });
+    await expectConverged(guests.a, {}, 20_000);
+    const up = await upgrade(guests.b.kc, '5.0.0');
+    await expectConverged(guests.b, { featureSet: 'TechPreviewNoUpgrade' }, 20_000);
+    await up.complete();
+    await eventually(async () => {
+      const all = await records();
+      for (const key of [guests.a.key, guests.b.key]) expect(all.get(key)?.owner).toBe(survivor);
+    }, 20_000, 500);
+  }), 60_000);
+
+  it('prunes the entries of versions gone from the guest\'s history', () => dumpOnFailure(async () => {
+    await setClusterVersion(guests.a.kc, { history: ['4.23.2'] });
+    expect((await expectConverged(guests.a, {})).map((e) => e.version)).toEqual(['4.23.2']);
+    await completeHead(guests.b.kc, '5.0.0');
+    await setClusterVersion(guests.b.kc, { history: ['5.0.0', '4.23.0'] });
+    expect((await expectConverged(guests.b, { featureSet: 'TechPreviewNoUpgrade' })).map((e) => e.version)).toEqual(['5.0.0', '4.23.0']);
+  }), 60_000);
+
+  it('bad input: each broken HCP gets an Event and a status line naming what is missing', () => dumpOnFailure(async () => {
+    const expectations: [string, string][] = [
+      ['bad-nokc/nokc', 'HostedControlPlane bad-nokc/nokc has no status.kubeConfig'],
+      ['bad-nokey/nokey2', 'Secret bad-nokey/kc2 has no key "kubeconfig" (keys: other)'],
+      ['bad-garbage/garbage', 'kubeconfig Secret bad-garbage/admin-kubeconfig key kubeconfig:1:20: '],
+      ['bad-release/norelease', 'release release-9.9 (for version 9.9.0) is not in the payload catalog'],
+      ['bad-nocrd/nocrd', 'the guest does not serve featuregates.config.openshift.io'],
+    ];
+    await eventually(async () => {
+      const all = await records();
+      for (const [key, text] of expectations) expect(`${key}: ${all.get(key)?.lastError}`).toContain(text);
+      // An HCP without status.kubeConfig published yet also reads as such.
+      expect(all.get('bad-nokey/nokey')?.lastError).toContain('has no status.kubeConfig');
+    }, 30_000, 500);
+    await eventually(() => {
+      const table = runCLI(['hosted', 'status', '--kubeconfig', mgmt.kubeconfigPath, '--namespace', NS]);
+      expect(table.code).toBe(0);
+      expect(table.stdout).toMatch(/^HOSTED CONTROL PLANE\s+DESIRED\s+FEATURE SET\s+ENTRIES\s+UPGRADEABLE\s+OWNER\s+LAST SYNC\s+LAST ERROR/);
+      expect(table.stdout).toMatch(/clusters-b\/b\s+5\.0\.0\s+TechPreviewNoUpgrade\s+2\s+False: FeatureGates_RestrictedFeatureGates_TechPreviewNoUpgrade\s+replica-\d\s+20\S+\s+-\n/);
+      expect(table.stdout).toMatch(/clusters-a\/a\s+4\.23\.2\s+Default\s+1\s+True\s+replica-\d\s+20\S+\s+-\n/);
+    }, 20_000, 500);
+    for (const ns of ['bad-nokc', 'bad-nokey', 'bad-garbage', 'bad-release', 'bad-nocrd']) {
+      await eventually(async () => {
+        const ev = await KubeTransport.for(mkc).request({ method: 'GET', path: `/api/v1/namespaces/${ns}/events` }) as
+          { items: { type: string; reason: string; message: string; involvedObject: { kind: string } }[] };
+        const warning = ev.items.find((e) => e.type === 'Warning' && e.involvedObject.kind === 'HostedControlPlane');
+        expect(warning?.reason).toMatch(/^FeatureGates(MissingKubeconfig|MissingRelease|GuestUnreachable)$/);
+      }, 20_000, 500);
+    }
+    // No credential reaches a status line or an Event.
+    const secretText = readFileSync(guests.a.plane.kubeconfigPath, 'utf8');
+    const token = (JSON.parse(secretText) as { users: { user: { token: string } }[] }).users[0]!.user.token;
+    expect(JSON.stringify([...(await records()).values()])).not.toContain(token);
+    for (const log of logs.values()) expect(log).not.toContain(token);
+  }), 60_000);
+});
