@@ -20,6 +20,11 @@ export interface GuestTuning {
   requestTimeoutMs?: number;
 }
 
+/** The User-Agent of guest requests: names the replica, so a guest's audit log says which one wrote. */
+export function guestUserAgent(identity: string): string {
+  return `${userAgent('featuregates-hosted')} replica/${identity}`;
+}
+
 export class GuestInputError extends Error {
   override name = 'GuestInputError';
 }
@@ -34,7 +39,7 @@ export class GuestConnection {
   private readonly transport: KubeTransport;
 
   /** Throws GuestInputError when the kubeconfig cannot be used (naming `source`, never quoting credentials). */
-  constructor(readonly kubeconfigText: string, source: string, clusterOperatorName: string, fence: () => void,
+  constructor(readonly kubeconfigText: string, source: string, identity: string, clusterOperatorName: string, fence: () => void,
     onChange: () => void, tuning: GuestTuning, metrics: Registry | undefined, logger: Logger) {
     let access: ClusterAccess | undefined;
     try {
@@ -45,7 +50,7 @@ export class GuestConnection {
     if (!access) throw new GuestInputError(`kubeconfig ${source} needs an exec plugin or an auth provider; a guest kubeconfig must carry its credentials`);
     this.access = access;
     this.transport = KubeTransport.for(access);
-    this.transport.userAgent = userAgent('featuregates-hosted');
+    this.transport.userAgent = guestUserAgent(identity);
     if (tuning.requestTimeoutMs !== undefined) this.transport.defaultTimeoutMs = tuning.requestTimeoutMs;
     const writes = { fence };
     this.featureGate = new ResourceClient(access, FeatureGateResource, metrics, writes);

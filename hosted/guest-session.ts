@@ -237,7 +237,7 @@ export class GuestSession {
       void this.guest?.stop();
       this.guest = undefined;
       try {
-        this.guest = new GuestConnection(text, `${where} key ${ref.key}`, this.d.clusterOperatorName, this.d.fence, this.changed,
+        this.guest = new GuestConnection(text, `${where} key ${ref.key}`, this.d.identity, this.d.clusterOperatorName, this.d.fence, this.changed,
           this.d.tuning, this.d.registry, this.log);
         this.log.info('guest connection made', { server: this.guest.server });
       } catch (e) {

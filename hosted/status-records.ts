@@ -82,6 +82,7 @@ export class StatusRecords {
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }
+      if (!stored && s.records.size === 0) return; // nothing to say, nothing said before
       if (!stored) {
         await fenced.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: this.namespace, labels: { [RECORD_LABEL.split('=')[0]!]: RECORD_LABEL.split('=')[1]! } }, data });
       } else {

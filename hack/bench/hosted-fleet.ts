@@ -1,0 +1,246 @@
+// `featuregates hosted` at fleet size on real processes: a management control plane with HyperShift's
+// HostedControlPlane CRD, GUESTS real guest kube-apiservers (sharing the management etcd through
+// --etcd-prefix, each with openshift/api's CRDs and an audit log of its writes), UNREACHABLE more HCPs whose
+// kubeconfig points at a closed port, and REPLICAS coordinator processes. Baseline in the same run: the
+// single-cluster operator on its own control plane (start → first status write; the same ClusterVersion
+// change → status round trip, samples interleaved).
+//   npm run bench -- hosted-fleet [--guests 20] [--unreachable 480] [--replicas 3] [--samples 100] [--idle-s 60]
+// Phases: footprint (RSS at 0 HCPs, UNREACHABLE, then 1 / 10 / GUESTS reachable) → idle CPU and Lease writes
+// → latency → kill -9 of one replica (its guests written again) → restart of all replicas from empty guest
+// statuses (start → all guests correct) → audit: writes to a guest by a replica that did not hold its shard.
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardOf, type FeatureGateDetails } from '../../api-types/index.js';
+import { FeatureGateResource, KubeTransport, LeaseResource, ReleaseCatalog, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
+import {
+  hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, setFeatureGateStatus, startControlPlane, upstreamCRDPaths, type ControlPlane,
+} from '../../sdk/testing/index.js';
+import { shardLeaseName } from '../../hosted/shards.js';
+import { auditSetup, readAuditWrites } from '../chaos/audit.js';
+import { startBenchCluster } from './bench-cluster.js';
+import { FeatureGateWatcher } from './fg-watcher.js';
+import { exited, usage } from './operator-process.js';
+import { median, nowMs, percentile } from './stats.js';
+import { operatorChange } from './status-change.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    guests: { type: 'string', default: '20' }, unreachable: { type: 'string', default: '480' }, replicas: { type: 'string', default: '3' },
+    samples: { type: 'string', default: '100' }, 'idle-s': { type: 'string', default: '60' }, shards: { type: 'string', default: '32' },
+  },
+});
+const GUESTS = Number(flags.guests);
+const UNREACHABLE = Number(flags.unreachable);
+const REPLICAS = Number(flags.replicas);
+const SAMPLES = Number(flags.samples);
+const IDLE_S = Number(flags['idle-s']);
+const SHARDS = Number(flags.shards);
+const NS = 'featuregate-hosted';
+const CATALOG = join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'payload-featuregates', 'releases');
+const LEASE = { duration: 15, renew: 10, retry: 2 };
+const cli = join(packageRoot(), 'dist', 'cli', 'featuregates.js');
+const say = (s: string) => process.stdout.write(`${s}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+interface Replica { id: string; proc: ChildProcess }
+interface Guest { i: number; plane: ControlPlane; kc: ClusterAccess; key: string; audit: string; watcher?: FeatureGateWatcher }
+
+const catalog = new ReleaseCatalog(CATALOG);
+const expected: FeatureGateDetails = resolveFeatureGateDetails({}, catalog.registry('4.22.0', ClusterProfiles.IBMCloudManaged), '4.22.0');
+
+function spawnReplica(mgmt: ControlPlane, id: string): Replica {
+  const proc = spawn(process.execPath, [cli, 'hosted', '--kubeconfig', mgmt.kubeconfigPath, '--payload-catalog', CATALOG, '--namespace', NS,
+    '--identity', id, '--shards', String(SHARDS), '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-format', 'json'],
+  { stdio: ['ignore', 'ignore', 'ignore'] });
+  return { id, proc };
+}
+
+async function eventually(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+async function guestCorrect(g: Guest): Promise<boolean> {
+  const fg = await new ResourceClient(g.kc, FeatureGateResource).get(FEATURE_GATE_NAME);
+  return JSON.stringify(fg.status?.featureGates) === JSON.stringify([expected]);
+}
+
+/** Shard Lease holders sampled every 100 ms (for the audit check). */
+function leaseTimeline(mkc: ClusterAccess) {
+  const samples: { at: number; holders: Map<string, string> }[] = [];
+  const leases = new ResourceClient<Lease>(mkc, LeaseResource, undefined, { namespace: NS });
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      try {
+        const { items } = await leases.list();
+        samples.push({ at: Date.now(), holders: new Map(items.map((l) => [l.metadata.name, l.spec?.holderIdentity ?? ''])) });
+      } catch { /* the API server is busy; next sample */ }
+      await sleep(100);
+    }
+  })();
+  return {
+    samples,
+    holderAt: (lease: string, t: number) => [...samples].reverse().find((s) => s.at <= t)?.holders.get(lease),
+    holderAfter: (lease: string, t: number) => samples.find((s) => s.at >= t)?.holders.get(lease),
+    async stop() { running = false; await loop; },
+  };
+}
+
+async function main(): Promise<void> {
+  const t00 = Date.now();
+  say(`# hosted-fleet: ${GUESTS} reachable guests + ${UNREACHABLE} unreachable HCPs, ${REPLICAS} replicas, ${SHARDS} shards, lease ${LEASE.duration}s/${LEASE.renew}s/${LEASE.retry}s, node ${process.version}`);
+  const mgmtAudit = auditSetup();
+  const mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths(), extraAPIServerArgs: mgmtAudit.apiServerArgs });
+  const mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;
+  const guests: Guest[] = [];
+  for (let i = 0; i < GUESTS; i += 4) {
+    const batch = await Promise.all([...Array(Math.min(4, GUESTS - i)).keys()].map(async (j) => {
+      const a = auditSetup();
+      const plane = await startControlPlane({ etcdURL: mgmt.etcdURL, etcdPrefix: `/guest-${i + j}`, crdPaths: upstreamCRDPaths(), extraAPIServerArgs: [...a.apiServerArgs, '--v=0'] });
+      const kc = readKubeconfigFile(plane.kubeconfigPath)!;
+      await setClusterVersion(kc, { history: ['4.22.0'] });
+      return { i: i + j, plane, kc, key: `clusters-g${i + j}/g${i + j}`, audit: a.logPath };
+    }));
+    guests.push(...batch);
+  }
+  say(`setup: management + ${GUESTS} guest kube-apiservers in ${((Date.now() - t00) / 1000).toFixed(0)} s`);
+  const baseline = await startBenchCluster();
+  const base = await baseline.startOperator();
+  say(`baseline: single-cluster operator start → first status write ${base.startMs.toFixed(0)} ms`);
+
+  await KubeTransport.for(mkc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
+  const timeline = leaseTimeline(mkc);
+  let replicas = [...Array(REPLICAS).keys()].map((k) => spawnReplica(mgmt, `replica-${k}`));
+  const rss = () => sum(replicas.map((r) => usage(r.proc.pid!).rssMB));
+  await sleep(15_000);
+  const footprint: [string, number, number][] = [['0 HCPs', 0, rss()]];
+  say(`footprint: 0 HCPs: ${rss().toFixed(1)} MB over ${REPLICAS} replicas`);
+
+  // Unreachable HCPs: a kubeconfig whose server is a closed port.
+  const closed = JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
+    users: [{ name: 'u', user: { token: 'x' } }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }], 'current-context': 'c' });
+  for (let i = 0; i < UNREACHABLE; i += 20) {
+    await Promise.all([...Array(Math.min(20, UNREACHABLE - i)).keys()].map((j) =>
+      publishHostedControlPlane(mkc, { namespace: `clusters-u${i + j}`, name: `u${i + j}`, kubeconfig: closed })));
+  }
+  await sleep(30_000);
+  footprint.push([`${UNREACHABLE} unreachable`, UNREACHABLE, rss()]);
+  say(`footprint: ${UNREACHABLE} unreachable: ${rss().toFixed(1)} MB`);
+  let added = 0;
+  for (const step of [1, 10, GUESTS].filter((n, k, a) => n <= GUESTS && a.indexOf(n) === k)) {
+    for (; added < step; added++) {
+      const g = guests[added]!;
+      await publishHostedControlPlane(mkc, { namespace: `clusters-g${g.i}`, name: `g${g.i}`, kubeconfig: readFileSync(g.plane.kubeconfigPath, 'utf8') });
+    }
+    await Promise.all(guests.slice(0, step).map((g) => eventually(`guest ${g.i} correct`, () => guestCorrect(g), 120_000)));
+    await sleep(10_000);
+    footprint.push([`+${step} reachable`, UNREACHABLE + step, rss()]);
+    say(`footprint: ${UNREACHABLE} unreachable + ${step} reachable: ${rss().toFixed(1)} MB`);
+  }
+
+  // Idle: CPU per replica and Lease writes (the management audit log) over IDLE_S.
+  const cpu0 = replicas.map((r) => usage(r.proc.pid!).cpuS);
+  const idleFrom = Date.now();
+  await sleep(IDLE_S * 1000);
+  const idleTo = Date.now();
+  const idleCpu = replicas.map((r, k) => (usage(r.proc.pid!).cpuS - cpu0[k]!) / (IDLE_S / 60));
+  const leaseWrites = readAuditWrites(mgmtAudit.logPath).filter((w) => w.resource === 'leases' && (w.verb === 'update' || w.verb === 'create')
+    && w.completed >= idleFrom && w.completed <= idleTo && w.code < 300);
+  const baseCpu0 = usage(base.proc.pid!).cpuS;
+  const leaseRate = leaseWrites.length / ((idleTo - idleFrom) / 1000);
+  say(`idle ${IDLE_S} s: CPU per replica ${idleCpu.map((c) => c.toFixed(2)).join(' / ')} s per minute; Lease writes ${leaseRate.toFixed(2)}/s ` +
+    `(goal ≤ shards / retry period = ${(SHARDS / LEASE.retry).toFixed(1)}/s; membership adds replicas / retry = ${(REPLICAS / LEASE.retry).toFixed(1)}/s)`);
+
+  // Latency: the same round trip as the single-cluster benchmark, interleaved with it.
+  for (const g of guests) g.watcher = await FeatureGateWatcher.start(g.kc);
+  const fleetLat: number[] = [];
+  const baseLat: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    baseLat.push(await operatorChange(baseline.plane.kubeConfig, baseline.fgs, baseline.watcher, i));
+    const g = guests[i % GUESTS]!;
+    fleetLat.push(await operatorChange(g.plane.kubeConfig, new ResourceClient(g.kc, FeatureGateResource), g.watcher!, i));
+  }
+  const baseIdle = (usage(base.proc.pid!).cpuS - baseCpu0);
+  say(`latency (${SAMPLES} changes): fleet p50 ${median(fleetLat).toFixed(1)} / p99 ${percentile(fleetLat, 99).toFixed(1)} ms; ` +
+    `single-cluster operator p50 ${median(baseLat).toFixed(1)} / p99 ${percentile(baseLat, 99).toFixed(1)} ms ` +
+    `(ratio ${(median(fleetLat) / median(baseLat)).toFixed(2)} / ${(percentile(fleetLat, 99) / percentile(baseLat, 99)).toFixed(2)}); baseline CPU over idle+latency ${baseIdle.toFixed(2)} s`);
+
+  // kill -9 of one replica: seed a stale entry on each of its guests, kill, drop it from history, time until pruned.
+  const victim = replicas[0]!;
+  const holders = new Map((await new ResourceClient<Lease>(mkc, LeaseResource, undefined, { namespace: NS }).list()).items.map((l) => [l.metadata.name, l.spec?.holderIdentity]));
+  const owned = guests.filter((g) => holders.get(shardLeaseName(shardOf(g.key, SHARDS))) === victim.id);
+  for (const g of owned) {
+    await setClusterVersion(g.kc, { history: ['4.22.0', '4.21.99'] });
+    await setFeatureGateStatus(g.kc, [{ version: '4.22.0', enabled: expected.enabled.map((x) => x.name), disabled: expected.disabled.map((x) => x.name) }, { version: '4.21.99', enabled: [], disabled: [] }]);
+  }
+  await sleep(2_000);
+  const killedAt = nowMs();
+  victim.proc.kill('SIGKILL');
+  await exited(victim.proc);
+  const takeovers = await Promise.all(owned.map(async (g) => {
+    const pruned = g.watcher!.next((v) => v === '4.22.0');
+    await setClusterVersion(g.kc, { history: ['4.22.0'] });
+    await pruned;
+    return nowMs() - killedAt;
+  }));
+  replicas = replicas.slice(1);
+  say(`kill -9 of ${victim.id} (owned ${owned.length} of the reachable guests): written again after ${takeovers.length ? `${(Math.max(...takeovers) / 1000).toFixed(1)} s (max), ${(median(takeovers) / 1000).toFixed(1)} s (median)` : 'n/a'} ` +
+    `(goal ≤ lease duration + 5 s = ${LEASE.duration + 5} s)`);
+
+  // Restart: SIGTERM the rest, empty every guest's status, start REPLICAS fresh, time until all are correct.
+  const terms = await Promise.all(replicas.map(async (r) => {
+    const t = nowMs();
+    r.proc.kill('SIGTERM');
+    await exited(r.proc);
+    return { code: r.proc.exitCode, s: (nowMs() - t) / 1000 };
+  }));
+  say(`SIGTERM: ${terms.map((t) => `exit ${t.code} in ${t.s.toFixed(1)} s`).join(', ')}`);
+  for (const g of guests) await setFeatureGateStatus(g.kc, []);
+  const started = nowMs();
+  replicas = [...Array(REPLICAS).keys()].map((k) => spawnReplica(mgmt, `replica-${k + REPLICAS}`));
+  await Promise.all(guests.map((g) => eventually(`guest ${g.i} correct after restart`, () => guestCorrect(g), 120_000)));
+  const startToCorrect = nowMs() - started;
+  say(`start: ${REPLICAS} replicas spawned → all ${GUESTS} reachable guests' status correct in ${(startToCorrect / 1000).toFixed(1)} s ` +
+    `(baseline single-cluster start → first write ${(base.startMs / 1000).toFixed(2)} s)`);
+  await sleep(3_000);
+
+  // Audit: every successful guest write names its replica (User-Agent); was that replica the shard's holder?
+  await timeline.stop();
+  let writes = 0;
+  const violations: string[] = [];
+  for (const g of guests) {
+    const lease = shardLeaseName(shardOf(g.key, SHARDS));
+    for (const w of readAuditWrites(g.audit)) {
+      const id = /replica\/(\S+)/.exec(w.userAgent)?.[1];
+      if (!id || w.code >= 300 || !['featuregates', 'clusteroperators'].includes(w.resource)) continue;
+      writes++;
+      // A violation: the samples just before and just after the write both name another holder.
+      const before = timeline.holderAt(lease, w.received);
+      const after = timeline.holderAfter(lease, w.completed);
+      if (before !== undefined && after !== undefined && before !== id && after !== id) violations.push(`${g.key}: ${w.verb} ${w.resource} by ${id} while ${before} held ${lease}`);
+    }
+  }
+  say(`audit: ${writes} guest writes by replicas, ${violations.length} by a replica that did not hold the shard${violations.length ? `: ${violations.slice(0, 5).join('; ')}` : ''}`);
+
+  const per = (a: [string, number, number], b: [string, number, number]) => ((b[2] - a[2]) / (b[1] - a[1])).toFixed(3);
+  const f = footprint;
+  say(`RSS per HCP: unreachable ${per(f[0]!, f[1]!)} MB; reachable ${f.length > 2 ? per(f[1]!, f[f.length - 1]!) : 'n/a'} MB ` +
+    `(${f.map(([what, , mb]) => `${what}: ${mb.toFixed(1)} MB`).join(', ')}; goal ≤ 1 MB per HCP)`);
+  for (const r of replicas) r.proc.kill('SIGKILL');
+  for (const g of guests) await g.watcher?.stop();
+  await baseline.stop();
+  for (const g of guests) await g.plane.stop();
+  await mgmt.stop();
+  say(`total ${((Date.now() - t00) / 1000).toFixed(0)} s`);
+}
+
+await main();
+process.exit(0);

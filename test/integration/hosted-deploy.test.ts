@@ -1,0 +1,122 @@
+// deploy/hosted on a real management API server: every manifest is accepted, and the coordinator runs
+// with exactly the Deployment's arguments, its ServiceAccount's own token and the payload catalog laid out
+// as the Deployment's projected volume lays it out. Allowed: everything it needs (the guest converges, the
+// ConfigMap, the records, the Leases, the Events). Forbidden: listing Secrets, reading another Secret name.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails } from '../../api-types/index.js';
+import {
+  ConfigMapResource, FeatureGateResource, KubeTransport, ReleaseCatalog, ResourceClient, SecretResource, readKubeconfigFile, statusCode, type ClusterAccess,
+} from '../../runtime/index.js';
+import {
+  hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, resolveBinaries, serviceAccountKubeConfig,
+  setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
+} from '../../sdk/testing/index.js';
+import { spawnCLI } from '../support/cli.js';
+import { eventually } from '../support/eventually.js';
+import { tempDirs } from '../support/temp.js';
+
+const tempDir = tempDirs();
+const NS = 'featuregate-hosted';
+const kubectl = resolveBinaries().kubectl!;
+
+type Doc = { kind: string; metadata: { name: string; namespace?: string }; data?: Record<string, string>; spec?: Record<string, unknown> };
+
+async function forbidden(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    expect(statusCode(e)).toBe(403);
+    return;
+  }
+  throw new Error('expected 403 Forbidden, but the request was allowed');
+}
+
+describe('deploy/hosted with its RBAC proven on a real API server', () => {
+  let mgmt: ControlPlane;
+  let guest: ControlPlane;
+  let proc: ChildProcess | undefined;
+  let log = '';
+  let sa: ClusterAccess;
+  let docs: Doc[];
+
+  beforeAll(async () => {
+    mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths() });
+    guest = await startControlPlane({ etcdURL: mgmt.etcdURL, etcdPrefix: '/guest-deploy', crdPaths: upstreamCRDPaths() });
+    docs = parseAllDocuments(execFileSync(kubectl, ['kustomize', join('deploy', 'hosted')], { encoding: 'utf8' })).map((d) => d.toJS() as Doc);
+    const input = docs.map((d) => JSON.stringify(d)).join('\n');
+    const out = execFileSync(kubectl, ['--kubeconfig', mgmt.kubeconfigPath, 'apply', '--server-side', '--field-manager=deploy-test', '-f', '-'], { input, encoding: 'utf8' });
+    expect(out.split('\n').filter((l) => l.includes('serverside-applied')).length).toBe(docs.length);
+    const saKc = await serviceAccountKubeConfig(mgmt, NS, 'featuregate-hosted');
+    const saPath = join(tempDir('fgc-hosted-sa-'), 'kubeconfig');
+    writeFileSync(saPath, saKc.exportConfig());
+    sa = readKubeconfigFile(saPath)!;
+
+    // The guest, its kubeconfig under the Secret name the Deployment names, and a second Secret it must not read.
+    const gkc = readKubeconfigFile(guest.kubeconfigPath)!;
+    await setClusterVersion(gkc, { history: ['4.22.0'] });
+    const admin = readKubeconfigFile(mgmt.kubeconfigPath)!;
+    await publishHostedControlPlane(admin, {
+      namespace: 'clusters-a', name: 'a', kubeconfig: readFileSync(guest.kubeconfigPath, 'utf8'), secretName: 'admin-kubeconfig',
+    });
+    await putGuestKubeconfigSecret(admin, 'clusters-a', 'service-network-admin-kubeconfig', { kubeconfig: readFileSync(guest.kubeconfigPath, 'utf8') });
+
+    // The catalog exactly as the Deployment's projected volume lays it out.
+    const deployment = docs.find((d) => d.kind === 'Deployment')!;
+    const pod = (deployment.spec!.template as { spec: { containers: { args: string[] }[]; volumes: { projected: { sources: { configMap: { name: string; items: { key: string; path: string }[] } }[] } }[] } }).spec;
+    const catalog = tempDir('fgc-hosted-catalog-');
+    for (const { configMap } of pod.volumes[0]!.projected.sources) {
+      const cm = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === configMap.name)!;
+      for (const item of configMap.items) {
+        mkdirSync(dirname(join(catalog, item.path)), { recursive: true });
+        writeFileSync(join(catalog, item.path), cm.data![item.key]!);
+      }
+    }
+    const args = pod.containers[0]!.args.map((a) => (a.startsWith('--payload-catalog=') ? `--payload-catalog=${catalog}`
+      : a.startsWith('--metrics-bind-address=') ? '--metrics-bind-address=0' : a.startsWith('--health-probe-bind-address=') ? '--health-probe-bind-address=0' : a));
+    proc = spawnCLI([...args, '--kubeconfig', saPath, '--identity', 'replica-0'], { POD_NAMESPACE: NS });
+    proc.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
+  }, 180_000);
+
+  afterAll(async () => {
+    proc?.kill('SIGKILL');
+    await guest?.stop();
+    await mgmt?.stop();
+  });
+
+  it('runs with the Deployment\'s arguments as its ServiceAccount: guest status, ConfigMap, records and Events', async () => {
+    const catalog = new ReleaseCatalog(join('deploy', 'hosted', 'catalog'));
+    const expected = resolveFeatureGateDetails({}, catalog.registry('4.22.0', ClusterProfiles.IBMCloudManaged), '4.22.0');
+    const gkc = readKubeconfigFile(guest.kubeconfigPath)!;
+    try {
+      await eventually(async () => {
+        expect((await new ResourceClient(gkc, FeatureGateResource).get(FEATURE_GATE_NAME)).status?.featureGates).toEqual([expected]);
+        expect((await readFeatureGateConfigMap(sa, 'clusters-a'))?.metadata.annotations?.['hypershift.openshift.io/payload-version']).toBe('4.22.0');
+        const records = await new ResourceClient(sa, ConfigMapResource, undefined, { namespace: NS }).list(undefined, 'app.kubernetes.io/part-of=featuregate-coordinator');
+        expect(records.items.flatMap((i) => Object.values(i.data ?? {}).map((r) => (JSON.parse(r) as { hcp: string }).hcp))).toEqual(['clusters-a/a']);
+      }, 60_000, 300);
+      const events = await KubeTransport.for(readKubeconfigFile(mgmt.kubeconfigPath)!).request({ method: 'GET', path: '/api/v1/namespaces/clusters-a/events' }) as { items: { reason: string }[] };
+      expect(events.items.map((e) => e.reason)).toContain('FeatureGateUpdate');
+    } catch (e) {
+      process.stderr.write(`--- coordinator log (last 4000 chars)\n${log.slice(-4000)}\n`);
+      throw e;
+    }
+    expect(log).not.toContain('Forbidden');
+  }, 90_000);
+
+  it('cannot list Secrets nor read a Secret of another name', async () => {
+    await forbidden(new ResourceClient(sa, SecretResource, undefined, { namespace: 'clusters-a' }).list());
+    await forbidden(new ResourceClient(sa, SecretResource).list());
+    await forbidden(new ResourceClient(sa, SecretResource, undefined, { namespace: 'clusters-a' }).get('admin-kubeconfig'));
+    await forbidden(new ResourceClient(sa, SecretResource, undefined, { namespace: 'clusters-a' }).list('metadata.name=admin-kubeconfig'));
+    // What it may read, it reads by name only.
+    expect((await new ResourceClient(sa, SecretResource, undefined, { namespace: 'clusters-a' }).get('service-network-admin-kubeconfig')).metadata.name)
+      .toBe('service-network-admin-kubeconfig');
+    // Other ConfigMaps of an HCP namespace are out of reach too.
+    await forbidden(new ResourceClient(sa, ConfigMapResource, undefined, { namespace: 'clusters-a' }).get('kube-root-ca.crt'));
+  });
+});
