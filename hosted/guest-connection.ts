@@ -1,12 +1,12 @@
 // One guest cluster's connection, from the kubeconfig text its Secret holds: the guest's own pooled
 // transport (every request bounded by a timeout), typed clients whose writes pass the shard's fence, and
-// reflectors of FeatureGate/cluster, ClusterVersion/version and the coordinator's ClusterOperator. The
-// reflectors back off on their own (a guest that is down costs a refused connection per backoff step and
+// reflectors of FeatureGate/cluster and ClusterVersion/version (two watch connections per guest; the
+// coordinator's ClusterOperator, which only it writes, is read when a sync needs it). The reflectors back off on their own (a guest that is down costs a refused connection per backoff step and
 // never touches another guest). Credentials live only in memory, in the ClusterAccess.
 import type { Registry } from 'prom-client';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterOperator, type ClusterVersion, type FeatureGate } from '../api-types/index.js';
 import {
-  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, Reflector, ResourceClient, readKubeconfigText, userAgent,
+  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, Reflector, ResourceClient, isNotFound, readKubeconfigText, userAgent,
   type ClusterAccess, type Logger,
 } from '../runtime/index.js';
 
@@ -35,11 +35,10 @@ export class GuestConnection {
   readonly clusterOperator: ResourceClient<ClusterOperator>;
   readonly featureGates: Reflector<FeatureGate>;
   readonly clusterVersions: Reflector<ClusterVersion>;
-  readonly clusterOperators: Reflector<ClusterOperator>;
   private readonly transport: KubeTransport;
 
   /** Throws GuestInputError when the kubeconfig cannot be used (naming `source`, never quoting credentials). */
-  constructor(readonly kubeconfigText: string, source: string, identity: string, clusterOperatorName: string, fence: () => void,
+  constructor(readonly kubeconfigText: string, source: string, identity: string, fence: () => void,
     onChange: () => void, tuning: GuestTuning, metrics: Registry | undefined, logger: Logger) {
     let access: ClusterAccess | undefined;
     try {
@@ -64,7 +63,6 @@ export class GuestConnection {
     };
     this.featureGates = new Reflector(this.featureGate, { ...options, name: FEATURE_GATE_NAME });
     this.clusterVersions = new Reflector(new ResourceClient(access, ClusterVersionResource, metrics), { ...options, name: CLUSTER_VERSION_NAME });
-    this.clusterOperators = new Reflector(this.clusterOperator, { ...options, name: clusterOperatorName });
     for (const r of this.reflectors()) {
       r.addListener(onChange);
       r.start();
@@ -76,12 +74,22 @@ export class GuestConnection {
   }
 
   private reflectors(): Reflector<{ metadata: { name?: string } }>[] {
-    return [this.featureGates, this.clusterVersions, this.clusterOperators] as Reflector<{ metadata: { name?: string } }>[];
+    return [this.featureGates, this.clusterVersions] as Reflector<{ metadata: { name?: string } }>[];
+  }
+
+  /** The coordinator's ClusterOperator as the guest has it now (undefined: not created yet). */
+  async readClusterOperator(name: string): Promise<ClusterOperator | undefined> {
+    try {
+      return await this.clusterOperator.get(name);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
   }
 
   /** Every object listed at least once. */
   synced(): boolean {
-    return this.featureGates.hasSynced() && this.clusterVersions.hasSynced() && this.clusterOperators.hasSynced();
+    return this.featureGates.hasSynced() && this.clusterVersions.hasSynced();
   }
 
   /** Listed, and no list/watch failing right now (a guest that went away keeps its last copies but is not written to). */
@@ -100,7 +108,6 @@ export class GuestConnection {
     };
     say('featuregates.config.openshift.io', this.featureGates);
     say('clusterversions.config.openshift.io', this.clusterVersions);
-    say('clusteroperators.config.openshift.io', this.clusterOperators);
     return `guest API ${this.server}: ${parts.join('; ')}`;
   }
 

@@ -176,11 +176,17 @@ export class GuestSession {
         if (fgResult.requeue) result = { requeue: true };
         const fg = guest.featureGates.get(FEATURE_GATE_NAME);
         this.conditions.set(featureGatesUpgradeable(fg?.spec.featureSet));
+        const stored = await guest.readClusterOperator(this.d.clusterOperatorName);
+        let co = stored;
         await clusterOperatorStatusReconciler({
           name: this.d.clusterOperatorName, operatorVersion: version, namespace: GUEST_CONFIG_NAMESPACE,
-          clusterOperators: guest.clusterOperators, featureGates: guest.featureGates, client: guest.clusterOperator, conditions: this.conditions,
+          clusterOperators: { get: () => stored, addListener: () => () => undefined }, featureGates: guest.featureGates,
+          client: {
+            create: async (o) => (co = await guest.clusterOperator.create(o)),
+            replaceStatus: async (o) => (co = await guest.clusterOperator.replaceStatus(o)),
+          },
+          conditions: this.conditions,
         })();
-        const co = guest.clusterOperators.get(this.d.clusterOperatorName);
         const up = co?.status?.conditions?.find((c) => c.type === 'Upgradeable');
         upgradeable = up ? (up.status === 'True' ? 'True' : `${up.status}: ${up.reason ?? ''}`) : undefined;
         versions = fg?.status?.featureGates.map((e) => e.version) ?? versions;
@@ -237,7 +243,7 @@ export class GuestSession {
       void this.guest?.stop();
       this.guest = undefined;
       try {
-        this.guest = new GuestConnection(text, `${where} key ${ref.key}`, this.d.identity, this.d.clusterOperatorName, this.d.fence, this.changed,
+        this.guest = new GuestConnection(text, `${where} key ${ref.key}`, this.d.identity, this.d.fence, this.changed,
           this.d.tuning, this.d.registry, this.log);
         this.log.info('guest connection made', { server: this.guest.server });
       } catch (e) {

@@ -12,6 +12,8 @@
 //    the lease/renew margin ago), else to now — so a process that wakes from a long pause does not think a
 //    fresh lease is stale. A follower retries right when the lease it watches expires.
 //  - Release on shutdown writes an empty holder (only while still leader) so a follower takes over at once.
+//  - A leader renews by writing its last record back (client-go's fast path: one request, no read); a 409
+//    or any error falls back to reading the Lease first.
 // `leader_election_master_status{name}` is 1 while leading.
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
@@ -225,6 +227,17 @@ export class LeaderElector {
     const remaining = () => Math.max(1, deadline - this.clock.now());
     const leaseSeconds = Math.round(this.t.leaseDurationMs / 1000);
     const now = microTime(this.wallClock());
+    if (this.leading && this.lease?.spec?.holderIdentity === identity) {
+      // client-go's fast path: the leader renews the record it wrote last, without reading it first. The
+      // write carries that record's resourceVersion, so if anyone wrote since, it is refused (409) and the
+      // slow path below reads the Lease and judges it.
+      try {
+        const renewed = { ...this.lease, spec: { ...this.lease.spec, leaseDurationSeconds: leaseSeconds, renewTime: now } };
+        if (await this.write(started, () => this.store.update(renewed, remaining()))) return true;
+      } catch (e) {
+        this.log.debug('optimistic renew failed; reading the Lease', { error: apiErrorMessage(e) });
+      }
+    }
     const current = await this.store.get(timeoutMs);
     if (this.stop.signal.aborted) return false;
     if (!current) {

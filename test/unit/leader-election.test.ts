@@ -20,7 +20,10 @@ class MemoryLeaseStore implements LeaseStore {
     if (f) throw f;
   }
 
+  gets = 0;
+
   async get(): Promise<Lease | undefined> {
+    this.gets++;
     this.maybeFail();
     return this.lease && structuredClone(this.lease);
   }
@@ -108,6 +111,19 @@ describe('LeaderElector', () => {
     expect(store.writes.length).toBeGreaterThanOrEqual(30);
     await e.release();
     expect(store.lease?.spec?.holderIdentity).toBe('');
+  });
+
+  it('a leader renews with one write and no read (client-go\'s fast path); a conflict makes it read and judge', async () => {
+    const { e, store, clock, lost } = setup();
+    await e.acquire();
+    const [gets, writes] = [store.gets, store.writes.length];
+    await clock.advance(20_000);
+    expect(store.writes.length - writes).toBe(10);
+    expect(store.gets - gets).toBe(0);
+    store.steal('b');
+    await clock.advance(2_000);
+    expect(store.gets - gets).toBe(1);
+    expect(lost).toEqual(['the Lease is now held by "b"']);
   });
 
   it('stops being leader exactly at the renew deadline while renewals fail, and steps down', async () => {
