@@ -142,3 +142,27 @@ export function hcpKey(hcp: Pick<HostedControlPlane, 'metadata'>): string {
 export function hostedFeatureGateSpec(hcp: HostedControlPlane): FeatureGateSpec {
   return hcp.spec.configuration?.featureGate ?? {};
 }
+
+/**
+ * The fields the coordinator reads, and nothing else: every replica caches every HCP of the management
+ * cluster, and a real HostedControlPlane is tens of kilobytes (platform, networking, services, conditions).
+ * Never write such a summary back: it is not the object.
+ */
+export function summarizeHostedControlPlane(hcp: HostedControlPlane): HostedControlPlane {
+  const { name, namespace, uid, resourceVersion, generation } = hcp.metadata;
+  const fg = hcp.spec.configuration?.featureGate;
+  const s = hcp.status;
+  const desired = s?.versionStatus?.desired?.version;
+  return {
+    apiVersion: HCP_API_VERSION, kind: 'HostedControlPlane',
+    metadata: { name, namespace, ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}), ...(generation !== undefined ? { generation } : {}) },
+    spec: fg ? { configuration: { featureGate: fg } } : {},
+    ...(s ? {
+      status: {
+        ...(s.kubeConfig ? { kubeConfig: s.kubeConfig } : {}),
+        ...(desired !== undefined ? { versionStatus: { desired: { version: desired } } } : {}),
+        ...(typeof s.version === 'string' ? { version: s.version } : {}),
+      },
+    } : {}),
+  };
+}

@@ -7,10 +7,11 @@ import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { hcpKey, shardOf, type HostedControlPlane, type Namespace } from '../api-types/index.js';
 import {
-  DEFAULT_LEADER_ELECTION, HostedControlPlaneResource, KubeTransport, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient,
+  DEFAULT_LEADER_ELECTION, HostedControlPlaneSummaryResource, KubeTransport, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient,
   apiServerAuthorizer, collectDefaultMetrics, selfSignedCert, serveEndpoints, silentLogger, userAgent, type ClusterAccess, type LeaderElectionTiming,
   type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
+import { GuestSecrets } from './guest-secrets.js';
 import { GuestSession } from './guest-session.js';
 import type { GuestTuning } from './guest-connection.js';
 import { hostedMetrics } from './metrics.js';
@@ -68,11 +69,14 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   const hm = hostedMetrics(metrics);
   const timing: LeaderElectionTiming = { ...DEFAULT_LEADER_ELECTION, ...o.leaderElection };
 
-  const hcps = new Reflector(new ResourceClient(kc, HostedControlPlaneResource, metrics), { logger: log, metrics });
+  const hcps = new Reflector(new ResourceClient(kc, HostedControlPlaneSummaryResource, metrics), { logger: log, metrics });
   const namespaces = o.namespaceSelector
     ? new Reflector<Namespace>(new ResourceClient(kc, NamespaceResource, metrics), { logger: log, metrics, labelSelector: o.namespaceSelector })
     : undefined;
   const records = new StatusRecords(kc, o.namespace, log);
+  const secrets = new GuestSecrets(kc, (namespace) => {
+    for (const [key, s] of sessions) if (key.startsWith(`${namespace}/`)) s.poke();
+  }, log, metrics);
   const sessions = new Map<string, GuestSession>();
   const fences = new Map<number, () => void>();
   let stopping = false;
@@ -97,7 +101,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     for (const [key, { shard }] of want) {
       if (sessions.has(key)) continue;
       const session = new GuestSession({
-        key, shard, identity, fence: fences.get(shard)!, hcp: () => hcps.get(key), management: kc, catalog,
+        key, shard, identity, fence: fences.get(shard)!, hcp: () => hcps.get(key), management: kc, secrets, catalog,
         ...(o.guestKubeconfigSecret ? { secretOverride: o.guestKubeconfigSecret } : {}),
         clusterOperatorName: o.clusterOperatorName ?? 'config-operator', tuning: o.guest ?? {},
         record: (r) => records.put(r), metrics: hm, registry: metrics, logger: log,
@@ -167,7 +171,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
       stopping = true;
       await manager.stop(); // stops every session, then releases the shard Leases and the membership
       await records.drain();
-      await Promise.all([hcps.stop(), namespaces?.stop()]);
+      await Promise.all([hcps.stop(), namespaces?.stop(), secrets.stop()]);
       await Promise.all(endpoints.map((e) => e.close()));
     },
   };

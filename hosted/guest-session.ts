@@ -1,5 +1,5 @@
-// One hosted control plane while this replica owns its shard: its guest kubeconfig Secret (read by name
-// and watched by name), its guest connection, and one controller (its own queue and rate limiter, so a
+// One hosted control plane while this replica owns its shard: its guest kubeconfig Secret (from the
+// replica's watch of that Secret name, guest-secrets.ts), its guest connection, and one controller (its own queue and rate limiter, so a
 // failing guest backs off alone) whose sync does, in order:
 //  1. management side: the `feature-gate` ConfigMap in the HCP namespace, the rendered FeatureGate of the
 //     desired version for the Hypershift profile — written whenever the desired version is known, even
@@ -18,16 +18,17 @@ import type { Registry } from 'prom-client';
 import {
   API_VERSION, ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, HCP_API_VERSION, configMapCarries, featureGateConfigMap,
   featureGatesUpgradeable, featureSetName, hostedFeatureGateSpec, jsonEqual, mergeConfigMap, recordKey, type ConfigMap, type ClusterVersion,
-  type FeatureGate, type FeatureGateSpec, type HostedControlPlane, type HostedGuestRecord, type Secret,
+  type FeatureGate, type FeatureGateSpec, type HostedControlPlane, type HostedGuestRecord,
 } from '../api-types/index.js';
 import {
-  ConfigMapResource, Controller, ItemExponentialLimiter, Reflector, ResourceClient, SecretResource, apiErrorMessage, createEventRecorder,
+  ConfigMapResource, Controller, ItemExponentialLimiter, ResourceClient, apiErrorMessage, createEventRecorder,
   isConflict, isNotFound, silentLogger, statusCode, type ClusterAccess, type EventRecorder, type Logger, type ReconcileResult, type ReleaseCatalog,
 } from '../runtime/index.js';
 import { clusterOperatorStatusReconciler } from '../controllers/cluster-operator-status.js';
 import { featureGateStatusReconciler } from '../controllers/feature-gate-status.js';
 import { OperatorConditions } from '../controllers/operator-conditions.js';
 import { GuestConnection, GuestInputError, type GuestTuning } from './guest-connection.js';
+import type { GuestSecrets } from './guest-secrets.js';
 import type { HostedMetrics, SyncFailureReason } from './metrics.js';
 
 export const RESYNC_MS = 60_000;
@@ -44,6 +45,8 @@ export interface GuestSessionDeps {
   fence: () => void;
   hcp: () => HostedControlPlane | undefined;
   management: ClusterAccess;
+  /** The guest kubeconfig Secrets (shared by every session of the replica). */
+  secrets: GuestSecrets;
   catalog: ReleaseCatalog;
   /** Use this Secret name and key instead of the HCP's status.kubeConfig. */
   secretOverride?: { name: string; key?: string };
@@ -81,7 +84,6 @@ export class GuestSession {
   private readonly conditions = new OperatorConditions();
   private readonly events: EventRecorder;
   private readonly listeners = new Set<(name: string) => void>();
-  private secret: { name: string; reflector: Reflector<Secret> } | undefined;
   private guest: GuestConnection | undefined;
   private configMap: { cm: ConfigMap; checkedAt: number } | undefined;
   private last: HostedGuestRecord | undefined;
@@ -121,9 +123,8 @@ export class GuestSession {
 
   async stop(): Promise<void> {
     await this.controller.stop();
-    await Promise.all([this.guest?.stop(), this.secret?.reflector.stop()]);
+    await this.guest?.stop();
     this.guest = undefined;
-    this.secret = undefined;
     await this.events.flush();
     this.d.metrics.forget(this.namespace, this.name);
   }
@@ -219,16 +220,8 @@ export class GuestSession {
       ? { name: this.d.secretOverride.name, key: this.d.secretOverride.key ?? DEFAULT_GUEST_KUBECONFIG_KEY }
       : hcp.status?.kubeConfig;
     if (!ref) throw new Problem('MissingKubeconfig', `HostedControlPlane ${this.d.key} has no status.kubeConfig (the guest kubeconfig Secret is not published yet)`);
-    if (this.secret?.name !== ref.name) {
-      void this.secret?.reflector.stop();
-      const client = new ResourceClient(this.d.management, SecretResource, this.d.registry, { namespace: this.namespace });
-      const reflector = new Reflector(client, { name: ref.name, getInsteadOfList: true, logger: this.log, backoffInitialMs: 1_000, backoffMaxMs: 30_000 });
-      reflector.addListener(this.changed);
-      reflector.start();
-      this.secret = { name: ref.name, reflector };
-    }
     const where = `Secret ${this.namespace}/${ref.name}`;
-    const reflector = this.secret.reflector;
+    const reflector = this.d.secrets.named(ref.name);
     if (!reflector.hasSynced()) {
       throw new Problem('MissingKubeconfig', `${where} not read yet${reflector.lastError() ? `: ${reflector.lastError()}` : ''}`);
     }

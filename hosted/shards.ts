@@ -5,7 +5,9 @@
 //  - Every retry period one LIST of the Leases in the namespace tells who is alive (judged on this
 //    process's monotonic clock, api-types/shard.ts) and, by rendezvous hashing, which shards this replica
 //    should own. For each, a LeaderElector on `featuregates-hosted-shard-NN` acquires it (reads only while
-//    someone else holds it); a shard it holds but should no longer own is handed back: its guests are
+//    someone else holds it; expiry is judged from this replica's first sight of the record in the listings,
+//    so a dead replica's shards move one lease duration after it stopped, not two); a shard it holds but
+//    should no longer own is handed back: its guests are
 //    stopped first (onLost), then the Lease released (empty holder), so the new owner takes it at once.
 //  - A shard Lease lost by a failed renewal stops its guests the same way; the elector is made anew at the
 //    next tick if the shard is still ours. Every write to a guest goes through its shard's fence.
@@ -62,6 +64,8 @@ export class ShardManager {
   private readonly member: LeaderElector;
   private readonly leases: ResourceClient<Lease>;
   private readonly liveness = new MemberLiveness();
+  /** Every shard Lease record as first seen unchanged (monotonic), from the listings: a new elector starts from it. */
+  private readonly shardSeen = new Map<string, { lease: Lease; key: string; at: number }>();
   private readonly electors = new Map<number, ShardElector>();
   /** Shards being handed back (guests stopping, then the Lease released). */
   private readonly handingBack = new Set<ShardElector>();
@@ -121,8 +125,14 @@ export class ShardManager {
   async tick(): Promise<void> {
     const { items } = await this.leases.list();
     const records = new Map<string, MemberRecord>();
+    const now = this.clock.now();
     for (const l of items) {
       const name = l.metadata.name;
+      if (name.startsWith(SHARD_LEASE_PREFIX)) {
+        const key = `${l.metadata.resourceVersion ?? ''}`;
+        if (this.shardSeen.get(name)?.key !== key) this.shardSeen.set(name, { lease: l, key, at: now });
+        continue;
+      }
       if (!name.startsWith(MEMBER_LEASE_PREFIX)) continue;
       records.set(name, {
         holder: l.spec?.holderIdentity ?? '',
@@ -130,7 +140,7 @@ export class ShardManager {
         leaseDurationMs: (l.spec?.leaseDurationSeconds ?? this.o.timing.leaseDurationMs / 1000) * 1000,
       });
     }
-    const live = this.liveness.observe(records, this.clock.now());
+    const live = this.liveness.observe(records, now);
     if (!live.includes(this.o.identity) && this.member.isLeader()) live.push(this.o.identity);
     live.sort();
     if (live.join(',') !== this.members.join(',')) this.log.info('coordinator members', { members: live });
@@ -147,11 +157,13 @@ export class ShardManager {
 
   private claim(shard: number): void {
     const abort = new AbortController();
+    const seen = this.shardSeen.get(shardLeaseName(shard));
     const entry: ShardElector = {
       shard, abort, held: false, done: Promise.resolve(),
       elector: new LeaderElector(this.o.kubeConfig, {
         namespace: this.o.namespace, name: shardLeaseName(shard), identity: this.o.identity, ...this.o.timing,
         ...(this.o.metrics ? { metrics: this.o.metrics } : {}), logger: this.log,
+        ...(seen ? { observedSince: { lease: seen.lease, at: seen.at } } : {}),
         onStoppedLeading: (reason) => {
           // Lost (renew failed or taken): its guests stop; the fence already refuses their writes.
           this.log.warn('shard lost', { shard, reason });

@@ -11,6 +11,7 @@
 // when the deadline passed, the socket's own error (ECONNREFUSED, ECONNRESET, ...) otherwise.
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
+import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { countedRequest } from './metrics.js';
@@ -163,7 +164,13 @@ export class KubeTransport {
     let agent = this.agents.get(key);
     if (!agent) {
       const common = { keepAlive: true, keepAliveMsecs: 30_000, maxFreeSockets: 4, scheduling: 'lifo' as const };
-      agent = secure ? new HttpsAgent({ ...common, ...Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined)) }) : new http.Agent(common);
+      const set = Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined));
+      // One TLS context per identity, made once: otherwise every new connection builds its own (parsing the
+      // CA and key again), which was most of the CPU a replica spent retrying unreachable guests.
+      const { ca, cert, key: privateKey, pfx, passphrase, ...connect } = set as Record<string, string | Buffer | boolean | undefined>;
+      agent = secure
+        ? new HttpsAgent({ ...common, ...connect, secureContext: createSecureContext({ ca, cert, key: privateKey, pfx, passphrase } as SecureContextOptions) })
+        : new http.Agent(common);
       this.agents.set(key, agent);
     }
     this.lastAgent = { secure, tls, agent };

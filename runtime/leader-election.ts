@@ -66,6 +66,13 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTiming> {
   /** Wall clock for the Lease's timestamps (informational: nobody judges expiry by them). */
   wallClock?: () => Date;
   random?: () => number;
+  /**
+   * What this process already saw of the Lease, and when (on `clock`): a caller that watched the record
+   * before making the elector (the hosted shard manager lists every Lease each retry period) passes it, so
+   * expiry is judged from that first sight instead of from the elector's own first read. Only this process's
+   * own observation may be passed: the rule stays "never judge by the holder's timestamps".
+   */
+  observedSince?: { lease: Lease; at: number };
 }
 
 export class NotLeaderError extends Error {
@@ -108,6 +115,10 @@ export class LeaderElector {
       ? gauge(options.metrics, 'leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.', ['name']).labels({ name: options.name })
       : undefined;
     this.status?.set(0);
+    const seen = options.observedSince;
+    if (seen) {
+      this.observed = { key: this.recordKey(seen.lease), at: seen.at, durationMs: (seen.lease.spec?.leaseDurationSeconds ?? this.t.leaseDurationMs / 1000) * 1000 };
+    }
   }
 
   get timing(): LeaderElectionTiming {

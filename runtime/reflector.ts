@@ -16,7 +16,10 @@
 // `synced` resolves after the first successful list. Objects are keyed as client-go's MetaNamespaceKeyFunc:
 // `namespace/name` for namespaced objects, `name` for cluster-scoped ones.
 // A reflector of one named object can fill its store by GET instead of LIST (`getInsteadOfList`), so that
-// RBAC can grant it `get` and `watch` on that name only (a Secret, say) and never `list`.
+// RBAC can grant it `get` and `watch` on that name only (a Secret, say) and never `list`. With `watchList`
+// it lists by watching, as client-go's WatchList mode: a watch with sendInitialEvents=true delivers every
+// object, then a bookmark marked k8s.io/initial-events-end, and streams on — one request, authorized as a
+// `watch` (so a cluster-wide watch of one Secret name in every namespace needs `watch` on that name only).
 import type { Registry } from 'prom-client';
 import { Backoff } from './backoff.js';
 import { apiErrorMessage, isGone, isNotFound, statusCode } from './api-errors.js';
@@ -39,6 +42,8 @@ export interface ReflectorOptions {
   getInsteadOfList?: boolean;
   /** Only objects with these labels (a label selector). */
   labelSelector?: string;
+  /** With `name`: objects of that name in every namespace (the collection must be all namespaces). */
+  watchList?: boolean;
   logger?: Logger;
   metrics?: Registry;
   backoffInitialMs?: number;
@@ -157,6 +162,11 @@ export class Reflector<T extends Named> {
   private async relist(): Promise<void> {
     const { items, resourceVersion } = await this.read();
     if (this.stopped) return;
+    this.replace(items, resourceVersion);
+  }
+
+  /** The store becomes `items` (a full listing at `resourceVersion`); every object is reported. */
+  private replace(items: readonly T[], resourceVersion: string): void {
     const seen = new Set<string>();
     const names: string[] = [];
     for (const item of items) {
@@ -185,6 +195,12 @@ export class Reflector<T extends Named> {
     let failures = 0;
     while (!this.stopped) {
       try {
+        if (needList && this.options.watchList) {
+          // Listed by the watch itself (its initial events); a watch that ends before they are all in fails below.
+          needList = !(await this.watchOnce(true));
+          if (needList && !this.stopped) await this.sleep(this.backoff.next());
+          continue;
+        }
         if (needList) {
           await this.relist();
           needList = false;
@@ -223,8 +239,13 @@ export class Reflector<T extends Named> {
     }
   }
 
-  /** One watch from the last resource version; resolves true if it ran healthily, throws on error. */
-  private async watchOnce(): Promise<boolean> {
+  /**
+   * One watch from the last resource version; resolves true if it ran healthily, throws on error. With
+   * `initial` (watchList mode) it starts with every object and replaces the store when the server says the
+   * initial events are over; it resolves false if the stream ended before that.
+   */
+  private async watchOnce(initial = false): Promise<boolean> {
+    let listing: Map<string, T> | undefined = initial ? new Map() : undefined;
     const [lo, hi] = this.options.watchTimeoutSeconds ?? [30, 45];
     const timeoutSeconds = Math.floor(lo + Math.random() * (hi - lo + 1));
     const inactivityMs = this.options.inactivityMs ?? (timeoutSeconds + 15) * 1000;
@@ -255,7 +276,15 @@ export class Reflector<T extends Named> {
         events++;
         const obj = raw as { metadata?: { name?: string; namespace?: string; resourceVersion?: string }; code?: number; message?: string } | null;
         if (type === 'BOOKMARK') {
-          if (obj?.metadata?.resourceVersion) this.lastResourceVersion = obj.metadata.resourceVersion;
+          const bookmark = obj as { metadata?: { resourceVersion?: string; annotations?: Record<string, string> } } | null;
+          if (bookmark?.metadata?.resourceVersion) this.lastResourceVersion = bookmark.metadata.resourceVersion;
+          if (listing && bookmark?.metadata?.annotations?.['k8s.io/initial-events-end'] === 'true') {
+            const items = [...listing.values()];
+            listing = undefined;
+            this.replace(items, this.lastResourceVersion);
+            this.backoff.reset();
+            this.lastErrorText = undefined;
+          }
           return;
         }
         if (type === 'ERROR') {
@@ -265,12 +294,21 @@ export class Reflector<T extends Named> {
         const name = obj?.metadata ? objectKey({ metadata: obj.metadata }) : '';
         if (obj?.metadata?.resourceVersion) this.lastResourceVersion = obj.metadata.resourceVersion;
         if (type === 'DELETED') {
+          if (listing) {
+            listing.delete(name);
+            return;
+          }
           this.store.delete(name);
           this.emit(name);
           return;
         }
         try {
-          this.store.set(name, this.client.resource.decode(raw));
+          const decoded = this.client.resource.decode(raw);
+          if (listing) {
+            listing.set(name, decoded);
+            return;
+          }
+          this.store.set(name, decoded);
           this.emit(name);
         } catch (e) {
           // Keep the last good copy; the object is reported, not silently dropped.
@@ -280,8 +318,8 @@ export class Reflector<T extends Named> {
       this.client.transport.watch({
         path: this.client.path,
         query: {
-          resourceVersion: this.lastResourceVersion, allowWatchBookmarks: true, timeoutSeconds,
-          fieldSelector: this.fieldSelector(), labelSelector: this.options.labelSelector,
+          ...(initial ? { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' } : { resourceVersion: this.lastResourceVersion }),
+          allowWatchBookmarks: true, timeoutSeconds, fieldSelector: this.fieldSelector(), labelSelector: this.options.labelSelector,
         },
         resource: this.client.resource.plural,
         ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
@@ -294,6 +332,7 @@ export class Reflector<T extends Named> {
       }, (e: Error) => finish(e));
     });
     await ended;
+    if (listing) return false; // ended before the initial events were all in: list again
     return events > 0 || Date.now() - started > 2000;
   }
 }

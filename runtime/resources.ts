@@ -2,7 +2,7 @@
 // the SDK's FeatureGates class).
 import {
   GROUP, VERSION, HYPERSHIFT_GROUP, HYPERSHIFT_VERSION, decodeClusterOperator, decodeClusterVersion, decodeConfigMap, decodeFeatureGate,
-  decodeHostedControlPlane, decodeNamespace, decodeSecret, type Namespace, type ClusterOperator, type ClusterVersion, type ConfigMap, type FeatureGate, type HostedControlPlane,
+  decodeHostedControlPlane, decodeNamespace, decodeSecret, summarizeHostedControlPlane, type Namespace, type ClusterOperator, type ClusterVersion, type ConfigMap, type FeatureGate, type HostedControlPlane,
   type Secret,
 } from '../api-types/index.js';
 import type { Lease } from './lease-store.js';
@@ -16,6 +16,10 @@ export const ClusterOperatorResource: ResourceDescriptor<ClusterOperator> = { ..
 // Hosted mode: HyperShift's HostedControlPlane and the core/v1 objects beside it.
 export const HostedControlPlaneResource: ResourceDescriptor<HostedControlPlane> = {
   group: HYPERSHIFT_GROUP, version: HYPERSHIFT_VERSION, plural: 'hostedcontrolplanes', decode: decodeHostedControlPlane,
+};
+/** The same, decoded to what the coordinator reads (summarizeHostedControlPlane): for its cache; never written back. */
+export const HostedControlPlaneSummaryResource: ResourceDescriptor<HostedControlPlane> = {
+  ...HostedControlPlaneResource, decode: (v) => summarizeHostedControlPlane(decodeHostedControlPlane(v)),
 };
 export const SecretResource: ResourceDescriptor<Secret> = { group: '', version: 'v1', plural: 'secrets', decode: decodeSecret };
 export const ConfigMapResource: ResourceDescriptor<ConfigMap> = { group: '', version: 'v1', plural: 'configmaps', decode: decodeConfigMap };

@@ -1,7 +1,9 @@
 // A rate-limiting work queue with client-go semantics: a key waiting in the queue is there once however
 // often it is added (dirty set); a key being processed is never handed out twice (processing set) and is
 // queued again when done() if it was added meanwhile. addAfter/addRateLimited delay an add; the rate
-// limiter (client-go's default) decides the delay. `workqueue_*` metrics use client-go's names; adds are
+// limiter (client-go's default) decides the delay; as client-go's delaying queue, a key waits once: a later
+// addAfter of a key already waiting to be added sooner is dropped, a sooner one replaces it (one timer per
+// key, however often a failing key is retried or resynced). `workqueue_*` metrics use client-go's names; adds are
 // counted after de-duplication, in-flight gauges are computed on scrape (no timer while idle).
 import { setMaxListeners } from 'node:events';
 import type { Registry } from 'prom-client';
@@ -45,6 +47,8 @@ export class WorkQueue {
   private readonly addedAt = new Map<string, number>();
   private readonly waiters: ((key: string | undefined) => void)[] = [];
   private readonly delayed = new AbortController();
+  /** Keys waiting for a delayed add: when (monotonic) and how to cancel that wait. */
+  private readonly waiting = new Map<string, { at: number; cancel: AbortController }>();
   private readonly limiter: RateLimiter;
   private readonly clock: Clock;
   private shuttingDown = false;
@@ -93,7 +97,17 @@ export class WorkQueue {
       this.add(key);
       return;
     }
-    void this.clock.sleep(delayMs, this.delayed.signal).then(() => { if (!this.delayed.signal.aborted) this.add(key); });
+    const at = this.clock.now() + delayMs;
+    const prior = this.waiting.get(key);
+    if (prior && prior.at <= at) return;
+    prior?.cancel.abort();
+    const entry = { at, cancel: new AbortController() };
+    this.waiting.set(key, entry);
+    void this.clock.sleep(delayMs, entry.cancel.signal).then(() => {
+      if (entry.cancel.signal.aborted) return;
+      this.waiting.delete(key);
+      if (!this.delayed.signal.aborted) this.add(key);
+    });
   }
 
   /** add(key) after the rate limiter's delay for it. */
@@ -140,6 +154,8 @@ export class WorkQueue {
   shutDown(): void {
     this.shuttingDown = true;
     this.delayed.abort();
+    for (const w of this.waiting.values()) w.cancel.abort();
+    this.waiting.clear();
     this.queue.length = 0;
     for (const w of this.waiters.splice(0)) w(undefined);
     for (const s of this.gaugeSets) s.delete(this);

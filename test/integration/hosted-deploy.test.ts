@@ -1,7 +1,7 @@
 // deploy/hosted on a real management API server: every manifest is accepted, and the coordinator runs
 // with exactly the Deployment's arguments, its ServiceAccount's own token and the payload catalog laid out
 // as the Deployment's projected volume lays it out. Allowed: everything it needs (the guest converges, the
-// ConfigMap, the records, the Leases, the Events). Forbidden: listing Secrets, reading another Secret name.
+// ConfigMap, the records, the Leases, the Events). Forbidden: listing or getting Secrets, any other Secret name.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
@@ -108,14 +108,15 @@ describe('deploy/hosted with its RBAC proven on a real API server', () => {
     expect(log).not.toContain('Forbidden');
   }, 90_000);
 
-  it('cannot list Secrets nor read a Secret of another name', async () => {
+  it('cannot list or get Secrets, nor watch another Secret name', async () => {
     await forbidden(new ResourceClient(sa, SecretResource, undefined, { namespace: 'clusters-a' }).list());
     await forbidden(new ResourceClient(sa, SecretResource).list());
     await forbidden(new ResourceClient(sa, SecretResource, undefined, { namespace: 'clusters-a' }).get('admin-kubeconfig'));
     await forbidden(new ResourceClient(sa, SecretResource, undefined, { namespace: 'clusters-a' }).list('metadata.name=admin-kubeconfig'));
-    // What it may read, it reads by name only.
-    expect((await new ResourceClient(sa, SecretResource, undefined, { namespace: 'clusters-a' }).get('service-network-admin-kubeconfig')).metadata.name)
-      .toBe('service-network-admin-kubeconfig');
+    await forbidden(KubeTransport.for(sa).watch({ path: '/api/v1/secrets', query: { fieldSelector: 'metadata.name=admin-kubeconfig' }, onEvent: () => undefined, onEnd: () => undefined }));
+    // Even the Secret it uses is only watched (by name, in every namespace), never read otherwise.
+    await forbidden(new ResourceClient(sa, SecretResource, undefined, { namespace: 'clusters-a' }).get('service-network-admin-kubeconfig'));
+    await forbidden(new ResourceClient(sa, SecretResource).list('metadata.name=service-network-admin-kubeconfig'));
     // Other ConfigMaps of an HCP namespace are out of reach too.
     await forbidden(new ResourceClient(sa, ConfigMapResource, undefined, { namespace: 'clusters-a' }).get('kube-root-ca.crt'));
   });

@@ -1,8 +1,9 @@
 // The reflector against the real API server: list + watch into a store, deletes, bounded watches
-// (server timeout and client inactivity timer both lead to a fresh watch without losing events).
+// (server timeout and client inactivity timer both lead to a fresh watch without losing events), and the
+// WatchList mode (listing by a watch with sendInitialEvents).
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
-import { FeatureGateResource, Reflector, ResourceClient } from '../../runtime/index.js';
+import { FeatureGateResource, KubeTransport, Reflector, ResourceClient, SecretResource } from '../../runtime/index.js';
 import { kubeConfig } from '../support/cluster.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { featureGate, uniqueName } from '../support/objects.js';
@@ -58,6 +59,32 @@ describe('Reflector', () => {
     const lists = Number(/rest_client_requests_total\{method="LIST",resource="nosuchthings",code="404"\} (\d+)/.exec(text)?.[1]);
     expect(lists).toBeGreaterThanOrEqual(4);
     expect(lists).toBeLessThan(20);
+    await r.stop();
+  });
+
+  it('watchList: lists one name in every namespace by watching (no LIST), follows changes, and keeps following across watch restarts', async () => {
+    const metrics = new Registry();
+    const name = uniqueName('kc');
+    const t = KubeTransport.for(kc);
+    const namespaces = [uniqueName('wl-a'), uniqueName('wl-b')];
+    for (const ns of namespaces) {
+      await t.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+      await t.request({ method: 'POST', path: `/api/v1/namespaces/${ns}/secrets`, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name }, data: { k: 'YQ==' } } });
+    }
+    await t.request({ method: 'POST', path: `/api/v1/namespaces/${namespaces[0]}/secrets`, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-other` } } });
+    const secrets = new ResourceClient(kc, SecretResource, metrics);
+    const r = new Reflector(secrets, { name, watchList: true, metrics, watchTimeoutSeconds: [1, 1], backoffInitialMs: 50, backoffMaxMs: 200 });
+    r.start();
+    await r.synced;
+    expect(r.list().map((x) => `${x.metadata.namespace}/${x.metadata.name}`).sort()).toEqual(namespaces.map((ns) => `${ns}/${name}`).sort());
+    await t.request({ method: 'DELETE', path: `/api/v1/namespaces/${namespaces[1]}/secrets/${name}` });
+    await eventually(() => expect(r.get(`${namespaces[1]}/${name}`)).toBeUndefined());
+    await sleep(2500); // the 1 s watches end and are replaced from their resourceVersion
+    await t.request({ method: 'PUT', path: `/api/v1/namespaces/${namespaces[0]}/secrets/${name}`, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: namespaces[0] }, data: { k: 'Yg==' } } });
+    await eventually(() => expect(r.get(`${namespaces[0]}/${name}`)?.data?.k).toBe('Yg=='));
+    const text = await metrics.metrics();
+    expect(text).not.toMatch(/rest_client_requests_total\{method="LIST",resource="secrets"/);
+    expect(Number(/rest_client_requests_total\{method="WATCH",resource="secrets",code="200"\} (\d+)/.exec(text)?.[1])).toBeGreaterThanOrEqual(3);
     await r.stop();
   });
 });

@@ -2,7 +2,7 @@
 // `feature-gate` ConfigMap merge, the status records and their table, and guest spec equality.
 import { describe, expect, it } from '@jest/globals';
 import {
-  configMapCarries, decodeHostedControlPlane, decodeShardRecords, hostedFeatureGateSpec, hostedStatusTable, mergeConfigMap, recordKey, releaseFolder,
+  configMapCarries, decodeHostedControlPlane, summarizeHostedControlPlane, decodeShardRecords, hostedFeatureGateSpec, hostedStatusTable, mergeConfigMap, recordKey, releaseFolder,
   shardRecordName, type ConfigMap,
 } from '../../api-types/index.js';
 import { guestDesiredVersion, sameFeatureGateSpec } from '../../hosted/guest-session.js';
@@ -21,6 +21,20 @@ describe('HostedControlPlane decoding', () => {
     expect(hcp.status?.versionStatus?.desired?.version).toBe('4.22.1');
     expect(hcp.spec.infraID).toBe('a');
     expect(hcp.status?.ready).toBe(true);
+  });
+
+  it('the cached summary keeps only what the coordinator reads', () => {
+    const full = decodeHostedControlPlane({
+      ...hostedControlPlane({ namespace: 'clusters-a', name: 'a', featureGate: { featureSet: 'TechPreviewNoUpgrade' } }),
+      metadata: { name: 'a', namespace: 'clusters-a', uid: 'u1', resourceVersion: '42', labels: { x: 'y' }, managedFields: [{ manager: 'm' }] },
+      status: { ready: true, version: '4.22.1', kubeConfig: { name: 'k', key: 'kubeconfig' }, versionStatus: { desired: { version: '4.22.1', image: 'i' }, history: [{ version: '4.22.1', state: 'Completed' }] }, conditions: [{ type: 'Available' }] },
+    });
+    expect(summarizeHostedControlPlane(full)).toEqual({
+      apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane',
+      metadata: { name: 'a', namespace: 'clusters-a', uid: 'u1', resourceVersion: '42' },
+      spec: { configuration: { featureGate: { featureSet: 'TechPreviewNoUpgrade' } } },
+      status: { kubeConfig: { name: 'k', key: 'kubeconfig' }, versionStatus: { desired: { version: '4.22.1' } }, version: '4.22.1' },
+    });
   });
 
   it('an HCP without configuration asks for Default', () => {

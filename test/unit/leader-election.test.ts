@@ -184,6 +184,35 @@ describe('LeaderElector', () => {
     await b.e.release();
   });
 
+  it('an elector made late starts from the caller\'s own earlier sight of the record (observedSince)', async () => {
+    const clock = new FakeClock();
+    const a = setup('a', undefined, clock);
+    await a.e.acquire();
+    await crash(a.e, a.store);
+    const seenAt = clock.now();
+    await clock.advance(16_000);
+    // Seen unchanged for 16 s already: taken at the first attempt, not a lease duration after the elector's first read.
+    const stale = new LeaderElector(undefined, { namespace: 'ns', name: 'lock', identity: 'b', store: a.store, clock, random: () => 0, observedSince: { lease: structuredClone(a.store.lease!), at: seenAt } });
+    await stale.acquire();
+    expect(clock.now() - seenAt).toBe(16_000);
+    await stale.release();
+    // A sight of a different record (renewed since) is no help: the change is dated to the elector's own read.
+    const b = setup('b2', a.store, clock);
+    const fresh = new LeaderElector(undefined, { namespace: 'ns', name: 'lock', identity: 'c', store: a.store, clock, random: () => 0,
+      observedSince: { lease: { metadata: { name: 'lock', namespace: 'ns' }, spec: { holderIdentity: 'someone', renewTime: 'old' } }, at: seenAt } });
+    await b.e.acquire();
+    const t0 = clock.now();
+    let led = false;
+    void fresh.acquire().then(() => { led = true; });
+    await clock.advance(14_000);
+    expect(led).toBe(false);
+    await crash(b.e, a.store);
+    for (let t = 0; t < 20_000 && !led; t += 100) await clock.advance(100);
+    expect(led).toBe(true);
+    expect(clock.now() - t0).toBeGreaterThanOrEqual(15_000);
+    await fresh.release();
+  });
+
   it('a follower waking from a long pause does not mistake a live lease for an expired one', async () => {
     const { clock, a, b, leads } = await leaderAndFollower();
     await clock.advance(4_000);

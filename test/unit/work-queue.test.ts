@@ -56,6 +56,23 @@ describe('WorkQueue', () => {
     expect(q.length).toBe(0);
   });
 
+  it('a key waits once: a later delayed add is dropped, a sooner one replaces the wait (one timer per key)', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue('q', { clock });
+    q.addAfter('k', 60_000);
+    for (let i = 0; i < 50; i++) q.addAfter('k', 60_000 + i); // resyncs and retries of a failing key
+    expect(clock.pending).toBe(1);
+    q.addAfter('k', 1_000); // sooner: replaces
+    expect(clock.pending).toBe(1);
+    await clock.advance(1_000);
+    expect(q.length).toBe(1);
+    expect(await q.get()).toBe('k');
+    q.done('k');
+    await clock.advance(60_000);
+    expect(q.length).toBe(0); // the replaced 60 s wait does not fire
+    q.shutDown();
+  });
+
   it('computes in-flight gauges on scrape', async () => {
     const registry = new Registry();
     const q = new WorkQueue('inflight', { metrics: registry });
