@@ -3,7 +3,7 @@
 import { stringify } from 'yaml';
 import { hostedStatusTable } from '../api-types/index.js';
 import { connect, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
-import { DEFAULT_SHARDS, readHostedStatus, startHosted } from '../hosted/index.js';
+import { DEFAULT_GUEST_BACKOFF_MAX_MS, DEFAULT_SHARDS, readHostedStatus, startHosted } from '../hosted/index.js';
 import {
   LOG_FORMAT_OPTION, REQUEST_TIMEOUT_OPTION, UsageError, durationFlag, logFormatOption, outputFlag, requestTimeoutFlag, type CommandSpec,
 } from './args.js';
@@ -44,7 +44,7 @@ export const hostedCommand: CommandSpec = {
     'leader-elect-lease-duration': { type: 'string', help: 'shard and membership Lease duration (default 15s)' },
     'leader-elect-renew-deadline': { type: 'string', help: 'how long a holder keeps trying to renew before it stops writing (default 10s)' },
     'leader-elect-retry-period': { type: 'string', help: 'how often Leases are renewed and the members listed (default 2s)' },
-    'guest-backoff-max': { type: 'string', help: 'longest wait between tries to reach a failing guest (default 30s)' },
+    'guest-backoff-max': { type: 'string', help: 'longest wait between tries to reach a failing guest (default 60s)' },
     'metrics-bind-address': { type: 'string', help: 'address for /metrics (default :8443, or 127.0.0.1:8080 with --metrics-secure=false; 0 disables)' },
     'metrics-secure': { type: 'string', help: 'true (default): HTTPS with TokenReview/SubjectAccessReview; false: plain HTTP' },
     'tls-cert-file': { type: 'string', help: 'serving certificate (PEM) for secure metrics (default: self-signed)' },
@@ -77,7 +77,7 @@ export const hostedCommand: CommandSpec = {
       ...(guestKubeconfigSecret ? { guestKubeconfigSecret } : {}),
       ...(values['cluster-operator-name'] ? { clusterOperatorName: values['cluster-operator-name'] } : {}),
       leaderElection: timing,
-      guest: { backoffMaxMs: durationFlag(values['guest-backoff-max'], '--guest-backoff-max', 30_000) },
+      guest: { backoffMaxMs: durationFlag(values['guest-backoff-max'], '--guest-backoff-max', DEFAULT_GUEST_BACKOFF_MAX_MS) },
       ...(values['metrics-bind-address'] !== undefined ? { metricsBindAddress: values['metrics-bind-address'] } : {}),
       metricsSecure: secure === 'true',
       ...(values['tls-cert-file'] ? { tlsCertFile: values['tls-cert-file'] } : {}),

@@ -11,7 +11,7 @@ import {
 } from '../runtime/index.js';
 
 export interface GuestTuning {
-  /** Guest reflector backoff (default 1 s doubling to 30 s, client-go's cap). */
+  /** Guest reflector backoff (default 1 s doubling to 60 s: a guest that is down costs one connection attempt a minute). */
   backoffInitialMs?: number;
   backoffMaxMs?: number;
   relistIntervalMs?: number;
@@ -25,6 +25,8 @@ export function guestUserAgent(identity: string): string {
   return `${userAgent('featuregates-hosted')} replica/${identity}`;
 }
 
+export const DEFAULT_GUEST_BACKOFF_MAX_MS = 60_000;
+
 export class GuestInputError extends Error {
   override name = 'GuestInputError';
 }
@@ -36,6 +38,7 @@ export class GuestConnection {
   readonly featureGates: Reflector<FeatureGate>;
   readonly clusterVersions: Reflector<ClusterVersion>;
   private readonly transport: KubeTransport;
+  private stopped = false;
 
   /** Throws GuestInputError when the kubeconfig cannot be used (naming `source`, never quoting credentials). */
   constructor(readonly kubeconfigText: string, source: string, identity: string, fence: () => void,
@@ -56,17 +59,18 @@ export class GuestConnection {
     this.clusterOperator = new ResourceClient(access, ClusterOperatorResource, metrics, writes);
     const options = {
       logger, ...(metrics ? { metrics } : {}),
-      backoffInitialMs: tuning.backoffInitialMs ?? 1_000, backoffMaxMs: tuning.backoffMaxMs ?? 30_000,
+      backoffInitialMs: tuning.backoffInitialMs ?? 1_000, backoffMaxMs: tuning.backoffMaxMs ?? DEFAULT_GUEST_BACKOFF_MAX_MS,
       ...(tuning.relistIntervalMs !== undefined ? { relistIntervalMs: tuning.relistIntervalMs } : {}),
       ...(tuning.watchTimeoutSeconds ? { watchTimeoutSeconds: tuning.watchTimeoutSeconds } : {}),
       onFailing: onChange,
     };
     this.featureGates = new Reflector(this.featureGate, { ...options, name: FEATURE_GATE_NAME });
     this.clusterVersions = new Reflector(new ResourceClient(access, ClusterVersionResource, metrics), { ...options, name: CLUSTER_VERSION_NAME });
-    for (const r of this.reflectors()) {
-      r.addListener(onChange);
-      r.start();
-    }
+    for (const r of this.reflectors()) r.addListener(onChange);
+    // ClusterVersion first: while the guest cannot be reached only that one reflector tries (one connection
+    // attempt per backoff step, not two); FeatureGate starts once the guest has answered.
+    this.clusterVersions.start();
+    void this.clusterVersions.synced.then(() => { if (!this.stopped) this.featureGates.start(); });
   }
 
   get server(): string {
@@ -106,12 +110,13 @@ export class GuestConnection {
       if (err?.includes('HTTP 404')) parts.push(`the guest does not serve ${what} (is its CRD installed?)`);
       else parts.push(`${what}: ${err ?? 'not read yet'}`);
     };
-    say('featuregates.config.openshift.io', this.featureGates);
     say('clusterversions.config.openshift.io', this.clusterVersions);
+    if (this.clusterVersions.hasSynced()) say('featuregates.config.openshift.io', this.featureGates);
     return `guest API ${this.server}: ${parts.join('; ')}`;
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await Promise.all(this.reflectors().map((r) => r.stop()));
     this.transport.close();
   }

@@ -1,6 +1,6 @@
 // Hosted mode on real processes and real API servers: one management control plane with HyperShift's
 // HostedControlPlane CRD, three guest kube-apiservers sharing its etcd (--etcd-prefix) — two with
-// openshift/api's CRDs, one with none — and two `featuregates hosted` replicas. The scenario: install
+// openshift/api's CRDs, one without the FeatureGate CRD — and two `featuregates hosted` replicas. The scenario: install
 // (Default) → an upgrade in guest A's history (Partial → Completed) → TechPreviewNoUpgrade on B (its
 // ClusterOperator says Upgradeable=False, the ConfigMap and status follow) → guest A's kube-apiserver
 // stopped (B still converges; A recovers when it returns) → the replica owning A's shard killed (its
@@ -113,9 +113,11 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     const [a, b, c] = await Promise.all([
       startControlPlane({ ...shared, etcdPrefix: '/guest-a', crdPaths: upstreamCRDPaths() }),
       startControlPlane({ ...shared, etcdPrefix: '/guest-b', crdPaths: upstreamCRDPaths() }),
-      startControlPlane({ ...shared, etcdPrefix: '/guest-c' }),
+      // A guest with ClusterVersion and ClusterOperator but no FeatureGate CRD.
+      startControlPlane({ ...shared, etcdPrefix: '/guest-c', crdPaths: upstreamCRDPaths().filter((p) => !p.includes('featuregates')) }),
     ]);
     guestC = c;
+    await setClusterVersion(readKubeconfigFile(c.kubeconfigPath)!, { history: ['4.22.0'] });
     for (const [id, plane] of [['a', a], ['b', b]] as const) {
       const kc = readKubeconfigFile(plane.kubeconfigPath)!;
       // The guest's cluster-version operator has installed 4.22.0.
