@@ -44,7 +44,7 @@ export const hostedCommand: CommandSpec = {
     'leader-elect-lease-duration': { type: 'string', help: 'shard and membership Lease duration (default 15s)' },
     'leader-elect-renew-deadline': { type: 'string', help: 'how long a holder keeps trying to renew before it stops writing (default 10s)' },
     'leader-elect-retry-period': { type: 'string', help: 'how often Leases are renewed and the members listed (default 2s)' },
-    'guest-backoff-max': { type: 'string', help: 'longest wait between tries to reach a failing guest (default 60s)' },
+    'guest-backoff-max': { type: 'string', help: 'longest wait between tries to reach a failing guest (default 3m; a change of its HostedControlPlane or Secret tries at once)' },
     'metrics-bind-address': { type: 'string', help: 'address for /metrics (default :8443, or 127.0.0.1:8080 with --metrics-secure=false; 0 disables)' },
     'metrics-secure': { type: 'string', help: 'true (default): HTTPS with TokenReview/SubjectAccessReview; false: plain HTTP' },
     'tls-cert-file': { type: 'string', help: 'serving certificate (PEM) for secure metrics (default: self-signed)' },

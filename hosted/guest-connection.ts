@@ -11,7 +11,10 @@ import {
 } from '../runtime/index.js';
 
 export interface GuestTuning {
-  /** Guest reflector backoff (default 1 s doubling to 60 s: a guest that is down costs one connection attempt a minute). */
+  /**
+   * Guest reflector backoff (default 1 s doubling to 3 minutes: a guest that is down costs one connection
+   * attempt every 1.5–3 minutes; a change of its HostedControlPlane cuts the wait short).
+   */
   backoffInitialMs?: number;
   backoffMaxMs?: number;
   relistIntervalMs?: number;
@@ -25,7 +28,7 @@ export function guestUserAgent(identity: string): string {
   return `${userAgent('featuregates-hosted')} replica/${identity}`;
 }
 
-export const DEFAULT_GUEST_BACKOFF_MAX_MS = 60_000;
+export const DEFAULT_GUEST_BACKOFF_MAX_MS = 3 * 60_000;
 
 export class GuestInputError extends Error {
   override name = 'GuestInputError';
@@ -89,6 +92,11 @@ export class GuestConnection {
       if (isNotFound(e)) return undefined;
       throw e;
     }
+  }
+
+  /** Try the guest again now (its HostedControlPlane changed: it may be back). */
+  retryNow(): void {
+    for (const r of this.reflectors()) r.retryNow();
   }
 
   /** Every object listed at least once. */

@@ -112,8 +112,9 @@ export class GuestSession {
     this.controller.start();
   }
 
-  /** Something this guest depends on changed (its HCP, say): sync soon. */
+  /** Something this guest depends on changed (its HCP, its Secret): sync now, and try a failing guest again now. */
   poke(): void {
+    if (this.guest && !this.guest.healthy()) this.guest.retryNow();
     this.controller.enqueue(this.d.key);
   }
 

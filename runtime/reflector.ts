@@ -118,6 +118,13 @@ export class Reflector<T extends Named> {
     this.running = this.loop();
   }
 
+  /** Cuts a backoff wait short (something says the server is worth another try at once). */
+  retryNow(): void {
+    if (this.stopped || !this.wake) return;
+    this.backoff.reset();
+    this.wake();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     this.abortWatch?.();

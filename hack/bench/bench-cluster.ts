@@ -2,15 +2,15 @@
 // 4.22.0, a watcher on FeatureGate/cluster, and an operator process started from an empty status.
 import type { ChildProcess } from 'node:child_process';
 import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
-import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
+import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane, type ControlPlaneOptions } from '../../sdk/testing/index.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
 import { spawnOperatorProcess } from './operator-process.js';
 import { nowMs } from './stats.js';
 
 export const BENCH_VERSION = '4.22.0';
 
-export async function startBenchCluster() {
-  const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
+export async function startBenchCluster(planeOptions: Omit<ControlPlaneOptions, 'crdPaths'> = {}) {
+  const plane = await startControlPlane({ ...planeOptions, crdPaths: bundledCRDPaths() });
   const kc = plane.kubeConfig;
   await setFeatureGateSpec(kc, {});
   await setClusterVersion(kc, { history: [BENCH_VERSION] });

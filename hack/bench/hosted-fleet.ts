@@ -6,11 +6,11 @@
 // change → status round trip, samples interleaved).
 //   npm run bench -- hosted-fleet [--guests 20] [--unreachable 480] [--replicas 3] [--samples 100] [--idle-s 60]
 // Phases: footprint (RSS at 0 HCPs, UNREACHABLE, then 1 / 10 / GUESTS reachable) → idle CPU and Lease writes
-// → latency → kill -9 of one replica (its guests written again) → restart of all replicas from empty guest
-// statuses (start → all guests correct) → audit: writes to a guest by a replica that did not hold its shard.
+// → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
+// guests correct) → kill -9 of one replica (its guests written again) → audit: guest writes by non-holders.
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardOf, type FeatureGateDetails } from '../../api-types/index.js';
@@ -43,6 +43,7 @@ const CATALOG = join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'payloa
 const LEASE = { duration: 15, renew: 10, retry: 2 };
 const cli = join(packageRoot(), 'dist', 'cli', 'featuregates.js');
 const say = (s: string) => process.stdout.write(`${s}\n`);
+process.setMaxListeners(100); // one exit hook per control plane
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
@@ -53,9 +54,11 @@ const catalog = new ReleaseCatalog(CATALOG);
 const expected: FeatureGateDetails = resolveFeatureGateDetails({}, catalog.registry('4.22.0', ClusterProfiles.IBMCloudManaged), '4.22.0');
 
 function spawnReplica(mgmt: ControlPlane, id: string): Replica {
+  const log = openSync(join(mgmt.dir, `${id}.log`), 'a');
   const proc = spawn(process.execPath, [cli, 'hosted', '--kubeconfig', mgmt.kubeconfigPath, '--payload-catalog', CATALOG, '--namespace', NS,
     '--identity', id, '--shards', String(SHARDS), '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-format', 'json'],
-  { stdio: ['ignore', 'ignore', 'ignore'] });
+  { stdio: ['ignore', 'ignore', log] });
+  closeSync(log);
   return { id, proc };
 }
 
@@ -112,7 +115,8 @@ async function main(): Promise<void> {
     guests.push(...batch);
   }
   say(`setup: management + ${GUESTS} guest kube-apiservers in ${((Date.now() - t00) / 1000).toFixed(0)} s`);
-  const baseline = await startBenchCluster();
+  // The baseline's API server shares the management etcd too, as every guest's does: same storage, same load.
+  const baseline = await startBenchCluster({ etcdURL: mgmt.etcdURL, etcdPrefix: '/baseline' });
   const base = await baseline.startOperator();
   say(`baseline: single-cluster operator start → first status write ${base.startMs.toFixed(0)} ms`);
 
@@ -173,6 +177,24 @@ async function main(): Promise<void> {
     `single-cluster operator p50 ${median(baseLat).toFixed(1)} / p99 ${percentile(baseLat, 99).toFixed(1)} ms ` +
     `(ratio ${(median(fleetLat) / median(baseLat)).toFixed(2)} / ${(percentile(fleetLat, 99) / percentile(baseLat, 99)).toFixed(2)}); baseline CPU over idle+latency ${baseIdle.toFixed(2)} s`);
 
+  // Restart: SIGTERM every replica (each releases its Leases), empty every guest's status, start REPLICAS fresh,
+  // time until all are correct.
+  const terms = await Promise.all(replicas.map(async (r) => {
+    const t = nowMs();
+    r.proc.kill('SIGTERM');
+    await exited(r.proc);
+    return { code: r.proc.exitCode, s: (nowMs() - t) / 1000 };
+  }));
+  say(`SIGTERM: ${terms.map((t) => `exit ${t.code} in ${t.s.toFixed(1)} s`).join(', ')}`);
+  for (const g of guests) await setFeatureGateStatus(g.kc, []);
+  const started = nowMs();
+  replicas = [...Array(REPLICAS).keys()].map((k) => spawnReplica(mgmt, `replica-${k + REPLICAS}`));
+  await Promise.all(guests.map((g) => eventually(`guest ${g.i} correct after restart`, () => guestCorrect(g), 120_000)));
+  const startToCorrect = nowMs() - started;
+  say(`start: ${REPLICAS} replicas spawned → all ${GUESTS} reachable guests' status correct in ${(startToCorrect / 1000).toFixed(1)} s ` +
+    `(baseline single-cluster start → first write ${(base.startMs / 1000).toFixed(2)} s)`);
+  await sleep(3_000);
+
   // kill -9 of one replica: seed a stale entry on each of its guests, kill, drop it from history, time until pruned.
   const victim = replicas[0]!;
   const holders = new Map((await new ResourceClient<Lease>(mkc, LeaseResource, undefined, { namespace: NS }).list()).items.map((l) => [l.metadata.name, l.spec?.holderIdentity]));
@@ -194,23 +216,6 @@ async function main(): Promise<void> {
   replicas = replicas.slice(1);
   say(`kill -9 of ${victim.id} (owned ${owned.length} of the reachable guests): written again after ${takeovers.length ? `${(Math.max(...takeovers) / 1000).toFixed(1)} s (max), ${(median(takeovers) / 1000).toFixed(1)} s (median)` : 'n/a'} ` +
     `(goal ≤ lease duration + 5 s = ${LEASE.duration + 5} s)`);
-
-  // Restart: SIGTERM the rest, empty every guest's status, start REPLICAS fresh, time until all are correct.
-  const terms = await Promise.all(replicas.map(async (r) => {
-    const t = nowMs();
-    r.proc.kill('SIGTERM');
-    await exited(r.proc);
-    return { code: r.proc.exitCode, s: (nowMs() - t) / 1000 };
-  }));
-  say(`SIGTERM: ${terms.map((t) => `exit ${t.code} in ${t.s.toFixed(1)} s`).join(', ')}`);
-  for (const g of guests) await setFeatureGateStatus(g.kc, []);
-  const started = nowMs();
-  replicas = [...Array(REPLICAS).keys()].map((k) => spawnReplica(mgmt, `replica-${k + REPLICAS}`));
-  await Promise.all(guests.map((g) => eventually(`guest ${g.i} correct after restart`, () => guestCorrect(g), 120_000)));
-  const startToCorrect = nowMs() - started;
-  say(`start: ${REPLICAS} replicas spawned → all ${GUESTS} reachable guests' status correct in ${(startToCorrect / 1000).toFixed(1)} s ` +
-    `(baseline single-cluster start → first write ${(base.startMs / 1000).toFixed(2)} s)`);
-  await sleep(3_000);
 
   // Audit: every successful guest write names its replica (User-Agent); was that replica the shard's holder?
   await timeline.stop();
