@@ -1,24 +1,24 @@
 // One hosted control plane while this replica owns its shard: its guest kubeconfig Secret (from the
-// replica's watch of that Secret name, guest-secrets.ts), its guest connection, and one controller (its own queue and rate limiter, so a
-// failing guest backs off alone) whose sync does, in order:
-//  1. management side: the `feature-gate` ConfigMap in the HCP namespace, the rendered FeatureGate of the
-//     desired version for the Hypershift profile — written whenever the desired version is known, even
-//     while the guest is unreachable (control-plane components read it, not the guest);
-//  2. guest FeatureGate/cluster spec = HCP spec.configuration.featureGate (created when missing; a change
+// replica's watch of that Secret name, guest-secrets.ts), its guest connection, and one controller (its own
+// queue and rate limiter, so a failing guest backs off alone) whose sync does, in order:
+//  1. guest FeatureGate/cluster spec = HCP spec.configuration.featureGate (created when missing; a change
 //     the guest refuses — its CEL rules keep NoUpgrade one-way — is an Event and a status line);
-//  3. guest FeatureGate status, by the single-cluster operator's own reconciler, for the guest's desired
+//  2. guest FeatureGate status, by the single-cluster operator's own reconciler, for the guest's desired
 //     version, with the guest's own ClusterVersion history (never HyperShift's lagging copy: a version still
 //     in the guest's history is never pruned);
-//  4. the guest ClusterOperator (default `config-operator`), by the single-cluster operator's reconciler:
+//  3. the guest ClusterOperator (default `config-operator`), by the single-cluster operator's reconciler:
 //     Upgradeable=False with CCO's reason and message for a NoUpgrade set, so the guest CVO reports it and
-//     HyperShift's ClusterVersionUpgradeable blocks minor upgrades.
+//     HyperShift's ClusterVersionUpgradeable blocks minor upgrades;
+//  4. management side: the `feature-gate` ConfigMap in the HCP namespace, the rendered FeatureGate of the
+//     desired version for the Hypershift profile — written whenever the desired version is known, even
+//     while the guest is unreachable (control-plane components read it, not the guest).
 // Every guest write passes the shard's fence. Problems name the HCP and what is missing; they are recorded
 // (Event, metric, status record) and retried with this guest's backoff.
 import type { Registry } from 'prom-client';
 import {
   API_VERSION, ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, HCP_API_VERSION, configMapCarries, featureGateConfigMap,
   featureGatesUpgradeable, featureSetName, hostedFeatureGateSpec, jsonEqual, mergeConfigMap, recordKey, type ConfigMap, type ClusterVersion,
-  type FeatureGate, type FeatureGateSpec, type HostedControlPlane, type HostedGuestRecord,
+  type FeatureGate, type FeatureGateSpec, type FeatureSetRegistry, type HostedControlPlane, type HostedGuestRecord,
 } from '../api-types/index.js';
 import {
   ConfigMapResource, Controller, ItemExponentialLimiter, ResourceClient, apiErrorMessage, createEventRecorder,
@@ -86,6 +86,7 @@ export class GuestSession {
   private readonly listeners = new Set<(name: string) => void>();
   private guest: GuestConnection | undefined;
   private configMap: { cm: ConfigMap; checkedAt: number } | undefined;
+  private rendered: { key: string; cm: ConfigMap } | undefined;
   private last: HostedGuestRecord | undefined;
   private readonly namespace: string;
   private readonly name: string;
@@ -159,18 +160,15 @@ export class GuestSession {
         problems.push(new Problem('MissingRelease', (e as Error).message));
       }
     }
-    if (registry && version) {
-      try {
-        await this.syncConfigMap(featureGateConfigMap(this.namespace, spec, registry, version));
-      } catch (e) {
-        note(new Problem('WriteFailed', `ConfigMap ${this.namespace}/${FEATURE_GATE_CONFIGMAP}: ${apiErrorMessage(e)}`));
-      }
-    }
     let result: ReconcileResult = { requeueAfterMs: RESYNC_MS };
     if (guest && registry && version && guest.healthy()) {
       try {
         const wrote = await this.syncSpec(guest, spec);
-        if (wrote) return {}; // the guest's watch brings the new object back and syncs again
+        if (wrote) {
+          // The guest's watch brings the new object back and syncs again; the ConfigMap follows the HCP now.
+          await this.syncConfigMap(this.desiredConfigMap(spec, registry, version)).catch(() => undefined);
+          return {};
+        }
         const fgResult = await featureGateStatusReconciler({
           operatorVersion: version, registry, featureGates: guest.featureGates, clusterVersions: guest.clusterVersions,
           client: guest.featureGate, conditions: this.conditions, events: this.events, logger: this.log,
@@ -197,6 +195,14 @@ export class GuestSession {
       }
     } else if (guest && !guest.healthy()) {
       problems.push(new Problem('GuestUnreachable', guest.notReadyReason()));
+    }
+    // The management ConfigMap last: the guest's status is what a watcher waits for. It does not wait for the guest.
+    if (registry && version) {
+      try {
+        await this.syncConfigMap(this.desiredConfigMap(spec, registry, version));
+      } catch (e) {
+        note(new Problem('WriteFailed', `ConfigMap ${this.namespace}/${FEATURE_GATE_CONFIGMAP}: ${apiErrorMessage(e)}`));
+      }
     }
     const ok = problems.length === 0;
     const message = problems.map((p) => p.message).join('; ');
@@ -271,6 +277,13 @@ export class GuestSession {
       }
       throw e;
     }
+  }
+
+  /** The desired `feature-gate` ConfigMap, rendered once per spec and version (the render is most of a sync's CPU). */
+  private desiredConfigMap(spec: FeatureGateSpec, registry: FeatureSetRegistry, version: string): ConfigMap {
+    const key = JSON.stringify([spec, version]);
+    if (this.rendered?.key !== key) this.rendered = { key, cm: featureGateConfigMap(this.namespace, spec, registry, version) };
+    return this.rendered.cm;
   }
 
   private async syncConfigMap(desired: ConfigMap): Promise<void> {

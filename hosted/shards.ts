@@ -11,11 +11,12 @@
 //    stopped first (onLost), then the Lease released (empty holder), so the new owner takes it at once.
 //  - A shard Lease lost by a failed renewal stops its guests the same way; the elector is made anew at the
 //    next tick if the shard is still ours. Every write to a guest goes through its shard's fence.
-// Lease writes: one per held shard and one per replica per retry period, whatever the number of HCPs.
+// Lease writes: one per held shard per retry period and one per replica per third of a lease duration,
+// whatever the number of HCPs.
 import type { Registry } from 'prom-client';
 import { MemberLiveness, shardOwner, type MemberRecord } from '../api-types/index.js';
 import {
-  LeaderElector, LeaseResource, ResourceClient, apiErrorMessage, gauge, realClock, silentLogger, type Clock, type ClusterAccess, type Lease,
+  LeaderElector, LeaseResource, ResourceClient, apiErrorMessage, gauge, realClock, silentLogger, validateLeaderElectionTiming, type Clock, type ClusterAccess, type Lease,
   type LeaderElectionTiming, type Logger,
 } from '../runtime/index.js';
 
@@ -30,6 +31,21 @@ export function shardLeaseName(shard: number): string {
 export function memberLeaseName(identity: string): string {
   const safe = identity.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'replica';
   return `${MEMBER_LEASE_PREFIX}${safe}`.slice(0, 253);
+}
+
+/**
+ * The membership Lease's timing: the same lease duration (so a dead replica is seen as dead as soon as its
+ * shards expire) renewed every third of it — the membership needs no faster heartbeat — unless that timing
+ * would be invalid, then the shards' own.
+ */
+export function membershipTiming(t: LeaderElectionTiming): LeaderElectionTiming {
+  const slower = { ...t, retryPeriodMs: Math.max(t.retryPeriodMs, Math.floor(t.leaseDurationMs / 3)) };
+  try {
+    validateLeaderElectionTiming(slower);
+    return slower;
+  } catch {
+    return t;
+  }
 }
 
 export interface ShardManagerOptions {
@@ -79,7 +95,7 @@ export class ShardManager {
     this.log = (o.logger ?? silentLogger).with({ identity: o.identity });
     this.clock = o.clock ?? realClock;
     this.member = new LeaderElector(o.kubeConfig, {
-      namespace: o.namespace, name: memberLeaseName(o.identity), identity: o.identity, ...o.timing,
+      namespace: o.namespace, name: memberLeaseName(o.identity), identity: o.identity, ...membershipTiming(o.timing),
       ...(o.metrics ? { metrics: o.metrics } : {}), logger: this.log,
       onStoppedLeading: (reason) => o.onLostMembership(reason),
     });

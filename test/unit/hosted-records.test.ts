@@ -7,7 +7,7 @@ import {
 } from '../../api-types/index.js';
 import { guestDesiredVersion, sameFeatureGateSpec } from '../../hosted/guest-session.js';
 import { hostedControlPlane } from '../../sdk/testing/hosted-fleet.js';
-import { memberLeaseName, shardLeaseName } from '../../hosted/shards.js';
+import { memberLeaseName, membershipTiming, shardLeaseName } from '../../hosted/shards.js';
 import { secretFlag } from '../../cmd/hosted.js';
 
 describe('HostedControlPlane decoding', () => {
@@ -133,6 +133,13 @@ describe('names and flags', () => {
   it('member Lease names are DNS-1123 whatever the identity', () => {
     expect(memberLeaseName('Coordinator_0@host')).toBe('featuregates-hosted-member-coordinator-0-host');
     expect(memberLeaseName('featuregates-hosted-7d9f-abcde')).toBe('featuregates-hosted-member-featuregates-hosted-7d9f-abcde');
+  });
+
+  it('the membership Lease is renewed every third of the lease duration when that timing is valid', () => {
+    expect(membershipTiming({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 })).toEqual({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 5_000 });
+    expect(membershipTiming({ leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 }).retryPeriodMs).toBe(45_666);
+    // renew deadline 6 s is not above 1.2 × 5 s: the shards' timing stays.
+    expect(membershipTiming({ leaseDurationMs: 15_000, renewDeadlineMs: 6_000, retryPeriodMs: 2_000 }).retryPeriodMs).toBe(2_000);
   });
 
   it('--guest-kubeconfig-secret takes NAME or NAME:KEY', () => {
