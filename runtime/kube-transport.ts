@@ -163,7 +163,10 @@ export class KubeTransport {
     const key = JSON.stringify([secure, tls], (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('base64') : v));
     let agent = this.agents.get(key);
     if (!agent) {
-      const common = { keepAlive: true, keepAliveMsecs: 30_000, maxFreeSockets: 4, scheduling: 'lifo' as const };
+      // Idle keep-alive sockets kept: enough for a burst of concurrent requests (the hosted coordinator renews
+      // its shard Leases together). With 4, the rest of each burst's sockets were closed and every burst paid
+      // new TLS handshakes — most of an idle replica's CPU.
+      const common = { keepAlive: true, keepAliveMsecs: 30_000, maxFreeSockets: 32, scheduling: 'lifo' as const };
       const set = Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined));
       // One TLS context per identity, made once: otherwise every new connection builds its own (parsing the
       // CA and key again), which was most of the CPU a replica spent retrying unreachable guests.

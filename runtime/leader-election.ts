@@ -73,6 +73,12 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTiming> {
    * own observation may be passed: the rule stays "never judge by the holder's timestamps".
    */
   observedSince?: { lease: Lease; at: number };
+  /**
+   * How often the holder renews while renewals succeed (default: the retry period, as client-go). A longer
+   * interval — at least one retry period must still fit before the renew deadline — cuts Lease writes; a
+   * failed renewal is retried every retry period until the deadline.
+   */
+  renewIntervalMs?: number;
 }
 
 export class NotLeaderError extends Error {
@@ -87,6 +93,7 @@ export class LeaderElector {
   private readonly log: Logger;
   private readonly t: LeaderElectionTiming;
   private readonly requestTimeoutMs: number;
+  private readonly renewIntervalMs: number;
   private readonly stop = new AbortController();
   /** The last change of the lease record we saw, and when (monotonic) we date it. */
   private observed: { key: string; at: number; durationMs: number } | undefined;
@@ -106,6 +113,10 @@ export class LeaderElector {
       retryPeriodMs: options.retryPeriodMs ?? DEFAULT_LEADER_ELECTION.retryPeriodMs,
     };
     validateLeaderElectionTiming(this.t);
+    this.renewIntervalMs = options.renewIntervalMs ?? this.t.retryPeriodMs;
+    if (this.renewIntervalMs < this.t.retryPeriodMs || this.renewIntervalMs + this.t.retryPeriodMs >= this.t.renewDeadlineMs) {
+      throw new Error(`leader election: the renew interval (${this.renewIntervalMs / 1000}s) must be at least the retry period and leave one retry before the renew deadline`);
+    }
     if (!options.store && !kc) throw new Error('LeaderElector needs a KubeConfig or a LeaseStore');
     this.store = options.store ?? kubeLeaseStore(kc!, options.namespace, options.name, options.metrics);
     this.clock = options.clock ?? realClock;
@@ -191,13 +202,18 @@ export class LeaderElector {
   }
 
   private async renewLoop(): Promise<void> {
+    let wait = this.renewIntervalMs;
     while (!this.stop.signal.aborted) {
-      await this.clock.sleep(this.t.retryPeriodMs, this.stop.signal);
+      await this.clock.sleep(wait, this.stop.signal);
       if (this.stop.signal.aborted) return;
       const left = this.lastRenewAt + this.t.renewDeadlineMs - this.clock.now();
       if (left <= 0) return this.lose(`failed to renew the lease within the renew deadline (${this.t.renewDeadlineMs / 1000}s)`);
+      const renewedBefore = this.lastRenewAt;
+      // After a failed attempt, try again every retry period until the deadline.
+      wait = this.t.retryPeriodMs;
       try {
         await this.tryAcquireOrRenew(Math.min(this.requestTimeoutMs, left));
+        if (this.lastRenewAt !== renewedBefore) wait = this.renewIntervalMs;
       } catch (e) {
         if (e instanceof LostLeadership) return this.lose(e.message);
         if (this.stop.signal.aborted) return;

@@ -246,7 +246,13 @@ async function main(): Promise<void> {
 
   const per = (a: [string, number, number], b: [string, number, number]) => ((b[2] - a[2]) / (b[1] - a[1])).toFixed(3);
   const f = footprint;
-  say(`RSS per HCP: unreachable ${per(f[0]!, f[1]!)} MB; reachable ${f.length > 2 ? per(f[1]!, f[f.length - 1]!) : 'n/a'} MB ` +
+  // Least-squares slope over the reachable steps (1 / 10 / GUESTS): the cost of one more reachable guest.
+  const pts = f.slice(2).map(([, n, mb]) => [n, mb] as const);
+  const mx = sum(pts.map(([x]) => x)) / pts.length;
+  const my = sum(pts.map(([, y]) => y)) / pts.length;
+  const slope = pts.length > 1 ? sum(pts.map(([x, y]) => (x - mx) * (y - my))) / sum(pts.map(([x]) => (x - mx) ** 2)) : NaN;
+  say(`RSS per HCP: unreachable ${per(f[0]!, f[1]!)} MB; reachable ${f.length > 2 ? per(f[1]!, f[f.length - 1]!) : 'n/a'} MB on average, ` +
+    `${slope.toFixed(3)} MB slope over the reachable steps ` +
     `(${f.map(([what, , mb]) => `${what}: ${mb.toFixed(1)} MB`).join(', ')}; goal ≤ 1 MB per HCP)`);
   for (const r of replicas) r.proc.kill('SIGKILL');
   for (const g of guests) await g.watcher?.stop();

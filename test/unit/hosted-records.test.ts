@@ -7,7 +7,7 @@ import {
 } from '../../api-types/index.js';
 import { guestDesiredVersion, sameFeatureGateSpec } from '../../hosted/guest-session.js';
 import { hostedControlPlane } from '../../sdk/testing/hosted-fleet.js';
-import { memberLeaseName, membershipTiming, shardLeaseName } from '../../hosted/shards.js';
+import { memberLeaseName, renewInterval, shardLeaseName } from '../../hosted/shards.js';
 import { secretFlag } from '../../cmd/hosted.js';
 
 describe('HostedControlPlane decoding', () => {
@@ -135,11 +135,12 @@ describe('names and flags', () => {
     expect(memberLeaseName('featuregates-hosted-7d9f-abcde')).toBe('featuregates-hosted-member-featuregates-hosted-7d9f-abcde');
   });
 
-  it('the membership Lease is renewed every third of the lease duration when that timing is valid', () => {
-    expect(membershipTiming({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 })).toEqual({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 5_000 });
-    expect(membershipTiming({ leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 }).retryPeriodMs).toBe(45_666);
-    // renew deadline 6 s is not above 1.2 × 5 s: the shards' timing stays.
-    expect(membershipTiming({ leaseDurationMs: 15_000, renewDeadlineMs: 6_000, retryPeriodMs: 2_000 }).retryPeriodMs).toBe(2_000);
+  it('held Leases are renewed every third of the lease duration when a retry still fits before the deadline', () => {
+    expect(renewInterval({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 })).toBe(5_000);
+    expect(renewInterval({ leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 })).toBe(45_666);
+    expect(renewInterval({ leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 1_000 })).toBe(1_333);
+    // 5 s + a 2 s retry does not fit before a 6 s deadline: client-go's cadence stays.
+    expect(renewInterval({ leaseDurationMs: 15_000, renewDeadlineMs: 6_000, retryPeriodMs: 2_000 })).toBe(2_000);
   });
 
   it('--guest-kubeconfig-secret takes NAME or NAME:KEY', () => {

@@ -126,6 +126,30 @@ describe('LeaderElector', () => {
     expect(lost).toEqual(['the Lease is now held by "b"']);
   });
 
+  it('with a renew interval: renews that often while it succeeds, every retry period after a failure, and still stops at the deadline', async () => {
+    const clock = new FakeClock();
+    const store = new MemoryLeaseStore(clock);
+    const lost: string[] = [];
+    const e = new LeaderElector(undefined, { namespace: 'ns', name: 'lock', identity: 'a', store, clock, random: () => 0, renewIntervalMs: 5_000, onStoppedLeading: (r) => lost.push(r) });
+    await e.acquire();
+    const writes = store.writes.length;
+    await clock.advance(30_000);
+    expect(store.writes.length - writes).toBe(6);
+    store.down = true;
+    await clock.advance(5_000); // the renewal at 35 s fails; tries follow every 2 s
+    expect(e.isLeader()).toBe(true);
+    store.down = false;
+    await clock.advance(2_000);
+    expect(store.writes.length - writes).toBe(7);
+    expect(e.isLeader()).toBe(true);
+    store.down = true;
+    await clock.advance(10_000);
+    expect(e.isLeader()).toBe(false);
+    await clock.advance(2_000);
+    expect(lost[0]).toMatch(/renew deadline/);
+    expect(() => new LeaderElector(undefined, { namespace: 'ns', name: 'x', identity: 'a', store, clock, renewIntervalMs: 9_000 })).toThrow(/renew interval/);
+  });
+
   it('stops being leader exactly at the renew deadline while renewals fail, and steps down', async () => {
     const { e, store, clock, lost } = setup();
     await e.acquire();
