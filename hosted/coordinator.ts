@@ -110,8 +110,14 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
       session.start();
     }
   };
+  // A relist reports every HCP again; only a changed one is worth a sync now (sessions resync every minute).
+  const seen = new Map<string, string | undefined>();
   hcps.addListener((key) => {
-    sessions.get(key)?.poke();
+    const rv = hcps.get(key)?.metadata.resourceVersion;
+    const changed = seen.get(key) !== rv || rv === undefined;
+    if (rv === undefined) seen.delete(key);
+    else seen.set(key, rv);
+    if (changed) sessions.get(key)?.poke();
     reconcileSessions();
   });
   namespaces?.addListener(() => reconcileSessions());
