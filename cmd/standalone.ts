@@ -49,13 +49,28 @@ function dryRunReport(r: PrerunResult): string {
   return out.join('\n');
 }
 
+/** What a real `check` wrote, on stdout: the lock (if it made it — a permanent choice) and the version file. */
+function commitReport(r: PrerunResult): string {
+  const out: string[] = [];
+  if (r.writes.lock) {
+    out.push(`wrote the lock ${r.writes.lock.path} (permanent: feature set ${JSON.stringify(r.featureGates.featureSet)} can never be left, ` +
+      'and minor or major version changes are refused while these gates are set)');
+  } else if (r.lock) {
+    out.push(`lock present (feature set ${JSON.stringify(r.lock.featureSet)}, created by ${r.lock.version}): checked, never rewritten`);
+  }
+  const v = r.writes.version;
+  out.push(`wrote ${v.path}: ${v.version}${v.featureGateLock ? ` (under the lock: ${v.featureGateLock})` : ''}`);
+  out.push(`ok: feature set ${JSON.stringify(r.featureGates.featureSet)}${r.lock ? `, locked at ${r.lock.version}` : ', no lock'}`);
+  return `${out.join('\n')}\n`;
+}
+
 export const standaloneCommand: CommandSpec = {
   name: 'standalone',
   usage: 'featuregates standalone check|render --version X.Y.Z [--dry-run] [--config F] [--config-dir D] [--data-dir D] [--backup-dir D] [--authoritative-feature-gate-dir D] [--kubelet-config F] [-o yaml|json] [--kubeconfig P]',
   positionals: ['check|render'],
   options: {
     'log-format': LOG_FORMAT_OPTION,
-    'dry-run': { type: 'boolean', help: 'check: run every check and write nothing; print what would be written (lock, version file) and the verdict. Run this first' },
+    'dry-run': { type: 'boolean', help: 'check: run every check and write nothing; print what would be written (lock, version file) and the verdict. Run this first. (render never writes)' },
     version: { type: 'string', help: 'the version of the binaries being started, X.Y.Z (required)' },
     config: { type: 'string', help: `main config file (default ${DEFAULTS.config}; a given one must exist)` },
     'config-dir': { type: 'string', help: `drop-in folder, every *.yaml recursively in lexical order, symlinked files read, symlinked folders not (default ${DEFAULTS.configDir}; a given one must exist)` },
@@ -69,8 +84,9 @@ export const standaloneCommand: CommandSpec = {
   async run(values, flags, positionals) {
     const action = positionals[0];
     if (action !== 'check' && action !== 'render') throw new UsageError(`expected "check" or "render", got ${JSON.stringify(action ?? '')}`);
-    const dryRun = flags['dry-run'] === true;
-    if (dryRun && action !== 'check') throw new UsageError('--dry-run goes with check');
+    // render only prints: it runs every check as a dry run and writes nothing (--dry-run changes nothing for
+    // it); check is the one command that commits the lock and the version file.
+    const dryRun = flags['dry-run'] === true || action === 'render';
     if (!values.version) throw new UsageError('--version is required (the version of the binaries being started, X.Y.Z)');
     try {
       parseStrictVersion(values.version);
@@ -95,8 +111,12 @@ export const standaloneCommand: CommandSpec = {
       for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
       if (action === 'check') {
         if (dryRun) process.stdout.write(dryRunReport(result));
-        else process.stdout.write(`ok: feature set ${JSON.stringify(result.featureGates.featureSet)}${result.lock ? `, locked at ${result.lock.version}` : ', no lock'}\n`);
+        else process.stdout.write(commitReport(result));
         return 0;
+      }
+      if (result.writes.lock) {
+        process.stderr.write(`render wrote nothing: the lock ${result.writes.lock.path} does not exist yet; \`featuregates standalone check\` ` +
+          `(without --dry-run) creates it, permanently, before the operands start with these gates\n`);
       }
       const gates = resolveStandaloneGates(result.featureGates, result.registry);
       const kubeletBase = values['kubelet-config'] ? readKubeletBase(values['kubelet-config']) : undefined;
@@ -126,7 +146,7 @@ export const standaloneCommand: CommandSpec = {
       const message = (e as Error).message;
       process.stderr.write(`${message}\n`);
       if (dryRun) {
-        process.stderr.write('verdict: this start would be refused (dry run: nothing written)\n');
+        process.stderr.write(`verdict: this start would be refused (${action === 'render' ? 'render' : 'dry run'}: nothing written)\n`);
         return 1;
       }
       try {

@@ -308,6 +308,33 @@ describe('refusal messages: MicroShift\'s first lines, then what is true here', 
 });
 
 describe('render', () => {
+  it('writes nothing — no lock, no version file, no failure log — and says that check is what commits', () => {
+    const n = node({ 'config.yaml': 'apiServer:\n  featureGates:\n    featureSet: CustomNoUpgrade\n    customNoUpgrade:\n      enabled: [A]\n' });
+    const args = ['--version', '4.21.0', '--config', n.config, '--config-dir', n.configDir, '--data-dir', n.dataDir, '--backup-dir', n.backupDir];
+    for (const extra of [[], ['--dry-run']]) {
+      const r = runCLI(['standalone', 'render', ...args, ...extra]);
+      expect(`${r.code} ${r.stderr}`).toMatch(/^0 /);
+      expect(r.stdout).toContain('--feature-gates=A=true');
+      expect(r.stderr).toContain(`render wrote nothing: the lock ${join(n.dataDir, 'no-upgrade')} does not exist yet`);
+      expect(existsSync(join(n.dataDir, 'no-upgrade'))).toBe(false);
+      expect(existsSync(join(n.dataDir, 'version'))).toBe(false);
+    }
+    // A refused start: render refuses as check --dry-run does, and records nothing.
+    mkdirSync(n.dataDir, { recursive: true });
+    writeFileSync(join(n.dataDir, 'version'), JSON.stringify({ version: '4.22.0', boot_id: 'x' }) /* newer data than the binaries */);
+    const refused = runCLI(['standalone', 'render', ...args]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('verdict: this start would be refused (render: nothing written)');
+    expect(existsSync(n.failedLog)).toBe(false);
+    // check is the one command that commits, and says on stdout what it wrote.
+    rmSync(join(n.dataDir, 'version'));
+    const c = runCLI(['standalone', 'check', ...args]);
+    expect(c.code).toBe(0);
+    expect(c.stdout).toContain(`wrote the lock ${join(n.dataDir, 'no-upgrade')} (permanent: feature set "CustomNoUpgrade" can never be left`);
+    expect(c.stdout).toContain(`wrote ${join(n.dataDir, 'version')}: 4.21.0`);
+    expect(existsSync(join(n.dataDir, 'no-upgrade'))).toBe(true);
+  });
+
   it('says so on stderr when the kubelet configuration overrides an admin\'s gate', () => {
     const n = node({ 'config.yaml': custom(['A', 'B']) });
     const kubelet = join(n.root, 'kubelet.yaml');

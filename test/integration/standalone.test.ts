@@ -77,11 +77,13 @@ describe('standalone configuration files', () => {
 });
 
 describe('the lock', () => {
-  it('is created on the first start with a feature set (mode 0600), before rendering, and never rewritten', () => {
+  it('is created by check on the first start with a feature set (mode 0600), before rendering, and never rewritten', () => {
     const n = node({ 'config.yaml': custom(['TestFeatureEnabled'], ['TestFeatureDisabled']) });
+    const c = cli(n, 'check', '4.21.0');
+    expect(c.code).toBe(0);
+    expect(c.stderr).toContain('Creating feature gate lock file - this cluster can no longer be upgraded');
     const r = cli(n, 'render', '4.21.0', ['-o', 'json']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('Creating feature gate lock file - this cluster can no longer be upgraded');
     const lockPath = join(n.dataDir, 'no-upgrade');
     expect(statSync(lockPath).mode & 0o777).toBe(0o600);
     const text = readFileSync(lockPath, 'utf8');
@@ -209,6 +211,7 @@ describe('presets and mirror', () => {
   it.each(['TechPreviewNoUpgrade', 'DevPreviewNoUpgrade'])('%s with payload manifests renders what the operator computes', (set) => {
     const n = node({ 'config.yaml': `apiServer:\n  featureGates:\n    featureSet: ${set}\n` });
     expect(cli(n, 'check', '4.22.0').code).toBe(2); // without manifests: refused as upstream
+    expect(cli(n, 'check', '4.22.0', ['--authoritative-feature-gate-dir', current]).code).toBe(0); // commits the lock
     const r = cli(n, 'render', '4.22.0', ['--authoritative-feature-gate-dir', current, '-o', 'json']);
     expect(r.code).toBe(0);
     const operator = resolveFeatureSet({ featureSet: set }, buildRegistry(readPayloadManifests(current), { operatorVersion: '4.22.0' }));
