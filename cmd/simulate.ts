@@ -27,8 +27,12 @@ export const simulateCommand: CommandSpec = {
   },
   async run(values, flags, positionals) {
     if (positionals[0] !== 'upgrade') throw new UsageError(`expected "upgrade", got ${JSON.stringify(positionals[0] ?? '')}`);
-    const to = payloadVersionFlag(values.to, '--to');
-    if (!to) throw new UsageError('--to is required');
+    if (values.to === undefined) throw new UsageError('--to is required');
+    // What the cluster-version operator records: X.Y.Z, maybe with a pre-release or build suffix — never "4.24".
+    if (!/^\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]+)?$/.test(values.to)) {
+      throw new UsageError(`--to: expected a full payload version X.Y.Z (e.g. 4.24.0), got ${JSON.stringify(values.to)}`);
+    }
+    const to = payloadVersionFlag(values.to, '--to')!;
     const { completeHead, upgrade } = await import('../sdk/testing/fake-versions.js');
     const kc = await simulationTarget(values.kubeconfig);
     const client = new ResourceClient(kc, ClusterVersionResource);
