@@ -74,8 +74,12 @@ export async function main(argv: string[]): Promise<number> {
   }
   const entry = commands.find((c) => c.name === (name === '--version' ? 'version' : name));
   if (!entry) {
-    const close = closestName(name, commands.map((c) => c.name));
-    process.stderr.write(`featuregates: unknown command ${JSON.stringify(name)}${close ? ` (did you mean ${JSON.stringify(close)}?)` : ''}\n\n${topHelp()}`);
+    // A flag in command position (--verison, --hlep) is matched against the top-level flags.
+    const close = name.startsWith('-')
+      ? closestName(name.replace(/^-+/, ''), ['help', 'version'])?.replace(/^/, '--')
+      : closestName(name, commands.map((c) => c.name));
+    process.stderr.write(`featuregates: unknown ${name.startsWith('-') ? 'flag' : 'command'} ${JSON.stringify(name)}` +
+      `${close ? ` (did you mean ${JSON.stringify(close)}?)` : ''}\n\n${topHelp()}`);
     return 2;
   }
   const cmd = await entry.load();

@@ -126,6 +126,10 @@ describe('CLI conventions', () => {
     const cmd = runCLI(['stauts']);
     expect(cmd.code).toBe(2);
     expect(cmd.stderr).toContain('unknown command "stauts" (did you mean "status"?)');
+    // A misspelt top-level flag (issue 24, item 7).
+    const top = runCLI(['--verison']);
+    expect(top.code).toBe(2);
+    expect(top.stderr).toContain('unknown flag "--verison" (did you mean "--version"?)');
     const flag = runCLI(['render', '--payload-versoin', '4.22.0']);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain('unknown flag --payload-versoin (did you mean --payload-version?)');
