@@ -1,7 +1,7 @@
 // The standalone configuration's feature-gate block, `apiServer.featureGates`, decoded from the merged
 // user configuration and laid over the defaults as MicroShift does: a non-empty featureSet and non-empty
 // lists replace the defaults; empty values leave them.
-import { describe, didYouMean, type EnabledDisabled } from '../api-types/index.js';
+import { closestName, describe, didYouMean, type EnabledDisabled } from '../api-types/index.js';
 
 export interface StandaloneFeatureGates {
   featureSet: string;
@@ -86,6 +86,21 @@ export function checkFeatureGateKeys(doc: unknown): void {
     const l = (fg as Obj)[listKey];
     if (l !== null && typeof l === 'object' && !Array.isArray(l)) unknown(Object.keys(l), LIST_KEYS, `${PATH}.${listKey}`);
   }
+}
+
+/**
+ * Keys next to `featureGates` under `apiServer` that are a near miss of it (`featureGate`, `featuregates`,
+ * `featureGats`): MicroShift ignores unknown keys there — and so do we — but a misspelling of the one key
+ * that can make a permanent choice must not pass in silence. One warning per key, naming it.
+ */
+export function featureGatesNearMisses(doc: unknown): string[] {
+  const root = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? doc as Obj : undefined;
+  const api = root?.apiServer;
+  if (api === null || typeof api !== 'object' || Array.isArray(api)) return [];
+  return Object.keys(api)
+    .filter((k) => k !== 'featureGates' && closestName(k, ['featureGates']) !== undefined)
+    .map((k) => `apiServer.${k} is not a key MicroShift reads (did you mean apiServer.featureGates?): it is ignored, ` +
+      'and no feature gate is set from it');
 }
 
 /** Whether a configuration document sets anything under apiServer.featureGates (to name the files that did). */

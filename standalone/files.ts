@@ -8,7 +8,7 @@ import {
 import { dirname, join } from 'node:path';
 import { compareNames, formatVersion, parseStrictVersion } from '../api-types/index.js';
 import { parseYamlDocuments } from '../runtime/yaml.js';
-import { checkFeatureGateKeys, featureGatesFromConfig, InvalidConfigurationError, setsFeatureGates } from './config.js';
+import { checkFeatureGateKeys, featureGatesFromConfig, featureGatesNearMisses, InvalidConfigurationError, setsFeatureGates } from './config.js';
 import { decodeLock, encodeLock, type FeatureGateLock } from './lock.js';
 import { mergePatch } from './merge-patch.js';
 
@@ -108,6 +108,8 @@ export interface ConfigFiles {
   files: string[];
   /** The files that set something under apiServer.featureGates. */
   gateSources: string[];
+  /** Near misses of apiServer.featureGates, each naming its file (ignored, as MicroShift does, but said). */
+  warnings: string[];
 }
 
 export interface ConfigLocation {
@@ -137,13 +139,15 @@ export function loadConfigFiles(where: ConfigLocation): ConfigFiles {
   ];
   let merged: unknown = {};
   const gateSources: string[] = [];
+  const warnings: string[] = [];
   for (const f of files) {
     const read = readConfigFile(f);
     if (!read) continue;
     merged = mergePatch(merged, read.doc);
     if (setsFeatureGates(read.doc)) gateSources.push(f);
+    for (const w of featureGatesNearMisses(read.doc)) warnings.push(`${f}: ${w}`);
   }
-  return { merged, files, gateSources };
+  return { merged, files, gateSources, warnings };
 }
 
 /**

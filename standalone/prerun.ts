@@ -47,8 +47,10 @@ export interface PrerunResult {
 }
 
 /** Load and validate the configuration (InvalidConfigurationError on failure). */
-export function loadStandaloneConfig(options: StandaloneOptions): { featureGates: StandaloneFeatureGates; registry: FeatureSetRegistry | undefined; files: string[]; gateSources: string[] } {
-  const { merged, files, gateSources } = loadConfigFiles({
+export function loadStandaloneConfig(options: StandaloneOptions): {
+  featureGates: StandaloneFeatureGates; registry: FeatureSetRegistry | undefined; files: string[]; gateSources: string[]; warnings: string[];
+} {
+  const { merged, files, gateSources, warnings } = loadConfigFiles({
     configFile: options.configFile, configDir: options.configDir,
     ...(options.explicitConfigFile ? { explicitConfigFile: true } : {}), ...(options.explicitConfigDir ? { explicitConfigDir: true } : {}),
   });
@@ -56,15 +58,14 @@ export function loadStandaloneConfig(options: StandaloneOptions): { featureGates
   const preset = isPresetFeatureSet(featureGates.featureSet);
   validateFeatureGates(featureGates, { presetsAvailable: options.featureGateDir !== undefined });
   const registry = preset && options.featureGateDir ? loadRegistry(options.featureGateDir, { operatorVersion: options.version }) : undefined;
-  return { featureGates, registry, files, gateSources };
+  return { featureGates, registry, files, gateSources, warnings };
 }
 
 export function prerun(options: StandaloneOptions): PrerunResult {
   const log = options.logger ?? silentLogger;
   const version = parseStrictVersion(options.version);
-  const { featureGates, registry, files, gateSources } = loadStandaloneConfig(options);
+  const { featureGates, registry, files, gateSources, warnings } = loadStandaloneConfig(options);
   log.info('Effective configuration', { files, 'apiServer.featureGates': featureGates });
-  const warnings: string[] = [];
   const lockPath = join(options.dataDir, LOCK_FILE);
 
   // Version compatibility (read-only).

@@ -307,6 +307,27 @@ describe('refusal messages: MicroShift\'s first lines, then what is true here', 
   });
 });
 
+describe('a near miss of apiServer.featureGates', () => {
+  it.each(['featureGate', 'featuregates', 'featureGats'])('apiServer.%s is ignored as MicroShift ignores it, but said loudly on every command', (key) => {
+    const n = node({ 'config.yaml': `apiServer:\n  ${key}:\n    featureSet: CustomNoUpgrade\n` });
+    const args = ['--version', '4.21.0', '--config', n.config, '--config-dir', n.configDir, '--data-dir', n.dataDir, '--backup-dir', n.backupDir];
+    for (const cmd of [['check', '--dry-run'], ['render'], ['check']]) {
+      const r = runCLI(['standalone', ...cmd, ...args]);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain(`warning: ${n.config}: apiServer.${key} is not a key MicroShift reads (did you mean apiServer.featureGates?): ` +
+        'it is ignored, and no feature gate is set from it');
+    }
+    expect(existsSync(n.lock)).toBe(false); // nothing was chosen
+  });
+
+  it('says nothing about keys that are not near it', () => {
+    const n = node({ 'config.yaml': 'apiServer:\n  auditLog:\n    profile: Default\n  subjectAltNames: [a]\n' });
+    const r = runCLI(['standalone', 'check', '--dry-run', '--version', '4.21.0', '--config', n.config, '--config-dir', n.configDir, '--data-dir', n.dataDir]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('did you mean apiServer.featureGates');
+  });
+});
+
 describe('render', () => {
   it('writes nothing — no lock, no version file, no failure log — and says that check is what commits', () => {
     const n = node({ 'config.yaml': 'apiServer:\n  featureGates:\n    featureSet: CustomNoUpgrade\n    customNoUpgrade:\n      enabled: [A]\n' });
