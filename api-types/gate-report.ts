@@ -77,6 +77,12 @@ export function isNoUpgradeFeatureSet(featureSet: string | undefined): boolean {
   return (featureSet ?? '').endsWith('NoUpgrade');
 }
 
+/** One unknown name, as `preview` prints it and `render` warns about it. */
+export function unknownGateMessage(u: UnknownGate): string {
+  return `unknown gate ${JSON.stringify(u.name)} in customNoUpgrade.${u.list}${u.suggestion ? ` (did you mean ${JSON.stringify(u.suggestion)}?)` : ''}: ` +
+    'the payload does not know it; it would be passed on unchecked';
+}
+
 /** What `spec` resolves to against a payload's registry, and what is wrong with it. */
 export function previewSpec(spec: FeatureGateSpec, registry: FeatureSetRegistry): SpecPreview {
   const featureSet = spec.featureSet ?? '';

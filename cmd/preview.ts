@@ -2,7 +2,7 @@
 // it is applied — unknown names (with the closest known one), conflicts, and the one-way warning. No cluster.
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { decodeFeatureGate, featureSetName, previewSpec, type SpecPreview } from '../api-types/index.js';
+import { decodeFeatureGate, featureSetName, previewSpec, unknownGateMessage, type SpecPreview } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { parseYaml } from '../runtime/yaml.js';
 import { clusterProfileFlag, outputFlag, UsageError, type CommandSpec } from './args.js';
@@ -12,9 +12,7 @@ export function formatPreview(p: SpecPreview): string {
   if (p.irreversible) {
     lines.push(`WARNING: ${featureSetName(p.featureSet)} cannot be undone: once applied, the cluster can never return to Default and minor upgrades are blocked.`);
   }
-  for (const u of p.unknown) {
-    lines.push(`unknown gate ${JSON.stringify(u.name)} in customNoUpgrade.${u.list}${u.suggestion ? ` (did you mean ${JSON.stringify(u.suggestion)}?)` : ''}: the payload does not know it; it would be passed on unchecked`);
-  }
+  for (const u of p.unknown) lines.push(unknownGateMessage(u));
   if (p.conflicts.length) lines.push(`conflict: enabled and disabled at once: ${p.conflicts.join(', ')} (the operator refuses this spec and reports Degraded)`);
   if (p.error) lines.push(`does not resolve: ${p.error}`);
   if (p.resolved) {

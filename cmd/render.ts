@@ -2,7 +2,7 @@
 // empty spec) with its status filled for --payload-version.
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { decodeFeatureGate, emptyFeatureGate, renderFeatureGate } from '../api-types/index.js';
+import { decodeFeatureGate, emptyFeatureGate, previewSpec, renderFeatureGate, unknownGateMessage } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { parseYaml } from '../runtime/yaml.js';
 import { clusterProfileFlag, payloadVersionFlag, UsageError, type CommandSpec, outputFlag } from './args.js';
@@ -39,6 +39,8 @@ export const renderCommand: CommandSpec = {
       ...(profile ? { clusterProfile: profile } : {}),
     });
     const rendered = renderFeatureGate(fg, registry, version);
+    // As upstream's render, an unknown custom name is rendered as given; unlike it, it is not silent.
+    for (const u of previewSpec(fg.spec, registry).unknown) process.stderr.write(`warning: ${unknownGateMessage(u)}\n`);
     process.stdout.write(output === 'json' ? `${JSON.stringify(rendered, null, 2)}\n` : stringify(rendered));
     return 0;
   },

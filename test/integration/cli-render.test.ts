@@ -72,3 +72,17 @@ describe('featuregates render', () => {
     expect(unknown.stderr).toContain('unknown flag --bogus');
   });
 });
+
+describe('featuregates render --featuregate with a misspelt custom gate', () => {
+  it('renders it as given (as upstream does) but warns on stderr with the closest known name, as preview does', () => {
+    const input = join(tmp, 'custom-typo.yaml');
+    writeFileSync(input, 'apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata:\n  name: cluster\nspec:\n  featureSet: CustomNoUpgrade\n' +
+      '  customNoUpgrade:\n    enabled: [GatewayAPIWithoutOL]\n');
+    const dir = join(PAYLOAD_ROOT, 'releases', 'release-4.22');
+    const out = runCLI(['render', '--payload-version', '4.22.0', '--authoritative-feature-gate-dir', dir, '--featuregate', input, '-o', 'json']);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toBe('warning: unknown gate "GatewayAPIWithoutOL" in customNoUpgrade.enabled (did you mean "GatewayAPIWithoutOLM"?): ' +
+      'the payload does not know it; it would be passed on unchecked\n');
+    expect(names(JSON.parse(out.stdout).status.featureGates[0].enabled)).toContain('GatewayAPIWithoutOL');
+  });
+});
