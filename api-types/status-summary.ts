@@ -1,7 +1,7 @@
 // What `featuregates status` reports about a cluster, computed from the objects it read: the feature set,
 // whether minor upgrades are allowed (the ClusterOperator's condition, else computed from the spec), the
 // ClusterVersion history, and each status entry's counts (and names, for -o wide).
-import { featureGatesUpgradeable } from './conditions.js';
+import { featureGatesUpgradeable, unionCondition } from './conditions.js';
 import { featureSetName } from './feature-set.js';
 import { gateNames, type EnabledDisabled } from './gate-lists.js';
 import type { ClusterOperator, ClusterVersion, FeatureGate } from './wire.js';
@@ -15,13 +15,15 @@ export interface StatusSummary {
 
 export function summarize(fg: FeatureGate, co: ClusterOperator | undefined, cv: ClusterVersion | undefined, withNames = false): StatusSummary {
   const coCond = co?.status?.conditions?.find((c) => c.type === 'Upgradeable');
-  const own = featureGatesUpgradeable(fg.spec.featureSet);
+  // Without the ClusterOperator's condition, what it would say: the union over the operator's condition, so
+  // `start` (which may look before the operator has written it) and `status` show the same words.
+  const own = unionCondition('Upgradeable', 'True', [featureGatesUpgradeable(fg.spec.featureSet)]);
   const history = cv?.status?.history.map((h) => `${h.version}${h.state === 'Partial' ? ' (Partial)' : ''}`);
   return {
     featureSet: featureSetName(fg.spec.featureSet ?? ''),
     upgradeable: coCond
       ? { status: coCond.status, reason: coCond.reason ?? '', message: coCond.message ?? '', source: `clusteroperator/${co?.metadata.name}` }
-      : { status: own.status, reason: own.reason, message: own.message, source: 'computed from spec' },
+      : { status: own.status, reason: own.reason, message: own.message, source: 'computed from the spec (no ClusterOperator condition yet)' },
     clusterVersion: history ? { desired: cv?.status?.desired?.version, history } : undefined,
     versions: (fg.status?.featureGates ?? []).map((e) => ({
       version: e.version, enabled: e.enabled.length, disabled: e.disabled.length,

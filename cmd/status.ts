@@ -7,7 +7,7 @@ import { REQUEST_TIMEOUT_OPTION, outputFlag, requestTimeoutFlag, type CommandSpe
 export function formatTable(s: StatusSummary): string {
   const lines = [
     `Feature set:  ${s.featureSet}`,
-    `Upgradeable:  ${s.upgradeable.status}${s.upgradeable.reason ? ` (${s.upgradeable.reason})` : ''}${s.upgradeable.message && s.upgradeable.status !== 'True' ? ` — ${s.upgradeable.message}` : ''}`,
+    `Upgradeable:  ${s.upgradeable.status}${s.upgradeable.reason ? ` (${s.upgradeable.reason})` : ''}${s.upgradeable.message && s.upgradeable.status !== 'True' ? ` — ${s.upgradeable.message}` : ''} [${s.upgradeable.source}]`,
   ];
   if (s.clusterVersion) lines.push(`Cluster:      desired ${s.clusterVersion.desired ?? '-'}, history ${s.clusterVersion.history.join(', ') || '-'}`);
   lines.push('', `${'VERSION'.padEnd(24)} ${'ENABLED'.padStart(7)} ${'DISABLED'.padStart(8)}`);

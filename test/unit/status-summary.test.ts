@@ -20,9 +20,12 @@ describe('summarize', () => {
       status: { conditions: [{ type: 'Upgradeable', status: 'False', reason: 'FromCO', message: 'said by the operator', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
     };
     expect(summarize(fg, co, undefined).upgradeable).toEqual({ status: 'False', reason: 'FromCO', message: 'said by the operator', source: 'clusteroperator/config-operator' });
+    // In the ClusterOperator's words (issue 24, item 7: `start` showed "AllowedFeatureGates_" where `status` showed "AsExpected").
     expect(summarize(fg, undefined, undefined).upgradeable).toEqual({
-      status: 'False', reason: 'RestrictedFeatureGates_TechPreviewNoUpgrade', message: '"TechPreviewNoUpgrade" does not allow updates', source: 'computed from spec',
+      status: 'False', reason: 'FeatureGates_RestrictedFeatureGates_TechPreviewNoUpgrade', message: 'FeatureGatesUpgradeable: "TechPreviewNoUpgrade" does not allow updates',
+      source: 'computed from the spec (no ClusterOperator condition yet)',
     });
+    expect(summarize({ ...fg, spec: {} }, undefined, undefined).upgradeable).toMatchObject({ status: 'True', reason: 'AsExpected' });
   });
 
   it('lists history with Partial marked, counts per version, and names only when asked', () => {
