@@ -4,11 +4,10 @@
 // starts when its shard is acquired and stops (without writing) before the shard is handed back or when
 // its HCP goes. Metrics and health are served as by the single-cluster operator.
 import { hostname } from 'node:os';
-import { readFileSync } from 'node:fs';
 import { hcpKey, shardOf, type HostedControlPlane, type Namespace } from '../api-types/index.js';
 import {
   DEFAULT_LEADER_ELECTION, HostedControlPlaneSummaryResource, KubeTransport, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient,
-  apiServerAuthorizer, collectDefaultMetrics, selfSignedCert, serveEndpoints, silentLogger, userAgent, type ClusterAccess, type LeaderElectionTiming,
+  apiServerAuthorizer, collectDefaultMetrics, servingCertificate, serveEndpoints, silentLogger, userAgent, type ClusterAccess, type LeaderElectionTiming,
   type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
 import { GuestSecrets } from './guest-secrets.js';
@@ -111,15 +110,10 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     }
   };
   // A relist reports every HCP again; only a changed one is worth a sync now (sessions resync every minute).
-  const seen = new Map<string, string | undefined>();
   hcps.addListener((key) => {
-    const rv = hcps.get(key)?.metadata.resourceVersion;
-    const changed = seen.get(key) !== rv || rv === undefined;
-    if (rv === undefined) seen.delete(key);
-    else seen.set(key, rv);
-    if (changed) sessions.get(key)?.poke();
+    sessions.get(key)?.poke();
     reconcileSessions();
-  });
+  }, { changesOnly: true });
   namespaces?.addListener(() => reconcileSessions());
 
   const manager = new ShardManager({
@@ -144,9 +138,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   const metricsEndpoint = await serveEndpoints(o.metricsBindAddress ?? (secure ? ':8443' : '127.0.0.1:8080'), {
     registry: metrics, health: false,
     ...(secure ? {
-      tls: o.tlsCertFile && o.tlsPrivateKeyFile
-        ? { cert: readFileSync(o.tlsCertFile, 'utf8'), key: readFileSync(o.tlsPrivateKeyFile, 'utf8') }
-        : selfSignedCert('featuregates-hosted-metrics', [hostname(), 'localhost', '127.0.0.1']),
+      tls: servingCertificate(o, 'featuregates-hosted-metrics'),
       authorize: apiServerAuthorizer(kc, { metrics }),
     } : {}),
   });

@@ -8,7 +8,6 @@ import { Reflector, ResourceClient, SecretResource, type ClusterAccess, type Log
 
 export class GuestSecrets {
   private readonly byName = new Map<string, Reflector<Secret>>();
-  private readonly seen = new Map<string, string>();
 
   constructor(private readonly kc: ClusterAccess, private readonly onChange: (namespace: string) => void,
     private readonly logger: Logger, private readonly metrics?: Registry) {}
@@ -21,13 +20,7 @@ export class GuestSecrets {
         name, watchList: true, logger: this.logger, ...(this.metrics ? { metrics: this.metrics } : {}),
       });
       // A new listing reports every Secret again: only changed ones (or deleted) wake their sessions.
-      r.addListener((key) => {
-        const rv = r!.get(key)?.metadata.resourceVersion;
-        if (rv !== undefined && this.seen.get(key) === rv) return;
-        if (rv === undefined) this.seen.delete(key);
-        else this.seen.set(key, rv);
-        this.onChange(key.split('/')[0] ?? '');
-      });
+      r.addListener((key) => this.onChange(key.split('/')[0] ?? ''), { changesOnly: true });
       this.byName.set(name, r);
       r.start();
     }

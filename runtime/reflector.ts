@@ -15,14 +15,12 @@
 //  - every list and the start of every watch are bounded by the request timeout.
 // `synced` resolves after the first successful list. Objects are keyed as client-go's MetaNamespaceKeyFunc:
 // `namespace/name` for namespaced objects, `name` for cluster-scoped ones.
-// A reflector of one named object can fill its store by GET instead of LIST (`getInsteadOfList`), so that
-// RBAC can grant it `get` and `watch` on that name only (a Secret, say) and never `list`. With `watchList`
-// it lists by watching, as client-go's WatchList mode: a watch with sendInitialEvents=true delivers every
+// With `watchList` it lists by watching, as client-go's WatchList mode: a watch with sendInitialEvents=true delivers every
 // object, then a bookmark marked k8s.io/initial-events-end, and streams on — one request, authorized as a
 // `watch` (so a cluster-wide watch of one Secret name in every namespace needs `watch` on that name only).
 import type { Registry } from 'prom-client';
 import { Backoff } from './backoff.js';
-import { apiErrorMessage, isGone, isNotFound, statusCode } from './api-errors.js';
+import { apiErrorMessage, isGone, statusCode } from './api-errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { ResourceClient } from './resource-client.js';
 import type { WatchHandle } from './kube-transport.js';
@@ -38,8 +36,6 @@ export function objectKey(o: Named): string {
 export interface ReflectorOptions {
   /** Watch only this object (fieldSelector metadata.name=<name>). */
   name?: string;
-  /** With `name`: read it by GET (404: absent) instead of LIST, then watch from its resourceVersion. */
-  getInsteadOfList?: boolean;
   /** Only objects with these labels (a label selector). */
   labelSelector?: string;
   /** With `name`: objects of that name in every namespace (the collection must be all namespaces). */
@@ -60,6 +56,11 @@ export interface ReflectorOptions {
 
 export type ReflectorListener = (name: string) => void;
 
+export interface ListenerOptions {
+  /** Skip the objects a relist reports unchanged (same resourceVersion): only adds, updates and deletes. */
+  changesOnly?: boolean;
+}
+
 class WatchInactive extends Error {
   constructor(ms: number) {
     super(`watch delivered nothing for ${ms} ms`);
@@ -68,7 +69,7 @@ class WatchInactive extends Error {
 
 export class Reflector<T extends Named> {
   private readonly store = new Map<string, T>();
-  private readonly listeners = new Set<ReflectorListener>();
+  private readonly listeners = new Map<ReflectorListener, ListenerOptions>();
   private readonly log: Logger;
   private readonly backoff: Backoff;
   private stopped = true;
@@ -106,9 +107,12 @@ export class Reflector<T extends Named> {
     return [...this.store.values()];
   }
 
-  /** Called with the object name after every change to the store (add, update, delete) and for every object on a relist. */
-  addListener(fn: ReflectorListener): () => void {
-    this.listeners.add(fn);
+  /**
+   * Called with the object name after every change to the store (add, update, delete) and, unless
+   * `changesOnly`, for every object on a relist.
+   */
+  addListener(fn: ReflectorListener, options: ListenerOptions = {}): () => void {
+    this.listeners.set(fn, options);
     return () => this.listeners.delete(fn);
   }
 
@@ -132,8 +136,9 @@ export class Reflector<T extends Named> {
     await this.running;
   }
 
-  private emit(name: string): void {
-    for (const fn of this.listeners) {
+  private emit(name: string, changed = true): void {
+    for (const [fn, o] of this.listeners) {
+      if (!changed && o.changesOnly) continue;
       try {
         fn(name);
       } catch (e) {
@@ -153,39 +158,26 @@ export class Reflector<T extends Named> {
     return this.options.name ? `metadata.name=${this.options.name}` : undefined;
   }
 
-  private async read(): Promise<{ items: T[]; resourceVersion: string }> {
-    const name = this.options.name;
-    if (!this.options.getInsteadOfList || name === undefined) return this.client.list(this.fieldSelector(), this.options.labelSelector);
-    try {
-      const item = await this.client.get(name);
-      return { items: [item], resourceVersion: item.metadata.resourceVersion ?? '' };
-    } catch (e) {
-      // Absent: watch from "now" (the server sends an ADDED event when it appears).
-      if (isNotFound(e)) return { items: [], resourceVersion: '' };
-      throw e;
-    }
-  }
-
   private async relist(): Promise<void> {
-    const { items, resourceVersion } = await this.read();
+    const { items, resourceVersion } = await this.client.list(this.fieldSelector(), this.options.labelSelector);
     if (this.stopped) return;
     this.replace(items, resourceVersion);
   }
 
-  /** The store becomes `items` (a full listing at `resourceVersion`); every object is reported. */
+  /** The store becomes `items` (a full listing at `resourceVersion`); every object is reported, saying whether it changed. */
   private replace(items: readonly T[], resourceVersion: string): void {
     const seen = new Set<string>();
-    const names: string[] = [];
+    const names: [string, boolean][] = [];
     for (const item of items) {
       const name = objectKey(item);
       seen.add(name);
-      names.push(name);
+      names.push([name, this.store.get(name)?.metadata.resourceVersion !== item.metadata.resourceVersion || item.metadata.resourceVersion === undefined]);
       this.store.set(name, item);
     }
     for (const name of [...this.store.keys()]) {
       if (!seen.has(name)) {
         this.store.delete(name);
-        names.push(name);
+        names.push([name, true]);
       }
     }
     this.lastResourceVersion = resourceVersion;
@@ -194,7 +186,7 @@ export class Reflector<T extends Named> {
       this.syncedFlag = true;
       this.resolveSynced();
     }
-    for (const name of names) this.emit(name);
+    for (const [name, changed] of names) this.emit(name, changed);
   }
 
   private async loop(): Promise<void> {

@@ -87,4 +87,21 @@ describe('Reflector', () => {
     expect(Number(/rest_client_requests_total\{method="WATCH",resource="secrets",code="200"\} (\d+)/.exec(text)?.[1])).toBeGreaterThanOrEqual(3);
     await r.stop();
   });
+
+  it('a changesOnly listener is not told about objects a relist finds unchanged; a plain one is', async () => {
+    const name = uniqueName('relisted');
+    await client.create(featureGate(name));
+    const r = new Reflector(client, { name, watchTimeoutSeconds: [1, 1], relistIntervalMs: 300 });
+    const all: string[] = [];
+    const changes: string[] = [];
+    r.addListener((n) => all.push(n));
+    r.addListener((n) => changes.push(n), { changesOnly: true });
+    r.start();
+    await r.synced;
+    await eventually(() => expect(all.length).toBeGreaterThanOrEqual(3), 10_000); // the first list and two relists
+    expect(changes).toEqual([name]);
+    await client.delete(name);
+    await eventually(() => expect(changes).toEqual([name, name]));
+    await r.stop();
+  });
 });
