@@ -5,12 +5,11 @@
 // ClusterOperator report the new `operator` version. Every write goes through the leader fence; when
 // leadership is lost the controllers stop and onLostLeadership runs (the CLI exits non-zero).
 import type { ClusterAccess } from '../runtime/index.js';
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterProfile } from '../api-types/index.js';
 import {
-  ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, KubeTransport, LeaderElector, apiServerAuthorizer, selfSignedCert, userAgent, Reflector, ResourceClient, createEventRecorder,
+  ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, KubeTransport, LeaderElector, apiServerAuthorizer, servingCertificate, userAgent, Reflector, ResourceClient, createEventRecorder,
   loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
 import { FeatureGateAccessor } from '../sdk/feature-gate-access.js';
@@ -69,15 +68,6 @@ export interface RunningOperator {
 export const DEFAULT_CLUSTER_OPERATOR_NAME = 'config-operator';
 export const DEFAULT_LEADER_ELECTION_ID = 'config-operator-lock';
 
-/** The metrics serving certificate: the given files, or a self-signed one for this host. */
-function servingCertificate(o: OperatorOptions): { cert: string; key: string } {
-  if (o.tlsCertFile || o.tlsPrivateKeyFile) {
-    if (!o.tlsCertFile || !o.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file go together');
-    return { cert: readFileSync(o.tlsCertFile, 'utf8'), key: readFileSync(o.tlsPrivateKeyFile, 'utf8') };
-  }
-  return selfSignedCert('featuregates-metrics', [hostname(), 'localhost', '127.0.0.1']);
-}
-
 export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
   const log = options.logger ?? silentLogger;
   if (!options.operatorVersion) throw new Error('the operator version is empty: pass --operator-version or set OPERATOR_IMAGE_VERSION');
@@ -128,7 +118,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const secure = options.metricsSecure ?? true;
   const metricsEndpoint = await serveEndpoints(options.metricsBindAddress ?? (secure ? ':8443' : '127.0.0.1:8080'), {
     registry: metrics, health: false,
-    ...(secure ? { tls: servingCertificate(options), authorize: apiServerAuthorizer(kc, { metrics }) } : {}),
+    ...(secure ? { tls: servingCertificate(options, 'featuregates-metrics'), authorize: apiServerAuthorizer(kc, { metrics }) } : {}),
   });
   if (metricsEndpoint) {
     endpoints.push(metricsEndpoint);
@@ -141,9 +131,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   log.info('serving', { metrics: metricsEndpoint?.address, ...(metricsEndpoint ? { metricsScheme: secure ? 'https' : 'http' } : {}), health: healthEndpoint?.address });
 
   const events = createEventRecorder(kc, { namespace, component: 'featuregate-coordinator', logger: log, metrics, ...(fence ? { fence } : {}) });
-  const conditions = new OperatorConditions();
-  for (const type of ['OperatorAvailable', 'OperatorUpgradeable']) conditions.set({ type, status: 'True', reason: 'AsExpected', message: '' });
-  conditions.set({ type: 'OperatorProgressing', status: 'False', reason: 'AsExpected', message: '' });
+  const conditions = OperatorConditions.atStart();
 
   // Over the manager's own caches: no second pair of watches.
   const accessor = new FeatureGateAccessor({ featureGates, clusterVersions, owned: false }, {

@@ -9,6 +9,14 @@ export class OperatorConditions {
 
   constructor(private readonly now: () => Date = () => new Date()) {}
 
+  /** An operator's conditions as it starts: Available and Upgradeable True, Progressing False (all AsExpected). */
+  static atStart(now?: () => Date): OperatorConditions {
+    const c = new OperatorConditions(now);
+    for (const type of ['OperatorAvailable', 'OperatorUpgradeable']) c.set({ type, status: 'True', reason: 'AsExpected', message: '' });
+    c.set({ type: 'OperatorProgressing', status: 'False', reason: 'AsExpected', message: '' });
+    return c;
+  }
+
   /** Sets a condition; its lastTransitionTime changes only when its status does. */
   set(cond: Omit<OperatorCondition, 'lastTransitionTime'>): void {
     const prior = this.byType.get(cond.type);

@@ -17,12 +17,12 @@
 import type { Registry } from 'prom-client';
 import {
   API_VERSION, ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, HCP_API_VERSION, configMapCarries, featureGateConfigMap,
-  featureGatesUpgradeable, featureSetName, hostedFeatureGateSpec, jsonEqual, mergeConfigMap, recordKey, type ConfigMap, type ClusterVersion,
+  featureGatesUpgradeable, featureSetName, hostedFeatureGateSpec, jsonEqual, mergeConfigMap, type ConfigMap, type ClusterVersion,
   type FeatureGate, type FeatureGateSpec, type FeatureSetRegistry, type HostedControlPlane, type HostedGuestRecord,
 } from '../api-types/index.js';
 import {
   ConfigMapResource, Controller, ItemExponentialLimiter, ResourceClient, apiErrorMessage, createEventRecorder,
-  isConflict, isNotFound, silentLogger, statusCode, type ClusterAccess, type EventRecorder, type Logger, type ReconcileResult, type ReleaseCatalog,
+  isConflict, silentLogger, statusCode, type ClusterAccess, type EventRecorder, type InvolvedObject, type Logger, type ReconcileResult, type ReleaseCatalog,
 } from '../runtime/index.js';
 import { clusterOperatorStatusReconciler } from '../controllers/cluster-operator-status.js';
 import { featureGateStatusReconciler } from '../controllers/feature-gate-status.js';
@@ -81,7 +81,7 @@ export function guestDesiredVersion(cv: ClusterVersion | undefined): string | un
 export class GuestSession {
   private readonly log: Logger;
   private readonly controller: Controller;
-  private readonly conditions = new OperatorConditions();
+  private readonly conditions = OperatorConditions.atStart();
   private readonly events: EventRecorder;
   private readonly listeners = new Set<(name: string) => void>();
   private guest: GuestConnection | undefined;
@@ -90,17 +90,20 @@ export class GuestSession {
   private last: HostedGuestRecord | undefined;
   private readonly namespace: string;
   private readonly name: string;
+  /** The HCP as Events name it. */
+  private readonly involved: InvolvedObject;
+  /** The management-side `feature-gate` ConfigMap of this HCP namespace, written through the shard's fence. */
+  private readonly configMaps: ResourceClient<ConfigMap>;
 
   constructor(private readonly d: GuestSessionDeps) {
     [this.namespace, this.name] = d.key.split('/') as [string, string];
     this.log = (d.logger ?? silentLogger).with({ hcp: d.key, shard: d.shard });
-    const hcp = d.hcp();
+    const uid = d.hcp()?.metadata.uid;
+    this.involved = { apiVersion: HCP_API_VERSION, kind: 'HostedControlPlane', name: this.name, namespace: this.namespace, ...(uid ? { uid } : {}) };
     this.events = createEventRecorder(d.management, {
-      namespace: this.namespace, component: 'featuregate-coordinator', logger: this.log, fence: d.fence,
-      regarding: { apiVersion: HCP_API_VERSION, kind: 'HostedControlPlane', name: this.name, namespace: this.namespace, ...(hcp?.metadata.uid ? { uid: hcp.metadata.uid } : {}) },
+      namespace: this.namespace, component: 'featuregate-coordinator', logger: this.log, fence: d.fence, regarding: this.involved,
     });
-    for (const type of ['OperatorAvailable', 'OperatorUpgradeable']) this.conditions.set({ type, status: 'True', reason: 'AsExpected', message: '' });
-    this.conditions.set({ type: 'OperatorProgressing', status: 'False', reason: 'AsExpected', message: '' });
+    this.configMaps = new ResourceClient(d.management, ConfigMapResource, d.registry, { namespace: this.namespace, fence: d.fence });
     this.controller = new Controller({
       name: `hosted:${d.key}`,
       reconcile: () => this.sync(),
@@ -215,7 +218,7 @@ export class GuestSession {
     });
     if (!ok) {
       const reason = problems[0]?.reason ?? 'WriteFailed';
-      this.events.event({ apiVersion: HCP_API_VERSION, kind: 'HostedControlPlane', name: this.name, namespace: this.namespace }, 'Warning', `FeatureGates${reason}`, message);
+      this.events.event(this.involved, 'Warning', `FeatureGates${reason}`, message);
       throw new Error(`${this.d.key}: ${message}`);
     }
     return result;
@@ -287,22 +290,14 @@ export class GuestSession {
   }
 
   private async syncConfigMap(desired: ConfigMap): Promise<void> {
-    const client = new ResourceClient(this.d.management, ConfigMapResource, this.d.registry, { namespace: this.namespace, fence: this.d.fence });
     const known = this.configMap;
     if (known && Date.now() - known.checkedAt < CONFIGMAP_RECHECK_MS && configMapCarries(known.cm, desired)) return;
-    let stored: ConfigMap | undefined;
-    try {
-      stored = await client.get(FEATURE_GATE_CONFIGMAP);
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
-    if (configMapCarries(stored, desired)) {
-      this.configMap = { cm: stored!, checkedAt: Date.now() };
-      return;
-    }
-    const written = stored ? await client.replace(mergeConfigMap(stored, desired)) : await client.create(desired);
-    this.configMap = { cm: written, checkedAt: Date.now() };
-    this.log.info('feature-gate ConfigMap written', { version: desired.metadata.annotations });
+    let created = false;
+    const stored = await this.configMaps.getOrCreate(FEATURE_GATE_CONFIGMAP, () => { created = true; return desired; });
+    const replace = !configMapCarries(stored, desired);
+    const cm = replace ? await this.configMaps.replace(mergeConfigMap(stored, desired)) : stored;
+    this.configMap = { cm, checkedAt: Date.now() };
+    if (created || replace) this.log.info('feature-gate ConfigMap written', { version: desired.metadata.annotations });
   }
 
   /** Hands the record on when it says something new (or the last one is 5 minutes old). */
@@ -318,8 +313,4 @@ export class GuestSession {
     this.d.record(r);
   }
 
-  /** For tests and the status line. */
-  get recordKey(): string {
-    return recordKey(this.d.key);
-  }
 }

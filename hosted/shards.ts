@@ -17,7 +17,7 @@ import type { Registry } from 'prom-client';
 import { MemberLiveness, shardOwner, type MemberRecord } from '../api-types/index.js';
 import {
   LeaderElector, LeaseResource, ResourceClient, apiErrorMessage, gauge, realClock, silentLogger, type Clock, type ClusterAccess, type Lease,
-  type LeaderElectionTiming, type Logger,
+  type LeaderElectionTiming, type LeaderElectorOptions, type Logger,
 } from '../runtime/index.js';
 
 export const MEMBER_LEASE_PREFIX = 'featuregates-hosted-member-';
@@ -77,7 +77,7 @@ export class ShardManager {
   private readonly leases: ResourceClient<Lease>;
   private readonly liveness = new MemberLiveness();
   /** Every shard Lease record as first seen unchanged (monotonic), from the listings: a new elector starts from it. */
-  private readonly shardSeen = new Map<string, { lease: Lease; key: string; at: number }>();
+  private readonly shardSeen = new Map<string, { lease: Lease; at: number }>();
   private readonly electors = new Map<number, ShardElector>();
   /** Shards being handed back (guests stopping, then the Lease released). */
   private readonly handingBack = new Set<ShardElector>();
@@ -90,11 +90,7 @@ export class ShardManager {
   constructor(private readonly o: ShardManagerOptions) {
     this.log = (o.logger ?? silentLogger).with({ identity: o.identity });
     this.clock = o.clock ?? realClock;
-    this.member = new LeaderElector(o.kubeConfig, {
-      namespace: o.namespace, name: memberLeaseName(o.identity), identity: o.identity, ...o.timing, renewIntervalMs: renewInterval(o.timing),
-      ...(o.metrics ? { metrics: o.metrics } : {}), logger: this.log,
-      onStoppedLeading: (reason) => o.onLostMembership(reason),
-    });
+    this.member = this.elector(memberLeaseName(o.identity), { onStoppedLeading: (reason) => o.onLostMembership(reason) });
     this.leases = new ResourceClient(o.kubeConfig, LeaseResource, o.metrics, { namespace: o.namespace });
     this.heldGauge = o.metrics && gauge(o.metrics, 'featuregates_hosted_shards_held', 'Shards whose Lease this replica holds', []);
     this.membersGauge = o.metrics && gauge(o.metrics, 'featuregates_hosted_members', 'Live coordinator replicas seen by this one', []);
@@ -107,19 +103,9 @@ export class ShardManager {
     this.loop = this.run();
   }
 
-  /** Live members as last seen. */
-  liveMembers(): string[] {
-    return [...this.members];
-  }
-
   /** Shards held right now. */
   held(): number[] {
     return [...this.electors].filter(([, e]) => e.held && e.elector.isLeader()).map(([s]) => s).sort((a, b) => a - b);
-  }
-
-  isHeld(shard: number): boolean {
-    const e = this.electors.get(shard);
-    return Boolean(e?.held && e.elector.isLeader());
   }
 
   private async run(): Promise<void> {
@@ -145,8 +131,7 @@ export class ShardManager {
     for (const l of items) {
       const name = l.metadata.name;
       if (name.startsWith(SHARD_LEASE_PREFIX)) {
-        const key = `${l.metadata.resourceVersion ?? ''}`;
-        if (this.shardSeen.get(name)?.key !== key) this.shardSeen.set(name, { lease: l, key, at: now });
+        if (this.shardSeen.get(name)?.lease.metadata.resourceVersion !== l.metadata.resourceVersion) this.shardSeen.set(name, { lease: l, at: now });
         continue;
       }
       if (!name.startsWith(MEMBER_LEASE_PREFIX)) continue;
@@ -171,16 +156,22 @@ export class ShardManager {
     this.heldGauge?.set(this.held().length);
   }
 
+  /** An elector of one of this replica's Leases (its membership or a shard), renewed every renewInterval. */
+  private elector(name: string, extra: Pick<LeaderElectorOptions, 'observedSince' | 'onStoppedLeading'>): LeaderElector {
+    const o = this.o;
+    return new LeaderElector(o.kubeConfig, {
+      namespace: o.namespace, name, identity: o.identity, ...o.timing, renewIntervalMs: renewInterval(o.timing),
+      ...(o.metrics ? { metrics: o.metrics } : {}), logger: this.log, ...extra,
+    });
+  }
+
   private claim(shard: number): void {
     const abort = new AbortController();
     const seen = this.shardSeen.get(shardLeaseName(shard));
     const entry: ShardElector = {
       shard, abort, held: false, done: Promise.resolve(),
-      elector: new LeaderElector(this.o.kubeConfig, {
-        namespace: this.o.namespace, name: shardLeaseName(shard), identity: this.o.identity, ...this.o.timing,
-        renewIntervalMs: renewInterval(this.o.timing),
-        ...(this.o.metrics ? { metrics: this.o.metrics } : {}), logger: this.log,
-        ...(seen ? { observedSince: { lease: seen.lease, at: seen.at } } : {}),
+      elector: this.elector(shardLeaseName(shard), {
+        ...(seen ? { observedSince: seen } : {}),
         onStoppedLeading: (reason) => {
           // Lost (renew failed or taken): its guests stop; the fence already refuses their writes.
           this.log.warn('shard lost', { shard, reason });
