@@ -75,11 +75,11 @@ export async function main(argv: string[]): Promise<number> {
   const entry = commands.find((c) => c.name === (name === '--version' ? 'version' : name));
   if (!entry) {
     // A flag in command position (--verison, --hlep) is matched against the top-level flags.
-    const close = name.startsWith('-')
-      ? closestName(name.replace(/^-+/, ''), ['help', 'version'])?.replace(/^/, '--')
-      : closestName(name, commands.map((c) => c.name));
-    process.stderr.write(`featuregates: unknown ${name.startsWith('-') ? 'flag' : 'command'} ${JSON.stringify(name)}` +
-      `${close ? ` (did you mean ${JSON.stringify(close)}?)` : ''}\n\n${topHelp()}`);
+    const flag = name.startsWith('-');
+    const close = flag ? closestName(name.replace(/^-+/, ''), ['help', 'version']) : closestName(name, commands.map((c) => c.name));
+    const suggestion = close && (flag ? `--${close}` : close);
+    process.stderr.write(`featuregates: unknown ${flag ? 'flag' : 'command'} ${JSON.stringify(name)}` +
+      `${suggestion ? ` (did you mean ${JSON.stringify(suggestion)}?)` : ''}\n\n${topHelp()}`);
     return 2;
   }
   const cmd = await entry.load();

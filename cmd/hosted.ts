@@ -7,7 +7,7 @@ import { DEFAULT_GUEST_BACKOFF_MAX_MS, DEFAULT_SHARDS, readHostedStatus, startHo
 import {
   LOG_FORMAT_OPTION, REQUEST_TIMEOUT_OPTION, UsageError, durationFlag, logFormatOption, outputFlag, requestTimeoutFlag, type CommandSpec,
 } from './args.js';
-import { leaderElectionTimingFlags } from './leader-election-flags.js';
+import { SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
 
 /** NAME[:KEY] */
 export function secretFlag(v: string | undefined): { name: string; key?: string } | undefined {
@@ -43,13 +43,9 @@ export const hostedCommand: CommandSpec = {
     'cluster-operator-name': { type: 'string', help: 'guest ClusterOperator to report Upgradeable to (default config-operator)' },
     'leader-elect-lease-duration': { type: 'string', help: 'shard and membership Lease duration (default 15s)' },
     'leader-elect-renew-deadline': { type: 'string', help: 'how long a holder keeps trying to renew before it stops writing (default 10s)' },
-    'leader-elect-retry-period': { type: 'string', help: 'how often Leases are renewed and the members listed (default 2s)' },
+    'leader-elect-retry-period': { type: 'string', help: 'how often the Leases are listed and a claim or a failed renewal retried (default 2s; held Leases are renewed every third of the lease duration)' },
     'guest-backoff-max': { type: 'string', help: 'longest wait between tries to reach a failing guest (default 3m; a change of its HostedControlPlane or Secret tries at once)' },
-    'metrics-bind-address': { type: 'string', help: 'address for /metrics (default :8443, or 127.0.0.1:8080 with --metrics-secure=false; 0 disables)' },
-    'metrics-secure': { type: 'string', help: 'true (default): HTTPS with TokenReview/SubjectAccessReview; false: plain HTTP' },
-    'tls-cert-file': { type: 'string', help: 'serving certificate (PEM) for secure metrics (default: self-signed)' },
-    'tls-private-key-file': { type: 'string', help: 'its private key (PEM)' },
-    'health-probe-bind-address': { type: 'string', help: 'address for /healthz and /readyz (default :8081)' },
+    ...SERVING_OPTIONS,
     output: { type: 'string', short: 'o', help: 'status: table (default), wide, json or yaml' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
   },
@@ -61,8 +57,7 @@ export const hostedCommand: CommandSpec = {
     const shards = values.shards === undefined ? DEFAULT_SHARDS : Number(values.shards);
     if (!Number.isInteger(shards) || shards < 1 || shards > 1000) throw new UsageError(`--shards must be a whole number from 1 to 1000, got ${JSON.stringify(values.shards)}`);
     const timing = leaderElectionTimingFlags(values);
-    const secure = values['metrics-secure'] ?? 'true';
-    if (secure !== 'true' && secure !== 'false') throw new UsageError(`--metrics-secure must be true or false, got ${JSON.stringify(secure)}`);
+    const serving = servingFlags(values);
     const guestKubeconfigSecret = secretFlag(values['guest-kubeconfig-secret']);
     const logger = createLogger({ fields: { component: 'featuregates-hosted' }, ...logFormatOption(values['log-format']) });
     let finish!: (code: number) => void;
@@ -78,11 +73,7 @@ export const hostedCommand: CommandSpec = {
       ...(values['cluster-operator-name'] ? { clusterOperatorName: values['cluster-operator-name'] } : {}),
       leaderElection: timing,
       guest: { backoffMaxMs: durationFlag(values['guest-backoff-max'], '--guest-backoff-max', DEFAULT_GUEST_BACKOFF_MAX_MS) },
-      ...(values['metrics-bind-address'] !== undefined ? { metricsBindAddress: values['metrics-bind-address'] } : {}),
-      metricsSecure: secure === 'true',
-      ...(values['tls-cert-file'] ? { tlsCertFile: values['tls-cert-file'] } : {}),
-      ...(values['tls-private-key-file'] ? { tlsPrivateKeyFile: values['tls-private-key-file'] } : {}),
-      healthProbeBindAddress: values['health-probe-bind-address'] ?? ':8081',
+      ...serving,
       logger,
       onLostMembership: (reason) => {
         // Every shard's fence already refuses writes; exit non-zero so the Deployment restarts this replica.

@@ -2,13 +2,7 @@
 import { createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
 import { DEFAULT_CLUSTER_OPERATOR_NAME, startOperator } from '../controllers/manager.js';
 import { clusterProfileFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
-import { leaderElectionTimingFlags } from './leader-election-flags.js';
-
-function booleanFlag(v: string | undefined, flag: string, fallback: boolean): boolean {
-  if (v === undefined) return fallback;
-  if (v === 'true' || v === 'false') return v === 'true';
-  throw new UsageError(`${flag} must be true or false, got ${JSON.stringify(v)}`);
-}
+import { SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
 
 export const operatorCommand: CommandSpec = {
   name: 'operator',
@@ -20,11 +14,7 @@ export const operatorCommand: CommandSpec = {
     'authoritative-feature-gate-dir': { type: 'string', help: 'folder of payload FeatureGate manifests (required)' },
     'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed' },
     'cluster-operator-name': { type: 'string', help: `ClusterOperator to report to (default ${DEFAULT_CLUSTER_OPERATOR_NAME})` },
-    'metrics-bind-address': { type: 'string', help: 'address for /metrics (default :8443, or 127.0.0.1:8080 with --metrics-secure=false; 0 disables; port 0 picks one)' },
-    'metrics-secure': { type: 'string', help: 'true (default): HTTPS, callers authenticated by TokenReview and authorized by SubjectAccessReview (get /metrics); false: plain HTTP' },
-    'tls-cert-file': { type: 'string', help: 'serving certificate (PEM) for secure metrics (default: self-signed, made at start)' },
-    'tls-private-key-file': { type: 'string', help: 'its private key (PEM)' },
-    'health-probe-bind-address': { type: 'string', help: 'address for /healthz and /readyz (default :8081)' },
+    ...SERVING_OPTIONS,
     'leader-elect': { type: 'boolean', help: 'hold a Lease before running controllers (for several replicas)' },
     'leader-election-namespace': { type: 'string', help: 'namespace of the Lease (default: the pod namespace)' },
     'leader-elect-lease-duration': { type: 'string', help: 'how long followers wait after the last observed renewal before taking over (default 15s; OpenShift 137s)' },
@@ -54,11 +44,7 @@ export const operatorCommand: CommandSpec = {
       ...(profile ? { clusterProfile: profile } : {}),
       clusterOperatorName: values['cluster-operator-name'] ?? DEFAULT_CLUSTER_OPERATOR_NAME,
       namespace,
-      ...(values['metrics-bind-address'] !== undefined ? { metricsBindAddress: values['metrics-bind-address'] } : {}),
-      metricsSecure: booleanFlag(values['metrics-secure'], '--metrics-secure', true),
-      ...(values['tls-cert-file'] ? { tlsCertFile: values['tls-cert-file'] } : {}),
-      ...(values['tls-private-key-file'] ? { tlsPrivateKeyFile: values['tls-private-key-file'] } : {}),
-      healthProbeBindAddress: values['health-probe-bind-address'] ?? ':8081',
+      ...servingFlags(values),
       leaderElect: flags['leader-elect'] === true,
       leaderElectionNamespace: values['leader-election-namespace'] ?? namespace,
       leaderElection: timing,

@@ -21,6 +21,7 @@ export * from './reflector.js';
 export * from './resource-client.js';
 export * from './resources.js';
 export * from './self-signed-cert.js';
+export * from './serving-cert.js';
 export * from './version.js';
 export * from './work-queue.js';
 export * from './yaml.js';

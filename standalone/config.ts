@@ -62,6 +62,14 @@ export function featureGatesFromConfig(merged: unknown): StandaloneFeatureGates 
   return { ...out, customNoUpgrade: custom, specialHandlingSupportExceptionRequired: special };
 }
 
+const isMapping = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A configuration document's `apiServer` mapping, if it has one. */
+function apiServerOf(doc: unknown): Obj | undefined {
+  const api = isMapping(doc) ? doc.apiServer : undefined;
+  return isMapping(api) ? api : undefined;
+}
+
 const FEATURE_GATES_KEYS = ['featureSet', 'customNoUpgrade', 'specialHandlingSupportExceptionRequired'];
 const LIST_KEYS = ['enabled', 'disabled'];
 
@@ -72,10 +80,8 @@ const LIST_KEYS = ['enabled', 'disabled'];
  * Checked per file, so the error names the file.
  */
 export function checkFeatureGateKeys(doc: unknown): void {
-  const root = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? doc as Obj : undefined;
-  const api = root?.apiServer;
-  const fg = api !== null && typeof api === 'object' && !Array.isArray(api) ? (api as Obj).featureGates : undefined;
-  if (fg === null || typeof fg !== 'object' || Array.isArray(fg)) return;
+  const fg = apiServerOf(doc)?.featureGates;
+  if (!isMapping(fg)) return;
   const unknown = (keys: string[], known: string[], at: string) => {
     for (const k of keys) {
       if (!known.includes(k)) throw new InvalidConfigurationError(`${at}: unknown key ${JSON.stringify(k)}${didYouMean(k, known)}; known keys: ${known.join(', ')}`);
@@ -83,8 +89,8 @@ export function checkFeatureGateKeys(doc: unknown): void {
   };
   unknown(Object.keys(fg), FEATURE_GATES_KEYS, PATH);
   for (const listKey of FEATURE_GATES_KEYS.slice(1)) {
-    const l = (fg as Obj)[listKey];
-    if (l !== null && typeof l === 'object' && !Array.isArray(l)) unknown(Object.keys(l), LIST_KEYS, `${PATH}.${listKey}`);
+    const l = fg[listKey];
+    if (isMapping(l)) unknown(Object.keys(l), LIST_KEYS, `${PATH}.${listKey}`);
   }
 }
 
@@ -94,10 +100,7 @@ export function checkFeatureGateKeys(doc: unknown): void {
  * that can make a permanent choice must not pass in silence. One warning per key, naming it.
  */
 export function featureGatesNearMisses(doc: unknown): string[] {
-  const root = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? doc as Obj : undefined;
-  const api = root?.apiServer;
-  if (api === null || typeof api !== 'object' || Array.isArray(api)) return [];
-  return Object.keys(api)
+  return Object.keys(apiServerOf(doc) ?? {})
     .filter((k) => k !== 'featureGates' && closestName(k, ['featureGates']) !== undefined)
     .map((k) => `apiServer.${k} is not a key MicroShift reads (did you mean apiServer.featureGates?): it is ignored, ` +
       'and no feature gate is set from it');

@@ -8,12 +8,13 @@ import { join, relative } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, RbacAuthorizationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { startOperator, type RunningOperator } from '../../controllers/manager.js';
-import { ClusterVersionResource, FeatureGateResource, ResourceClient, statusCode } from '../../runtime/index.js';
+import { ClusterVersionResource, FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { createFeatureGateAccess } from '../../sdk/index.js';
 import {
   resolveBinaries, serviceAccountKubeConfig, setClusterVersion, setFeatureGateSpec, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { eventually } from '../support/eventually.js';
+import { forbidden } from '../support/forbidden.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();
@@ -30,16 +31,6 @@ function apply(plane: ControlPlane, docs: object[], dryRun: boolean): string {
   const input = docs.map((d) => JSON.stringify(d)).join('\n');
   return execFileSync(kubectl!, ['--kubeconfig', plane.kubeconfigPath, 'apply', '--server-side', '--field-manager=deploy-test',
     ...(dryRun ? ['--dry-run=server'] : []), '-f', '-'], { input, encoding: 'utf8' });
-}
-
-async function forbidden(p: Promise<unknown>): Promise<void> {
-  try {
-    await p;
-  } catch (e) {
-    expect(statusCode(e)).toBe(403);
-    return;
-  }
-  throw new Error('expected 403 Forbidden, but the request was allowed');
 }
 
 describe('deploy manifests', () => {

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails } from '../../api-types/index.js';
 import {
-  ConfigMapResource, FeatureGateResource, KubeTransport, ReleaseCatalog, ResourceClient, SecretResource, readKubeconfigFile, statusCode, type ClusterAccess,
+  ConfigMapResource, FeatureGateResource, KubeTransport, ReleaseCatalog, ResourceClient, SecretResource, readKubeconfigFile, type ClusterAccess,
 } from '../../runtime/index.js';
 import {
   hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, resolveBinaries, serviceAccountKubeConfig,
@@ -18,6 +18,7 @@ import {
 } from '../../sdk/testing/index.js';
 import { spawnCLI } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
+import { forbidden } from '../support/forbidden.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();
@@ -25,16 +26,6 @@ const NS = 'featuregate-hosted';
 const kubectl = resolveBinaries().kubectl!;
 
 type Doc = { kind: string; metadata: { name: string; namespace?: string }; data?: Record<string, string>; spec?: Record<string, unknown> };
-
-async function forbidden(p: Promise<unknown>): Promise<void> {
-  try {
-    await p;
-  } catch (e) {
-    expect(statusCode(e)).toBe(403);
-    return;
-  }
-  throw new Error('expected 403 Forbidden, but the request was allowed');
-}
 
 describe('deploy/hosted with its RBAC proven on a real API server', () => {
   let mgmt: ControlPlane;

@@ -1,0 +1,44 @@
+// The flags `operator` and `hosted` share: leader-election timing, and metrics and health serving (kept out
+// of args.ts so that commands without a cluster do not load the leader elector).
+import { DEFAULT_LEADER_ELECTION, validateLeaderElectionTiming, type LeaderElectionTiming } from '../runtime/leader-election.js';
+import { UsageError, durationFlag, type OptionSpec } from './args.js';
+
+export const SERVING_OPTIONS: Record<string, OptionSpec> = {
+  'metrics-bind-address': { type: 'string', help: 'address for /metrics (default :8443, or 127.0.0.1:8080 with --metrics-secure=false; 0 disables; port 0 picks one)' },
+  'metrics-secure': { type: 'string', help: 'true (default): HTTPS, callers authenticated by TokenReview and authorized by SubjectAccessReview (get /metrics); false: plain HTTP' },
+  'tls-cert-file': { type: 'string', help: 'serving certificate (PEM) for secure metrics (default: self-signed, made at start)' },
+  'tls-private-key-file': { type: 'string', help: 'its private key (PEM)' },
+  'health-probe-bind-address': { type: 'string', help: 'address for /healthz and /readyz (default :8081)' },
+};
+
+function booleanFlag(v: string | undefined, flag: string, fallback: boolean): boolean {
+  if (v === undefined) return fallback;
+  if (v === 'true' || v === 'false') return v === 'true';
+  throw new UsageError(`${flag} must be true or false, got ${JSON.stringify(v)}`);
+}
+
+/** The serving options of startOperator and startHosted, from SERVING_OPTIONS' flags. */
+export function servingFlags(values: Record<string, string | undefined>) {
+  return {
+    ...(values['metrics-bind-address'] !== undefined ? { metricsBindAddress: values['metrics-bind-address'] } : {}),
+    metricsSecure: booleanFlag(values['metrics-secure'], '--metrics-secure', true),
+    ...(values['tls-cert-file'] ? { tlsCertFile: values['tls-cert-file'] } : {}),
+    ...(values['tls-private-key-file'] ? { tlsPrivateKeyFile: values['tls-private-key-file'] } : {}),
+    healthProbeBindAddress: values['health-probe-bind-address'] ?? ':8081',
+  };
+}
+
+/** --leader-elect-lease-duration, -renew-deadline and -retry-period (client-go's defaults), validated as client-go does. */
+export function leaderElectionTimingFlags(values: Record<string, string | undefined>): LeaderElectionTiming {
+  const timing: LeaderElectionTiming = {
+    leaseDurationMs: durationFlag(values['leader-elect-lease-duration'], '--leader-elect-lease-duration', DEFAULT_LEADER_ELECTION.leaseDurationMs),
+    renewDeadlineMs: durationFlag(values['leader-elect-renew-deadline'], '--leader-elect-renew-deadline', DEFAULT_LEADER_ELECTION.renewDeadlineMs),
+    retryPeriodMs: durationFlag(values['leader-elect-retry-period'], '--leader-elect-retry-period', DEFAULT_LEADER_ELECTION.retryPeriodMs),
+  };
+  try {
+    validateLeaderElectionTiming(timing);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  return timing;
+}
