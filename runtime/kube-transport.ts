@@ -7,6 +7,10 @@
 //  - sockets use TCP keep-alive (30 s, like client-go's dialer), so a dead peer is found by the kernel;
 //  - a watch resolves once its response headers arrive (bounded by the same timeout) and then streams;
 //    its liveness is the reflector's business (it knows the bookmark cadence).
+//  - when the server asks to be retried later — 429, or a 5xx, with a Retry-After of whole seconds (what API
+//    priority-and-fairness and a starting watch cache send) — the same request or watch is sent again after
+//    that wait, up to 10 times, as client-go's rest client does; each attempt has its own timeout and is
+//    counted in the request metrics; an abort signal ends the wait.
 // Errors: ApiError for an HTTP status (with the Status body's reason and message), RequestTimeoutError
 // when the deadline passed, the socket's own error (ECONNREFUSED, ECONNRESET, ...) otherwise.
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from 'node:http';
@@ -20,13 +24,52 @@ import { userAgent } from './version.js';
 import { lineSplitter } from './watch-lines.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+/** Retries of one request the server answered with a Retry-After (client-go's rest client: 10). */
+export const MAX_RETRY_AFTER_RETRIES = 10;
 
 /** An HTTP error status from the API server. */
 export class ApiError extends Error {
   override name = 'ApiError';
   constructor(readonly code: number, readonly reason: string | undefined, readonly serverMessage: string | undefined,
-    readonly method: string, readonly path: string) {
+    readonly method: string, readonly path: string,
+    /** The Retry-After header in whole seconds, when the server sent one. */
+    readonly retryAfterSeconds?: number) {
     super(`${method} ${path}: HTTP ${code}${serverMessage ? `: ${serverMessage}` : ''}`);
+  }
+}
+
+/** The wait the server asked for before this error's request is sent again (client-go's checkWait), if any. */
+export function retryAfterMs(e: unknown): number | undefined {
+  if (!(e instanceof ApiError) || e.retryAfterSeconds === undefined) return undefined;
+  return e.code === 429 || e.code >= 500 ? e.retryAfterSeconds * 1000 : undefined;
+}
+
+function retryAfterHeader(res: IncomingMessage): number | undefined {
+  const v = res.headers['retry-after'];
+  // Whole seconds only (an HTTP date is not what the API server sends; client-go ignores it too).
+  return typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : undefined;
+}
+
+/** Waits `ms`, or until `signal` aborts (then rejects with its reason). */
+function waitFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) { reject(signal.reason instanceof Error ? signal.reason : new Error('request aborted')); return; }
+    const onAbort = () => { clearTimeout(timer); reject(signal!.reason instanceof Error ? signal!.reason : new Error('request aborted')); };
+    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** `attempt` again while it fails with a Retry-After, at most MAX_RETRY_AFTER_RETRIES times. */
+async function withRetryAfter<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  for (let retries = 0; ; retries++) {
+    try {
+      return await attempt();
+    } catch (e) {
+      const wait = retryAfterMs(e);
+      if (wait === undefined || retries >= MAX_RETRY_AFTER_RETRIES) throw e;
+      await waitFor(wait, signal);
+    }
   }
 }
 
@@ -64,6 +107,8 @@ export interface WatchRequest {
   query: Record<string, string | number | boolean | undefined>;
   /** Bound on the time until the response headers arrive. */
   timeoutMs?: number;
+  /** Ends a wait the server asked for (Retry-After) before the watch is sent again. */
+  signal?: AbortSignal;
   resource?: string;
   metrics?: Registry;
   /** Every decoded watch event. */
@@ -89,7 +134,7 @@ function readBody(res: IncomingMessage): Promise<string> {
   });
 }
 
-function apiError(code: number, body: string, method: string, path: string): ApiError {
+function apiError(code: number, body: string, method: string, path: string, retryAfterSeconds?: number): ApiError {
   let reason: string | undefined;
   let message: string | undefined;
   try {
@@ -99,7 +144,7 @@ function apiError(code: number, body: string, method: string, path: string): Api
   } catch {
     message = body.slice(0, 300) || undefined;
   }
-  return new ApiError(code, reason, message, method, path);
+  return new ApiError(code, reason, message, method, path, retryAfterSeconds);
 }
 
 const transports = new WeakMap<ClusterAccess, KubeTransport>();
@@ -187,7 +232,7 @@ export class KubeTransport {
   /** One REST call; resolves with the decoded JSON body (undefined when empty). */
   request(r: KubeRequest): Promise<unknown> {
     const metricMethod = r.metricMethod ?? r.method;
-    return countedRequest(r.metrics, metricMethod, r.resource ?? '', () => this.requestOnce(r));
+    return withRetryAfter(() => countedRequest(r.metrics, metricMethod, r.resource ?? '', () => this.requestOnce(r)), r.signal);
   }
 
   private async requestOnce(r: KubeRequest): Promise<unknown> {
@@ -216,7 +261,7 @@ export class KubeTransport {
           r.signal?.removeEventListener('abort', onAbort);
           const code = res.statusCode ?? 0;
           if (code < 200 || code >= 300) {
-            reject(apiError(code, text, r.method, r.path));
+            reject(apiError(code, text, r.method, r.path, retryAfterHeader(res)));
             return;
           }
           try {
@@ -232,7 +277,7 @@ export class KubeTransport {
 
   /** Starts a watch; resolves once the server accepted it (HTTP 200), rejects on an error status or timeout. */
   watch(w: WatchRequest): Promise<WatchHandle> {
-    return countedRequest(w.metrics, 'WATCH', w.resource ?? '', () => this.watchOnce(w));
+    return withRetryAfter(() => countedRequest(w.metrics, 'WATCH', w.resource ?? '', () => this.watchOnce(w)), w.signal);
   }
 
   private async watchOnce(w: WatchRequest): Promise<WatchHandle> {
@@ -263,7 +308,7 @@ export class KubeTransport {
         clearTimeout(timer);
         const code = res.statusCode ?? 0;
         if (code !== 200) {
-          readBody(res).then((text) => reject(apiError(code, text, 'WATCH', w.path)), (e: Error) => reject(e));
+          readBody(res).then((text) => reject(apiError(code, text, 'WATCH', w.path, retryAfterHeader(res))), (e: Error) => reject(e));
           return;
         }
         accepted = true;

@@ -254,9 +254,11 @@ export class Reflector<T extends Named> {
     const ended = new Promise<void>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       let settled = false;
+      const waits = new AbortController(); // ends a Retry-After wait before the watch is sent again
       const finish = (err?: Error) => {
         if (settled) return;
         settled = true;
+        waits.abort();
         clearTimeout(timer);
         this.abortWatch = undefined;
         handle?.abort();
@@ -321,6 +323,7 @@ export class Reflector<T extends Named> {
           allowWatchBookmarks: true, timeoutSeconds, fieldSelector: this.fieldSelector(), labelSelector: this.options.labelSelector,
         },
         resource: this.client.resource.plural,
+        signal: waits.signal,
         ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
         onEvent,
         onEnd: (err) => finish(err),
