@@ -4,11 +4,11 @@
 // With a cluster configured (--kubeconfig or $KUBECONFIG), it runs the operator against that cluster.
 import { join } from 'node:path';
 import { parsePayloadVersion } from '../api-types/index.js';
-import { createLogger, clusterConfigured, loadKubeConfig, readStatus } from '../runtime/index.js';
+import { createLogger, clusterConfigured, loadKubeConfig, readStatus, requireSupportedNode } from '../runtime/index.js';
 import { followDesiredVersion, type LocalRollout } from '../controllers/local-rollout.js';
 import { startOperator } from '../controllers/manager.js';
 import { packageRoot } from '../sdk/testing/binaries.js';
-import { startLocalCluster, type LocalCluster } from '../sdk/testing/local-cluster.js';
+import type { LocalCluster } from '../sdk/testing/local-cluster.js';
 import { formatTable } from './status.js';
 import { payloadVersionFlag, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
 
@@ -48,8 +48,11 @@ export const startCommand: CommandSpec = {
         kc = await loadKubeConfig(values.kubeconfig);
         process.stderr.write(`running the operator against ${kc.getCurrentCluster()?.server}\n`);
       } else {
+        // The test control plane's helpers use @kubernetes/client-node: loaded only here, on a Node that can run it.
+        requireSupportedNode('the local control plane');
         const t0 = Date.now();
         process.stderr.write('no cluster configured: starting a local control plane (etcd + kube-apiserver)...\n');
+        const { startLocalCluster } = await import('../sdk/testing/local-cluster.js');
         local = await startLocalCluster(version);
         kc = local.kubeConfig;
         process.stderr.write(`control plane ${local.kubernetesVersion} ready in ${Date.now() - t0} ms; kubeconfig: ${local.kubeconfigPath}\n`);
@@ -68,8 +71,10 @@ export const startCommand: CommandSpec = {
         process.stdout.write(`\n${formatTable(await readStatus(kc))}\n`);
         process.stdout.write(`metrics: http://${first.op.metricsAddress}/metrics  health: http://${first.op.healthAddress}/readyz\n`);
         if (local) {
-          process.stdout.write(`try:     KUBECONFIG=${local.kubeconfigPath} node dist/cli/featuregates.js status\n`);
-          process.stdout.write(`         node dist/cli/featuregates.js simulate upgrade --to ${nextMinor(version)}   (then --complete; watch status gain the entry)\n`);
+          // Commands that work from the project folder on any Node (npx runs the Node 24 that npm ci installs).
+          process.stdout.write(`kubeconfig: export KUBECONFIG=${local.kubeconfigPath}   (status and simulate also find this cluster without it)\n`);
+          process.stdout.write('try:     npx featuregates status\n');
+          process.stdout.write(`         npx featuregates simulate upgrade --to ${nextMinor(version)}   (then --complete; watch status gain the entry)\n`);
           // The local cluster has no cluster-version operator: roll ours when ClusterVersion's desired version changes.
           rollout = followDesiredVersion({
             kubeConfig: kc, running: first, payloadDir: dir, start: startFor, logger,

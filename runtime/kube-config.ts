@@ -13,6 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { RequestOptions } from 'node:https';
 import { parseYaml } from './yaml.js';
+import { requireSupportedNode } from './node-version.js';
 
 /** How to reach and authenticate to one cluster: what the transport needs (a client-node KubeConfig fits). */
 export interface ClusterAccess {
@@ -179,6 +180,7 @@ export async function loadKubeConfig(kubeconfig?: string, env: NodeJS.ProcessEnv
     const fast = readKubeconfigFile(path);
     if (fast) return fast;
     // exec plugins and auth providers: client-node's implementation, loaded only for them.
+    requireSupportedNode(`kubeconfig ${path} (its user runs an exec plugin or auth provider)`);
     const { KubeConfig } = await import('@kubernetes/client-node');
     const kc = new KubeConfig();
     kc.loadFromFile(path);
