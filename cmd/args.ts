@@ -90,6 +90,9 @@ export const REQUEST_TIMEOUT_OPTION: OptionSpec = {
 };
 export const DEFAULT_CLI_REQUEST_TIMEOUT_MS = 15_000;
 
+/** Where the CLI's reads say which cluster they chose (connect's notes): stderr, so -o json stays clean. */
+export const sayOnStderr = (line: string): void => { process.stderr.write(`${line}\n`); };
+
 export function requestTimeoutFlag(v: string | undefined): number {
   if (v === undefined) return DEFAULT_CLI_REQUEST_TIMEOUT_MS;
   const ms = parseDuration(v, '--request-timeout');

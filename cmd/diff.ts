@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { diffGates, diffIsEmpty, FeatureSets, featureSetName, resolveFeatureSet, statusLists, type EnabledDisabled, type GateDiff } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { connect, readFeatureGate } from '../runtime/cluster-read.js';
-import { REQUEST_TIMEOUT_OPTION, clusterProfileFlag, outputFlag, payloadVersionFlag, requestTimeoutFlag, UsageError, type CommandSpec } from './args.js';
+import { REQUEST_TIMEOUT_OPTION, clusterProfileFlag, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, type CommandSpec } from './args.js';
 
 export function formatDiff(d: GateDiff, from: string, to: string): string {
   if (diffIsEmpty(d)) return `no differences between ${from} and ${to}\n`;
@@ -30,7 +30,7 @@ export const diffCommand: CommandSpec = {
     'to-version': { type: 'string', help: 'with --to: that payload\'s version (default: --from-version); without: a version in the cluster\'s status' },
     'feature-set': { type: 'string', help: 'payloads: compare this feature set (default: Default); cluster: informational' },
     'cluster-profile': { type: 'string', help: 'payloads: self-managed-high-availability (default) or ibm-cloud-managed' },
-    kubeconfig: { type: 'string', help: 'compare two versions of this cluster\'s FeatureGate/cluster status (default $KUBECONFIG, then in-cluster)' },
+    kubeconfig: { type: 'string', help: 'compare two versions of this cluster\'s FeatureGate/cluster status (default $KUBECONFIG, then a running `featuregates start`\'s local cluster, then in-cluster)' },
     output: { type: 'string', short: 'o', help: 'table (default), json or yaml' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
   },
@@ -58,7 +58,7 @@ export const diffCommand: CommandSpec = {
       const fv = values['from-version'];
       const tv = values['to-version'];
       if (!fv || !tv) throw new UsageError('give --from DIR --to DIR (payloads), or --from-version and --to-version (a cluster\'s status)');
-      const fg = await readFeatureGate(await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout'])));
+      const fg = await readFeatureGate(await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout']), sayOnStderr));
       from = statusLists(fg, fv);
       to = statusLists(fg, tv);
       fromName = fv;

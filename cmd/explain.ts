@@ -7,7 +7,7 @@ import {
 } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { connect, readFeatureGate } from '../runtime/cluster-read.js';
-import { REQUEST_TIMEOUT_OPTION, outputFlag, payloadVersionFlag, requestTimeoutFlag, UsageError, type CommandSpec } from './args.js';
+import { REQUEST_TIMEOUT_OPTION, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, type CommandSpec } from './args.js';
 
 export interface Explanation {
   gate: string;
@@ -63,7 +63,7 @@ export const explainCommand: CommandSpec = {
   options: {
     'authoritative-feature-gate-dir': { type: 'string', help: 'explain from these payload FeatureGate manifests' },
     'payload-version': { type: 'string', help: 'the payload version, X.Y.Z (selects manifests by major version; default 4.0.0)' },
-    kubeconfig: { type: 'string', help: 'explain from this cluster\'s FeatureGate/cluster (default when no payload folder is given: $KUBECONFIG, then in-cluster)' },
+    kubeconfig: { type: 'string', help: 'explain from this cluster\'s FeatureGate/cluster (default when no payload folder is given: $KUBECONFIG, then a running `featuregates start`\'s local cluster, then in-cluster)' },
     output: { type: 'string', short: 'o', help: 'text (default), json or yaml' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
   },
@@ -93,7 +93,7 @@ export const explainCommand: CommandSpec = {
       }
     }
     if (values.kubeconfig || !dir) {
-      const kc = await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout']));
+      const kc = await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout']), sayOnStderr);
       const fg = await readFeatureGate(kc);
       const server = kc.getCurrentCluster()?.server ?? 'the API server';
       const { names: clusterNames, ...cluster } = explainCluster(fg, gate);

@@ -5,7 +5,7 @@ import { hostedStatusTable } from '../api-types/index.js';
 import { connect, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
 import { DEFAULT_GUEST_BACKOFF_MAX_MS, DEFAULT_SHARDS, readHostedStatus, startHosted } from '../hosted/index.js';
 import {
-  LOG_FORMAT_OPTION, REQUEST_TIMEOUT_OPTION, UsageError, durationFlag, logFormatOption, outputFlag, requestTimeoutFlag, type CommandSpec,
+  LOG_FORMAT_OPTION, REQUEST_TIMEOUT_OPTION, UsageError, durationFlag, logFormatOption, outputFlag, requestTimeoutFlag, sayOnStderr, type CommandSpec,
 } from './args.js';
 import { SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
 
@@ -19,7 +19,7 @@ export function secretFlag(v: string | undefined): { name: string; key?: string 
 
 async function status(values: Record<string, string | undefined>): Promise<number> {
   const output = outputFlag(values.output, ['table', 'wide', 'json', 'yaml']);
-  const kc = await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout']));
+  const kc = await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout']), sayOnStderr);
   const records = await readHostedStatus(kc, values.namespace ?? podNamespace());
   process.stdout.write(output === 'json' ? `${JSON.stringify(records, null, 2)}\n` : output === 'yaml' ? stringify(records)
     : records.length === 0 ? 'no HostedControlPlanes on this management cluster\n' : hostedStatusTable(records, output === 'wide'));
@@ -33,7 +33,7 @@ export const hostedCommand: CommandSpec = {
   positionals: ['[status]'],
   options: {
     'log-format': LOG_FORMAT_OPTION,
-    kubeconfig: { type: 'string', help: 'the management cluster (default: $KUBECONFIG, then in-cluster)' },
+    kubeconfig: { type: 'string', help: 'the management cluster (default: $KUBECONFIG, then in-cluster; `hosted status` also looks for a running `featuregates start`\'s local cluster before in-cluster)' },
     'payload-catalog': { type: 'string', help: 'folder of release-X.Y/ payload folders (version X.Y.Z reads release-X.Y/); required' },
     namespace: { type: 'string', help: 'namespace of the shard Leases and status records (default: the pod namespace)' },
     identity: { type: 'string', help: 'this replica\'s name in the Leases (default: the hostname)' },

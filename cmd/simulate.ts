@@ -4,16 +4,9 @@
 // `featuregates start`, the local cluster also rolls its operator to V (with --payload-dir, that payload),
 // as the CVO would roll out the new payload's operator.
 import { CLUSTER_VERSION_NAME } from '../api-types/index.js';
-import { ClusterVersionResource, loadKubeConfig, ResourceClient, retryOnConflict, type ClusterAccess } from '../runtime/index.js';
+import { ClusterVersionResource, connect, ResourceClient, retryOnConflict } from '../runtime/index.js';
 import { SIMULATED_PAYLOAD_ANNOTATION } from '../controllers/local-rollout.js';
-import { localClusterKubeconfig } from '../sdk/testing/local-cluster.js';
-import { payloadVersionFlag, UsageError, type CommandSpec } from './args.js';
-
-/** --kubeconfig, else $KUBECONFIG, else the running `featuregates start`'s local cluster, else in-cluster. */
-export async function simulationTarget(kubeconfig: string | undefined): Promise<ClusterAccess> {
-  if (kubeconfig || process.env.KUBECONFIG) return loadKubeConfig(kubeconfig);
-  return loadKubeConfig(localClusterKubeconfig());
-}
+import { DEFAULT_CLI_REQUEST_TIMEOUT_MS, payloadVersionFlag, sayOnStderr, UsageError, type CommandSpec } from './args.js';
 
 export const simulateCommand: CommandSpec = {
   name: 'simulate',
@@ -23,7 +16,7 @@ export const simulateCommand: CommandSpec = {
     to: { type: 'string', help: 'the version to upgrade to, X.Y.Z (required)' },
     complete: { type: 'boolean', help: 'mark the upgrade to --to Completed (starting it first if it is not the head)' },
     'payload-dir': { type: 'string', help: 'payload FeatureGate manifests of the new version (used by `featuregates start` to run its operator)' },
-    kubeconfig: { type: 'string', help: 'the cluster (default: $KUBECONFIG, then the one a running `featuregates start` prints)' },
+    kubeconfig: { type: 'string', help: 'the cluster (default: $KUBECONFIG, then a running `featuregates start`\'s local cluster, then in-cluster)' },
   },
   async run(values, flags, positionals) {
     if (positionals[0] !== 'upgrade') throw new UsageError(`expected "upgrade", got ${JSON.stringify(positionals[0] ?? '')}`);
@@ -34,7 +27,8 @@ export const simulateCommand: CommandSpec = {
     }
     const to = payloadVersionFlag(values.to, '--to')!;
     const { completeHead, upgrade } = await import('../sdk/testing/fake-versions.js');
-    const kc = await simulationTarget(values.kubeconfig);
+    const kc = await connect(values.kubeconfig, DEFAULT_CLI_REQUEST_TIMEOUT_MS, sayOnStderr);
+    process.stdout.write(`cluster: ${kc.getCurrentCluster()?.server}\n`);
     const client = new ResourceClient(kc, ClusterVersionResource);
     const head = () => client.get(CLUSTER_VERSION_NAME).then((cv) => cv.status?.history?.[0]);
     if ((await head())?.version !== to) {

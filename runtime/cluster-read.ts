@@ -6,12 +6,18 @@ import {
 import { apiErrorMessage, isNotFound } from './api-errors.js';
 import { loadKubeConfig, type ClusterAccess } from './kube-config.js';
 import { KubeTransport } from './kube-transport.js';
+import { chooseCluster } from './local-cluster-record.js';
 import { ResourceClient } from './resource-client.js';
 import { ClusterOperatorResource, ClusterVersionResource, FeatureGateResource } from './resources.js';
 
-/** The cluster of `kubeconfig` (or $KUBECONFIG, then in-cluster), each request bounded by `requestTimeoutMs`. */
-export async function connect(kubeconfig: string | undefined, requestTimeoutMs: number): Promise<ClusterAccess> {
-  const kc = await loadKubeConfig(kubeconfig);
+/**
+ * The cluster of `kubeconfig` (or $KUBECONFIG, then a running `featuregates start`'s local cluster — told to
+ * `say` — then in-cluster), each request bounded by `requestTimeoutMs`.
+ */
+export async function connect(kubeconfig: string | undefined, requestTimeoutMs: number, say: (line: string) => void = () => {}): Promise<ClusterAccess> {
+  const choice = chooseCluster(kubeconfig);
+  if (choice.note) say(choice.note);
+  const kc = await loadKubeConfig(choice.kubeconfig);
   KubeTransport.for(kc).defaultTimeoutMs = requestTimeoutMs;
   return kc;
 }

@@ -1,16 +1,11 @@
 // The local cluster `featuregates start` runs when no cluster is configured: a control plane with our CRDs,
 // ClusterVersion/version at one Completed version and an empty FeatureGate/cluster spec, its kubeconfig path
-// recorded where `featuregates simulate` finds it. Stopping it removes the record and every file.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// recorded where `featuregates simulate` and `status` find it (runtime/local-cluster-record.ts). Stopping it removes the record and every file.
 import type { KubeConfig } from '@kubernetes/client-node';
+import { recordLocalCluster } from '../../runtime/local-cluster-record.js';
 import { startControlPlane } from './control-plane.js';
 import { bundledCRDPaths } from './crds.js';
 import { setClusterVersion, setFeatureGateSpec } from './fake-versions.js';
-
-/** Where a running local cluster records its kubeconfig path. */
-const KUBECONFIG_RECORD = join(tmpdir(), 'featuregates-start.kubeconfig-path');
 
 export interface LocalCluster {
   readonly kubeConfig: KubeConfig;
@@ -22,10 +17,11 @@ export interface LocalCluster {
 
 export async function startLocalCluster(clusterVersion: string): Promise<LocalCluster> {
   const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
+  let unrecord: () => void;
   try {
     await setClusterVersion(plane.kubeConfig, { history: [clusterVersion] });
     await setFeatureGateSpec(plane.kubeConfig, {});
-    writeFileSync(KUBECONFIG_RECORD, plane.kubeconfigPath);
+    unrecord = recordLocalCluster(plane.kubeconfigPath, plane.server);
   } catch (e) {
     await plane.stop();
     throw e;
@@ -33,13 +29,8 @@ export async function startLocalCluster(clusterVersion: string): Promise<LocalCl
   return {
     kubeConfig: plane.kubeConfig, kubeconfigPath: plane.kubeconfigPath, kubernetesVersion: plane.version,
     async stop() {
-      rmSync(KUBECONFIG_RECORD, { force: true });
+      unrecord();
       await plane.stop();
     },
   };
-}
-
-/** The kubeconfig path of the running local cluster, if there is one. */
-export function localClusterKubeconfig(): string | undefined {
-  return existsSync(KUBECONFIG_RECORD) ? readFileSync(KUBECONFIG_RECORD, 'utf8').trim() : undefined;
 }
