@@ -1,6 +1,7 @@
 // A child process that cannot outlive its owner: it is started through a small Node "reaper" that
 // polls the owner's PID and, when the owner is gone (even after SIGKILL, when no exit handler runs),
 // stops the child with SIGTERM, then SIGKILL. Stopping is by PID: SIGTERM, a grace period, SIGKILL.
+// The reaper leads its own process group, so signals sent to the owner's group do not reach the child.
 import { spawn } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
 
@@ -44,6 +45,9 @@ export function startSupervised(name: string, command: string, args: string[], l
   const fd = openSync(logFile, 'a');
   const child = spawn(process.execPath, ['-e', REAPER, String(process.pid), String(graceMs), command, ...args], {
     stdio: ['ignore', fd, fd],
+    // Its own process group: a terminal's Ctrl-C (SIGINT to the foreground group) reaches only the owner,
+    // which stops its work first (releasing Leases through this API server) and then stops these.
+    detached: true,
   });
   closeSync(fd);
   let running = true;

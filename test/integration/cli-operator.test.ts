@@ -14,7 +14,7 @@ afterEach(() => { for (const fn of cleanups.splice(0)) fn(); });
 describe('featuregates CLI (operator side)', () => {
   it('start: with no cluster configured runs a local control plane and the operator, prints status, and leaves nothing on Ctrl-C', async () => {
     const env = { KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '' };
-    const p = spawnCLI(['start'], env);
+    const p = spawnCLI(['start'], env, { ownGroup: true });
     afterTest(() => { if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL'); });
     let out = '';
     let err = '';
@@ -24,8 +24,11 @@ describe('featuregates CLI (operator side)', () => {
       .catch((e: Error) => { throw new Error(`${e.message}\nstderr of featuregates start:\n${err.slice(-3000)}`); });
     expect(out).toMatch(/Feature set:\s+Default/);
     expect(out).toMatch(/4\.22\.0\s+3\s+5/);
-    expect(out).toContain('simulate upgrade --to 4.23.0');
-    const dir = /KUBECONFIG=(\/\S+)\/kubeconfig/.exec(out)![1]!;
+    // Hints that work on any Node from the project folder (npx runs the provisioned Node 24), and the kubeconfig.
+    expect(out).toContain('npx featuregates simulate upgrade --to 4.23.0');
+    expect(out).toContain('npx featuregates status');
+    expect(out).not.toContain('node dist/cli');
+    const dir = /export KUBECONFIG=(\/\S+)\/kubeconfig/.exec(out)![1]!;
     expect(processesMentioning(dir).length).toBeGreaterThanOrEqual(2);
     const status = runCLI(['status', '--kubeconfig', `${dir}/kubeconfig`, '-o', 'json']);
     expect(status.code).toBe(0);
@@ -40,6 +43,9 @@ describe('featuregates CLI (operator side)', () => {
     // rolls its operator to 4.23.0, and status gains the new entry first; --complete closes the upgrade.
     const up = runCLI(['simulate', 'upgrade', '--to', '4.23.0'], env);
     expect(up.code).toBe(0);
+    const server = /cluster: (https:\/\/127\.0\.0\.1:\d+)\n/.exec(up.stdout)?.[1];
+    expect(server).toBeDefined();
+    expect(up.stderr).toContain(`using the local cluster of \`featuregates start\` (pid ${p.pid}) at ${server}`);
     expect(up.stdout).toContain('history: 4.23.0 (Partial), 4.22.0 (Completed)');
     await eventually(() => {
       const s = JSON.parse(runCLI(['status', '--kubeconfig', `${dir}/kubeconfig`, '-o', 'json']).stdout);
@@ -49,11 +55,23 @@ describe('featuregates CLI (operator side)', () => {
     const done = runCLI(['simulate', 'upgrade', '--to', '4.23.0', '--complete'], env);
     expect(done.code).toBe(0);
     expect(done.stdout).toContain('history: 4.23.0 (Completed), 4.22.0 (Completed)');
+    // status finds the local cluster as simulate does, and says so on stderr (stdout stays JSON).
+    const found = runCLI(['status', '-o', 'json'], env);
+    expect(found.code).toBe(0);
+    expect(JSON.parse(found.stdout).versions.map((v: { version: string }) => v.version)).toEqual(['4.23.0', '4.22.0']);
+    expect(found.stderr).toContain(`(pid ${p.pid}) at ${server}`);
 
+    // Ctrl-C as a terminal sends it: SIGINT to the whole foreground process group. The control plane is in
+    // its own group, so it outlives the operator's Lease release.
     const exited = new Promise<number | null>((resolve) => p.once('exit', (c) => resolve(c)));
-    p.kill('SIGINT');
+    process.kill(-p.pid!, 'SIGINT');
     expect(await exited).toBe(0);
     expect(err).toContain('local control plane stopped');
+    expect(err.slice(err.indexOf('stopping...'))).toContain('"released leader lease"');
+    expect(err).not.toContain('could not release leader lease');
+    // Nothing a newcomer should worry about: no warning in a normal start, upgrade and stop (kube-apiserver's
+    // "429 storage is (re)initializing" while it starts is waited out, as its Retry-After asks).
+    expect(err).not.toContain('"level":"warn"');
     expect(processesMentioning(dir)).toEqual([]);
   }, 120_000);
 

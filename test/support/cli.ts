@@ -11,6 +11,7 @@ export function runCLI(args: string[], env: NodeJS.ProcessEnv = {}, input?: stri
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-export function spawnCLI(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `ownGroup`: the CLI leads a process group, as a shell's foreground job does (signal it with kill(-pid)). */
+export function spawnCLI(args: string[], env: NodeJS.ProcessEnv = {}, { ownGroup = false } = {}): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
 }
