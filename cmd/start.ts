@@ -41,6 +41,7 @@ export const startCommand: CommandSpec = {
     const dir = values['authoritative-feature-gate-dir'] ?? join(packageRoot(), 'deploy', 'base', 'payload');
     const logger = createLogger({ fields: { operator: 'featuregates' }, ...logFormatOption(values['log-format']) });
     let local: LocalCluster | undefined;
+    let namespace = 'default';
     const signal = untilSignal();
     try {
       let kc;
@@ -52,8 +53,9 @@ export const startCommand: CommandSpec = {
         requireSupportedNode('the local control plane');
         const t0 = Date.now();
         process.stderr.write('no cluster configured: starting a local control plane (etcd + kube-apiserver)...\n');
-        const { startLocalCluster } = await import('../sdk/testing/local-cluster.js');
+        const { startLocalCluster, LOCAL_CLUSTER_NAMESPACE } = await import('../sdk/testing/local-cluster.js');
         local = await startLocalCluster(version);
+        namespace = LOCAL_CLUSTER_NAMESPACE;
         kc = local.kubeConfig;
         process.stderr.write(`control plane ${local.kubernetesVersion} ready in ${Date.now() - t0} ms; kubeconfig: ${local.kubeconfigPath}\n`);
       }
@@ -61,7 +63,8 @@ export const startCommand: CommandSpec = {
       const startFor = (v: string, payload: string) => startOperator({
         kubeConfig: kc, operatorVersion: v, featureGateDir: payload, logger,
         metricsBindAddress: '127.0.0.1:0', metricsSecure: false, healthProbeBindAddress: '127.0.0.1:0',
-        leaderElect: true, leaderElectionNamespace: 'default',
+        // On the local cluster, deploy/base's namespace (its admission binding reads the params there).
+        leaderElect: true, namespace, leaderElectionNamespace: namespace,
         onLostLeadership: (reason) => logger.error('leader election lost', { reason }),
       });
       const first = { version, op: await startFor(version, dir) };

@@ -1,10 +1,11 @@
 // The operator-side CLI commands as a user runs them: start, status, operator flag errors.
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { runCLI, spawnCLI } from '../support/cli.js';
 import { kubeconfigPath } from '../support/cluster.js';
 import { eventually } from '../support/eventually.js';
 import { processesMentioning } from '../support/processes.js';
-import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
+import { bundledCRDPaths, resolveBinaries, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
 
 // Children a test started are killed when it ends, passed or failed (a left-over `start` keeps Jest alive).
 const cleanups: (() => void)[] = [];
@@ -29,6 +30,14 @@ describe('featuregates CLI (operator side)', () => {
     expect(out).toContain('npx featuregates status');
     expect(out).not.toContain('node dist/cli');
     const dir = /export KUBECONFIG=(\/\S+)\/kubeconfig/.exec(out)![1]!;
+    // The admission policies are installed and the operator runs where their binding reads its params: a
+    // misspelt custom gate warns at apply time (dry run: the cluster keeps its Default feature set).
+    await eventually(() => {
+      const dryRun = spawnSync(resolveBinaries().kubectl!, ['--kubeconfig', `${dir}/kubeconfig`, 'apply', '--dry-run=server', '--server-side',
+        '--force-conflicts', '--field-manager=start-test', '-f', '-'], { encoding: 'utf8',
+        input: 'apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata: {name: cluster}\nspec: {featureSet: CustomNoUpgrade, customNoUpgrade: {enabled: [ExampleGatewayAP]}}\n' });
+      expect(dryRun.stderr).toContain('"ExampleGatewayAP" (did you mean "ExampleGatewayAPI"?)');
+    }, 15_000, 500);
     expect(processesMentioning(dir).length).toBeGreaterThanOrEqual(2);
     const status = runCLI(['status', '--kubeconfig', `${dir}/kubeconfig`, '-o', 'json']);
     expect(status.code).toBe(0);
