@@ -1,18 +1,19 @@
 // deploy/: every manifest the overlays render is accepted by the API server, and the RBAC is proven by
 // running the operator (and an SDK accessor) as their ServiceAccounts.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, RbacAuthorizationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { startOperator, type RunningOperator } from '../../controllers/manager.js';
-import { ClusterVersionResource, FeatureGateResource, ResourceClient } from '../../runtime/index.js';
+import { ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { createFeatureGateAccess } from '../../sdk/index.js';
 import {
   resolveBinaries, serviceAccountKubeConfig, setClusterVersion, setFeatureGateSpec, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
+import { runCLI, spawnCLI } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { forbidden } from '../support/forbidden.js';
 import { tempDirs } from '../support/temp.js';
@@ -221,4 +222,69 @@ describe('deploy manifests', () => {
       expect(tryApply(fg('CustomNoUpgrade', ['ExampleGatewayAPI'])).status).toBe(0);
     }, 120_000);
   });
+
+  describe('vanilla overlay as shipped, installed as docs/deploy.md says', () => {
+    let plane: ControlPlane;
+    let proc: ChildProcess | undefined;
+
+    afterAll(async () => {
+      proc?.kill('SIGKILL');
+      await plane?.stop();
+    });
+
+    it('starts on a plain cluster: the rendered Deployment\'s args and env, the docs\' singletons, as its ServiceAccount', async () => {
+      plane = await startControlPlane({});
+      const docs = render('vanilla') as Doc[];
+      apply(plane, docs.filter((d) => d.kind === 'Namespace' || d.kind === 'CustomResourceDefinition'), false);
+      await plane.installCRDs(['featuregates', 'clusterversions', 'clusteroperators'].map((r) => join('deploy', 'crds', `${r}.config.openshift.io.yaml`)));
+      apply(plane, docs, false);
+
+      // The docs' block that creates FeatureGate/cluster and ClusterVersion/version, run as written.
+      const section = readFileSync('docs/deploy.md', 'utf8').split('## Install on vanilla Kubernetes')[1]!.split('\n## ')[0]!;
+      const blocks = [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+      const singletons = blocks.find((b) => b.includes('kind: ClusterVersion'))!;
+      expect(singletons).toContain('--subresource=status');
+      const sh = spawnSync('bash', ['-euo', 'pipefail', '-c', singletons], { encoding: 'utf8',
+        env: { ...process.env, KUBECONFIG: plane.kubeconfigPath, PATH: `${dirname(kubectl!)}:${process.env.PATH}` } });
+      expect(sh.stderr).toBe('');
+      expect(sh.status).toBe(0);
+
+      // The container as the kubelet would start it: its args and env, the payload ConfigMap as its volume.
+      const deployment = docs.find((d) => d.kind === 'Deployment')!;
+      const pod = (deployment.spec as { template: { spec: { containers: Container[]; volumes: { name: string; configMap: { name: string } }[] } } }).template.spec;
+      const container = pod.containers[0]!;
+      expect(container.image).toBe('localhost/featuregate-coordinator:0.1.0');
+      const payloadDir = tempDir('fgc-vanilla-payload-');
+      const mount = container.volumeMounts.find((m) => m.name === 'payload')!;
+      const cm = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === pod.volumes.find((v) => v.name === 'payload')!.configMap.name)!;
+      for (const [file, text] of Object.entries(cm.data!)) writeFileSync(join(payloadDir, file), text);
+      const env = Object.fromEntries(container.env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
+      const version = env.OPERATOR_IMAGE_VERSION!;
+      expect(section).toContain(`"version": "${version}"`);
+      const args = container.args.map((a) => a.replace(mount.mountPath, payloadDir)
+        .replace(/^--metrics-bind-address=.*/, '--metrics-bind-address=127.0.0.1:0').replace(/^--health-probe-bind-address=.*/, '--health-probe-bind-address=127.0.0.1:0'));
+      const sa = join(tempDir('fgc-vanilla-sa-'), 'kubeconfig');
+      writeFileSync(sa, (await serviceAccountKubeConfig(plane, NS, 'featuregate-operator')).exportConfig());
+      proc = spawnCLI([...args, '--kubeconfig', sa], { ...env, POD_NAMESPACE: NS });
+      let log = '';
+      proc.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
+      const fgs = new ResourceClient(plane.kubeConfig, FeatureGateResource);
+      await eventually(async () => {
+        expect(proc!.exitCode).toBeNull();
+        expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual([version]);
+        const co = await new ResourceClient(plane.kubeConfig, ClusterOperatorResource).get('config-operator');
+        expect(co.status?.versions).toContainEqual({ name: 'operator', version });
+      }, 60_000, 300).catch((e: Error) => { throw new Error(`${e.message}\noperator log:\n${log.slice(-3000)}`); });
+      const status = runCLI(['status', '--kubeconfig', plane.kubeconfigPath]);
+      expect(status.stdout).toMatch(/Feature set:\s+Default/);
+      expect(status.stdout).toMatch(new RegExp(`${version.replace(/\./g, '\\.')}\\s+3\\s+5`));
+      expect(log).not.toContain('Forbidden');
+    }, 120_000);
+  });
 });
+
+interface Doc { kind: string; metadata: { name: string; namespace?: string }; spec?: unknown; data?: Record<string, string> }
+interface Container {
+  image: string; args: string[]; env: { name: string; value?: string }[]; volumeMounts: { name: string; mountPath: string }[];
+}
+
