@@ -7,7 +7,7 @@ import { parseStrictVersion } from '../api-types/index.js';
 import { parseYaml } from '../runtime/yaml.js';
 import { createLogger } from '../runtime/logger.js';
 import {
-  appendPrerunFailure, InvalidConfigurationError, prerun, resolveStandaloneGates,
+  appendPrerunFailure, InvalidConfigurationError, prerun, PrerunError, resolveStandaloneGates,
   kubeletOverrides, standaloneAPIServerArgs, standaloneKubeletConfig, type PrerunResult,
 } from '../standalone/index.js';
 import { UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption, outputFlag } from './args.js';
@@ -141,19 +141,25 @@ export const standaloneCommand: CommandSpec = {
         process.stderr.write(`${e.message}\n`);
         return 2;
       }
-      // A check refused the start (PrerunError) or its I/O failed: both are recorded for the administrator
-      // (not on a dry run, which writes nothing).
+      // A check refused the start (PrerunError) or its I/O failed. The log (stderr) has it once, in the
+      // chosen format; `check`'s report — the full message and the verdict — is on stdout, allowed or refused;
+      // `render` keeps stdout for the flags and only adds the verdict to the log.
       const message = (e as Error).message;
-      process.stderr.write(`${message}\n`);
-      if (dryRun) {
-        process.stderr.write(`verdict: this start would be refused (${action === 'render' ? 'render' : 'dry run'}: nothing written)\n`);
+      if (action === 'render') {
+        if (!(e instanceof PrerunError)) logger.error(message); // a refusal is in the log already (prerun's FAIL line)
+        logger.error('verdict: this start would be refused (render: nothing written)');
         return 1;
       }
+      if (dryRun) {
+        process.stdout.write(`dry run: a check refused this start; nothing was written.\n\n${message}\n\nverdict: this start would be refused (dry run: nothing written)\n`);
+        return 1;
+      }
+      process.stdout.write(`${message}\n\nverdict: this start is refused\n`);
       try {
         const log = appendPrerunFailure(backupDir, message);
-        process.stderr.write(`(also written to ${log})\n`);
+        process.stdout.write(`(also written to ${log})\n`);
       } catch (w) {
-        process.stderr.write(`could not write to ${backupDir}: ${(w as Error).message}\n`);
+        logger.error(`could not write to ${backupDir}: ${(w as Error).message}`);
       }
       return 1;
     }

@@ -79,6 +79,7 @@ export function prerun(options: StandaloneOptions): PrerunResult {
       if (msg) log.info(msg);
     }
   } catch (e) {
+    log.error('FAIL version compatibility check', { error: (e as Error).message });
     throw new PrerunError((e as Error).message);
   }
 
@@ -111,7 +112,9 @@ export function prerun(options: StandaloneOptions): PrerunResult {
       }
     }
     if (lock) {
-      log.info('Validating feature gate lock file', { path: lockPath });
+      // On a dry run without a lock, `lock` is the one a real start would create: say so, not "validating".
+      log.info(lockWrite && options.dryRun ? 'Dry run: no feature gate lock file yet; checking against the one a real start would create'
+        : 'Validating feature gate lock file', { path: lockPath });
       const here: RefusalContext = {
         lockPath, dataDir: options.dataDir, gateSources, configFile: options.configFile, ...(data ? { dataVersion: data.version } : {}),
       };
@@ -122,7 +125,7 @@ export function prerun(options: StandaloneOptions): PrerunResult {
         warnings.push(`the lock ${lockPath} lists no gates while the configuration names ${goSet([...c.enabled, ...c.disabled])}: ` +
           'a lock records the gates of the first locked start only, so these gates will not block a minor upgrade — upgrading with them is unsupported');
       }
-      log.info('Feature gate lock file validation successful');
+      log.info(lockWrite && options.dryRun ? 'Checks against the would-be lock passed (dry run: not created)' : 'Feature gate lock file validation successful');
     }
   } catch (e) {
     log.error('FAIL feature gate lock management', { error: (e as Error).message });

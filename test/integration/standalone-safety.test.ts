@@ -160,8 +160,8 @@ describe('version file', () => {
     writeFileSync(n.versionFile, ' \n');
     const r = check(n, '4.21.0');
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('failed to get version of existing MicroShift data: parsing " \\n" failed: ');
-    expect(r.stderr).toContain(`(version file ${n.versionFile})`);
+    expect(r.stdout).toContain('failed to get version of existing MicroShift data: parsing " \\n" failed: ');
+    expect(r.stdout).toContain(`(version file ${n.versionFile})`);
     writeFileSync(n.versionFile, '');
     expect(check(n, '4.21.0').code).toBe(0);
     expect(JSON.parse(readFileSync(n.versionFile, 'utf8')).version).toBe('4.21.0');
@@ -260,13 +260,29 @@ describe('check --dry-run', () => {
     expect(r.stdout).toContain('verdict: this start would be allowed');
   });
 
+  it('without a lock, the log does not claim to validate one (it checks against the lock it would create)', () => {
+    const n = node({ 'config.d/10-gates.yaml': custom(['A']) });
+    const r = check(n, '4.21.0', ['--dry-run', '--log-format', 'json']);
+    expect(r.code).toBe(0);
+    const msgs = r.stderr.trimEnd().split('\n').map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(msgs).not.toContain('Validating feature gate lock file');
+    expect(msgs).not.toContain('Feature gate lock file validation successful');
+    expect(msgs).toContain('Dry run: no feature gate lock file yet; checking against the one a real start would create');
+    expect(msgs).toContain('Checks against the would-be lock passed (dry run: not created)');
+  });
+
   it('a refusal: exit 1 with the verdict, and no failure log', () => {
     const n = node({ 'config.yaml': custom(['A']) });
     expect(check(n, '4.21.0').code).toBe(0);
     const before = readdirSync(n.dataDir).map((f) => [f, readFileSync(join(n.dataDir, f), 'utf8')]);
-    const r = check(n, '4.22.0', ['--dry-run']);
+    const r = check(n, '4.22.0', ['--dry-run', '--log-format', 'json']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('verdict: this start would be refused (dry run: nothing written)');
+    // One stream for the report, allowed or refused: stdout has the refusal and the verdict.
+    expect(r.stdout).toMatch(/^dry run: a check refused this start; nothing was written\.\n\nversion upgrade detected with custom feature gates/);
+    expect(r.stdout).toMatch(/\n\nverdict: this start would be refused \(dry run: nothing written\)\n$/);
+    // stderr is the log, every line JSON, and the refusal is in it once.
+    const logLines = r.stderr.trimEnd().split('\n').map((l) => JSON.parse(l) as { msg: string; error?: string });
+    expect(logLines.filter((l) => `${l.msg} ${l.error ?? ''}`.includes('version upgrade detected with custom feature gates'))).toHaveLength(1);
     expect(existsSync(n.failedLog)).toBe(false);
     expect(readdirSync(n.dataDir).map((f) => [f, readFileSync(join(n.dataDir, f), 'utf8')])).toEqual(before);
   });
@@ -280,7 +296,7 @@ describe('refusal messages: MicroShift\'s first lines, then what is true here', 
     writeFileSync(join(n.configDir, '10-gates.yaml'), custom(['A']));
     const r = check(n, '4.22.1');
     expect(r.code).toBe(1);
-    const lines = r.stderr.split('\n');
+    const lines = r.stdout.split('\n');
     const first = lines.indexOf('version upgrade detected with custom feature gates: locked version 4.21.0, current version 4.22.1');
     expect(first).toBeGreaterThan(-1);
     expect(lines.slice(first, first + 6)).toEqual([
