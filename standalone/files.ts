@@ -29,8 +29,8 @@ function fileProblem(path: string, e: unknown): string {
 /**
  * Every *.yaml under dir, recursively, in lexical order of their paths (.yml is ignored). As MicroShift's
  * walk: a symbolic link to a regular file is read, a symbolic link to a directory is not descended into
- * (so no link can make the walk loop). A *.yaml link that leads nowhere, or in a loop, is an invalid
- * configuration that names it.
+ * (so no link can make the walk loop). A *.yaml link that leads nowhere, in a loop, or to a directory is an
+ * invalid configuration that names it.
  */
 export function dropInFiles(dir: string): string[] {
   const out: string[] = [];
@@ -54,6 +54,10 @@ export function dropInFiles(dir: string): string[] {
           throw new InvalidConfigurationError(`cannot read drop-in ${fileProblem(p, e)} (a symbolic link to ${JSON.stringify(readlinkSafe(p))})`);
         }
         if (target.isFile()) out.push(p);
+        // As MicroShift, which reads it and fails: a *.yaml name that leads to a folder is not skipped.
+        else if (target.isDirectory()) {
+          throw new InvalidConfigurationError(`cannot read drop-in ${p}: is a directory, not a file (a symbolic link to ${JSON.stringify(readlinkSafe(p))})`);
+        }
       }
     }
   };
@@ -65,6 +69,7 @@ function readlinkSafe(p: string): string {
   try { return readlinkSync(p); } catch { return '?'; }
 }
 
+/** `doc` null: the file holds only comments (or an explicit null) — not nothing, for MicroShift's merge. */
 export interface ConfigDocument { path: string; doc: unknown }
 
 /**
@@ -91,7 +96,8 @@ export function readConfigFile(path: string): ConfigDocument | undefined {
       '(MicroShift would read only the first and ignore the rest)');
   }
   const doc = present[0];
-  if (doc === undefined) return undefined;
+  if (text.trim() === '') return undefined; // skipped, as MicroShift skips empty and whitespace-only files
+  if (doc === undefined) return { path, doc: null };
   try {
     checkFeatureGateKeys(doc);
     featureGatesFromConfig(doc);
@@ -140,9 +146,18 @@ export function loadConfigFiles(where: ConfigLocation): ConfigFiles {
   let merged: unknown = {};
   const gateSources: string[] = [];
   const warnings: string[] = [];
-  for (const f of files) {
-    const read = readConfigFile(f);
-    if (!read) continue;
+  const reads = files.map(readConfigFile).filter((r): r is ConfigDocument => r !== undefined);
+  const nothing = reads.find((r) => r.doc === null);
+  if (nothing && reads.length > 1) {
+    // MicroShift turns such a file into JSON null, and its merge patch with the other files fails: it refuses
+    // to start. Refused here too, before any lock could be written from the other files.
+    throw new InvalidConfigurationError(`${nothing.path}: holds no settings, only comments (a YAML null); MicroShift cannot merge it with ` +
+      `the other configuration files (${reads.filter((r) => r !== nothing).map((r) => r.path).join(', ')}) and refuses to start: ` +
+      'delete the file, or give it a mapping ({} for none)');
+  }
+  for (const read of reads) {
+    if (read.doc === null) continue;
+    const f = read.path;
     merged = mergePatch(merged, read.doc);
     if (setsFeatureGates(read.doc)) gateSources.push(f);
     for (const w of featureGatesNearMisses(read.doc)) warnings.push(`${f}: ${w}`);

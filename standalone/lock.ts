@@ -2,7 +2,7 @@
 // start must pass while it exists (pure; standalone/files.ts does the I/O).
 import { stringify } from 'yaml';
 import { parseYaml, YamlSyntaxError } from '../runtime/yaml.js';
-import { describe, formatVersion, isPresetFeatureSet, parseStrictVersion, type EnabledDisabled, type ParsedVersion } from '../api-types/index.js';
+import { describe, FeatureSets, formatVersion, isPresetFeatureSet, parseStrictVersion, type EnabledDisabled, type ParsedVersion } from '../api-types/index.js';
 import type { StandaloneFeatureGates } from './config.js';
 import { goSet } from './validate.js';
 
@@ -104,9 +104,14 @@ export function configChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates, 
   if (inner === undefined) return undefined;
   const head = `detected invalid changes in feature gate configuration: ${inner}`;
   if (!here) return `${head}\n\n${RESTORE_STEPS}`;
+  // Only a feature set the configuration may name can be put back; a lock holding any other value (damaged,
+  // or written by something else) leaves restoring the lock file or cleaning up the data.
+  const restorable = lock.featureSet === FeatureSets.CustomNoUpgrade || isPresetFeatureSet(lock.featureSet);
   return [head, '', ...where(here, lock), '',
     'To start again, either:',
-    `1. put back apiServer.featureGates.featureSet: ${lock.featureSet} (the choice is permanent for this data), OR`,
+    restorable
+      ? `1. put back apiServer.featureGates.featureSet: ${lock.featureSet} (the choice is permanent for this data), OR`
+      : `1. restore the lock file ${here.lockPath} from a backup (${JSON.stringify(lock.featureSet)} is not a feature set a configuration can name, so the lock is damaged), OR`,
     ...cleanupSteps(here, 2),
   ].join('\n');
 }

@@ -109,6 +109,14 @@ describe('config.d walk', () => {
     expect(r.stdout).not.toContain('ViaFolderLink');
   });
 
+  it('a *.yaml that is a link to a folder: invalid configuration (exit 2) naming it, as MicroShift refuses it — never skipped into a lock', () => {
+    const n = node({ 'config.yaml': custom(['A']) });
+    mkdirSync(join(n.root, 'a-folder'));
+    const p = join(n.configDir, 'd.yaml');
+    symlinkSync(join(n.root, 'a-folder'), p);
+    expectInvalid(n, check(n, '4.21.0'), `invalid configuration: cannot read drop-in ${p}: is a directory, not a file (a symbolic link to "${join(n.root, 'a-folder')}")`);
+  });
+
   it.each([
     ['a link to itself', (p: string) => symlinkSync(p, p), 'is a symbolic link loop'],
     ['a dangling link', (p: string) => symlinkSync(`${p}.missing`, p), 'does not exist'],
@@ -117,6 +125,27 @@ describe('config.d walk', () => {
     const p = join(n.configDir, '10-loop.yaml');
     make(p);
     expectInvalid(n, check(n, '4.21.0'), `invalid configuration: cannot read drop-in ${p}: ${text}`);
+  });
+});
+
+describe('a file of comments only (YAML null), as MicroShift merges it', () => {
+  it.each([
+    ['config.yaml', { 'config.yaml': '# nothing here yet\n', 'config.d/10-gates.yaml': custom(['A']) }, 'config.yaml'],
+    ['a drop-in', { 'config.yaml': custom(['A']), 'config.d/20-notes.yaml': '# notes\n# more notes\n' }, 'config.d/20-notes.yaml'],
+  ])('%s of comments beside one that sets CustomNoUpgrade: invalid (exit 2), no lock — MicroShift refuses to start', (_what, files, culprit) => {
+    const n = node(files);
+    expectInvalid(n, check(n, '4.21.0'), `${join(n.root, 'etc', culprit)}: holds no settings, only comments (a YAML null); MicroShift cannot merge it`);
+  });
+
+  it('alone, or when empty or whitespace (which MicroShift skips), it sets nothing and the start is allowed', () => {
+    for (const text of ['# only a comment\n', '', '  \n\n']) {
+      const n = node({ 'config.yaml': text });
+      const r = check(n, '4.21.0', ['--dry-run']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('lock: none, and none would be created');
+    }
+    const n = node({ 'config.yaml': '\n', 'config.d/10-gates.yaml': custom(['A']) });
+    expect(check(n, '4.21.0', ['--dry-run']).stdout).toContain('a real start would CREATE THE LOCK');
   });
 });
 
@@ -201,6 +230,18 @@ describe('lock file safety (beyond MicroShift)', () => {
     expect(r.stderr).toContain(`failed to read lock file: ${n.lock} ${text}`);
     expect(lstatSync(n.lock).ino).toBe(before.ino);
     expect(existsSync(n.versionFile)).toBe(false);
+  });
+
+  it('a lock holding a feature set no configuration can name: the remedy is restoring the lock or cleaning up, never "put back Bogus"', () => {
+    const n = node({ 'config.yaml': custom(['A']) });
+    mkdirSync(n.dataDir);
+    writeFileSync(n.lock, 'customNoUpgrade:\n  disabled: []\n  enabled: [A]\nfeatureSet: Bogus\nversion: 4.21.0\n');
+    const r = check(n, '4.21.0');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('cannot change Bogus feature set');
+    expect(r.stdout).not.toContain('put back');
+    expect(r.stdout).toContain(`1. restore the lock file ${n.lock} from a backup ("Bogus" is not a feature set a configuration can name, so the lock is damaged), OR`);
+    expect(r.stdout).toContain('2. Run: sudo microshift-cleanup-data --all');
   });
 
   it('writes never follow a symbolic link: the version file and prerun_failed.log', () => {
