@@ -1,6 +1,8 @@
 // The operator-side CLI commands as a user runs them: start, status, operator flag errors.
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runCLI, spawnCLI } from '../support/cli.js';
 import { kubeconfigPath } from '../support/cluster.js';
 import { eventually } from '../support/eventually.js';
@@ -39,6 +41,17 @@ describe('featuregates CLI (operator side)', () => {
       expect(dryRun.stderr).toContain('"ExampleGatewayAP" (did you mean "ExampleGatewayAPI"?)');
     }, 15_000, 500);
     expect(processesMentioning(dir).length).toBeGreaterThanOrEqual(2);
+    // docs/sdk.md's first example, as written, against this cluster (Node 24 strips its types; it imports the
+    // package by name, so it runs from a folder inside the package).
+    const snippetDir = join(process.cwd(), '.cache', 'sdk-first-example');
+    mkdirSync(snippetDir, { recursive: true });
+    const firstExample = /^```ts\n([\s\S]*?)^```$/m.exec(readFileSync('docs/sdk.md', 'utf8'))![1]!;
+    writeFileSync(join(snippetDir, 'first.ts'), firstExample);
+    const sdkRun = spawnSync(process.execPath, [join(snippetDir, 'first.ts')], { encoding: 'utf8', timeout: 60_000,
+      env: { ...process.env, KUBECONFIG: `${dir}/kubeconfig`, OPERATOR_IMAGE_VERSION: '' } });
+    expect({ code: sdkRun.status, stderr: sdkRun.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    expect(sdkRun.stdout).toContain("'--feature-gates=ExampleGatewayAPI=true'");
+    expect(sdkRun.stdout).toContain("'--feature-gates=ExampleNodeSwap=false'");
     const status = runCLI(['status', '--kubeconfig', `${dir}/kubeconfig`, '-o', 'json']);
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout)).toEqual({
