@@ -1,7 +1,7 @@
 // The payload-manifest registry: payload FeatureGate manifests (one per feature set, cluster profile
 // and major-version range) → featureSet → {enabled, disabled} for one operator version and profile,
 // following cluster-config-operator's selection rules. Pure: the caller reads the files.
-import { compareNames } from './feature-set.js';
+import { compareNames, featureSetName } from './feature-set.js';
 import { gateNames, type EnabledDisabled } from './gate-lists.js';
 import { decodeFeatureGate } from './decode.js';
 import { parsePayloadVersion } from './payload-version.js';
@@ -31,10 +31,27 @@ export interface FeatureSetRegistry {
   readonly featureSets: ReadonlyMap<string, EnabledDisabled>;
   /** featureSet → the manifest it came from. */
   readonly sources: ReadonlyMap<string, string>;
+  /** The manifests not for this profile and major version, each `<source>: <why>` (for errors that name them). */
+  readonly skipped?: readonly string[];
+}
+
+/** "version V, profile P" and the files skipped on the way, for an error about what the payload lacks. */
+export function searched(registry: FeatureSetRegistry): string {
+  const skipped = registry.skipped ?? [];
+  return `version ${registry.operatorVersion}, cluster profile ${registry.clusterProfile}` +
+    (skipped.length ? `; skipped: ${skipped.join('; ')}` : '');
 }
 
 export class RegistryError extends Error {
   override name = 'RegistryError';
+}
+
+/**
+ * The payload itself is wrong — not a FeatureGate, two manifests claiming one set, a status entry for another
+ * version — as opposed to having nothing for this profile and major (a plain RegistryError).
+ */
+export class BrokenPayloadError extends RegistryError {
+  override name = 'BrokenPayloadError';
 }
 
 export type Selection =
@@ -91,7 +108,7 @@ export function buildRegistry(manifests: readonly PayloadManifest[], options: Re
     try {
       fg = decodeFeatureGate(m.object);
     } catch (e) {
-      throw new RegistryError(`${m.source}: not a FeatureGate manifest: ${(e as Error).message}`);
+      throw new BrokenPayloadError(`${m.source}: not a FeatureGate manifest: ${(e as Error).message}`);
     }
     const sel = selectManifest(fg.metadata.annotations ?? {}, profile, major);
     if (!sel.selected) {
@@ -100,15 +117,19 @@ export function buildRegistry(manifests: readonly PayloadManifest[], options: Re
     }
     const entries = fg.status?.featureGates ?? [];
     const entry = entries.find((e) => e.version === options.operatorVersion) ?? entries.find((e) => e.version === '');
-    const gates = gateNames(entry ?? { enabled: [], disabled: [] });
+    if (!entry) {
+      // Never an empty list of gates: every gate of the set would vanish from the cluster's status.
+      throw new BrokenPayloadError(`${m.source}: status.featureGates has ${entries.length === 0 ? 'no entry'
+        : `entries only for ${entries.map((e) => JSON.stringify(e.version)).join(', ')}`}; a payload manifest needs one for "" (every version) ` +
+        `or for the payload version ${options.operatorVersion}`);
+    }
+    const gates = gateNames(entry);
     const set = fg.spec.featureSet ?? '';
     const prior = featureSets.get(set);
     if (prior) {
-      if (!sameNames(prior.enabled, gates.enabled) || !sameNames(prior.disabled, gates.disabled)) {
-        throw new RegistryError(`feature set ${JSON.stringify(set)} is defined twice with different gates: ` +
-          `${sources.get(set)} and ${m.source}`);
-      }
-      continue;
+      // Even with the same gates: which one a loader keeps would be an accident of file order.
+      throw new BrokenPayloadError(`feature set ${featureSetName(set)} is claimed twice for cluster profile ${profile} and major version ${major}: ` +
+        `${sources.get(set)} and ${m.source}${sameNames(prior.enabled, gates.enabled) && sameNames(prior.disabled, gates.disabled) ? ' (same gates)' : ' (different gates)'}; keep one`);
     }
     featureSets.set(set, gates);
     sources.set(set, m.source);
@@ -118,7 +139,7 @@ export function buildRegistry(manifests: readonly PayloadManifest[], options: Re
       `${profile} and major version ${major} (operator version ${options.operatorVersion})` +
       (skipped.length ? `:\n  ${skipped.join('\n  ')}` : ''));
   }
-  return { operatorVersion: options.operatorVersion, clusterProfile: profile, featureSets, sources };
+  return { operatorVersion: options.operatorVersion, clusterProfile: profile, featureSets, sources, skipped };
 }
 
 /** Every gate name any loaded feature set knows, byte-sorted. */

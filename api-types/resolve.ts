@@ -1,10 +1,10 @@
 // Resolution of FeatureGate spec into one version's gates, as cluster-config-operator computes it.
 // Deliberate difference from upstream: a name is never listed twice (upstream's CustomNoUpgrade
 // appends the forced names to Default's lists without de-duplication).
-import { compareNames, FeatureSets } from './feature-set.js';
+import { compareNames, featureSetName, FeatureSets } from './feature-set.js';
 import type { FeatureGateDetails, FeatureGateSpec } from './wire.js';
 import { toFeatureGateDetails, type EnabledDisabled } from './gate-lists.js';
-import { knownGates, type FeatureSetRegistry } from './registry.js';
+import { knownGates, searched, type FeatureSetRegistry } from './registry.js';
 
 export class ResolutionError extends Error {
   override name = 'ResolutionError';
@@ -23,7 +23,12 @@ export function resolveFeatureSet(spec: FeatureGateSpec, registry: FeatureSetReg
       if (off.has(name)) throw new ResolutionError(`trying to enable and disable "${name}"`);
     }
     const on = new Set(forceOn);
-    const base = registry.featureSets.get(FeatureSets.Default) ?? { enabled: [], disabled: [] };
+    const base = registry.featureSets.get(FeatureSets.Default);
+    if (!base) {
+      // Upstream dereferences the missing set and crashes; an empty base would drop every other gate.
+      throw new ResolutionError(`CustomNoUpgrade is the Default feature set changed by the spec's lists, but the payload manifests ` +
+        `have no Default feature set for ${searched(registry)}`);
+    }
     return {
       enabled: sortedUnique([...forceOn, ...base.enabled.filter((n) => !off.has(n))]),
       disabled: sortedUnique([...forceOff, ...base.disabled.filter((n) => !on.has(n))]),
@@ -31,8 +36,10 @@ export function resolveFeatureSet(spec: FeatureGateSpec, registry: FeatureSetReg
   }
   const gates = registry.featureSets.get(set);
   if (!gates) {
-    const have = [...registry.featureSets.keys()].map((k) => JSON.stringify(k)).join(', ');
-    throw new ResolutionError(`.spec.featureSet ${JSON.stringify(set)} not found (payload manifests define ${have})`);
+    const have = [...registry.featureSets.keys()].map(featureSetName).join(', ');
+    // upstream's words first (Degraded messages are matched on them), then what was searched
+    throw new ResolutionError(`.spec.featureSet ${JSON.stringify(set)} not found: the payload manifests have no ${featureSetName(set)} feature set ` +
+      `for ${searched(registry)} (they define ${have})`);
   }
   const enabled = sortedUnique(gates.enabled);
   const on = new Set(enabled);

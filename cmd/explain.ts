@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import { stringify } from 'yaml';
 import {
-  ALL_CLUSTER_PROFILES, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
+  BrokenPayloadError, ALL_CLUSTER_PROFILES, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
 } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { connect, readFeatureGate } from '../runtime/cluster-read.js';
@@ -75,6 +75,7 @@ export const explainCommand: CommandSpec = {
     const version = payloadVersionFlag(values['payload-version'], '--payload-version') ?? '4.0.0';
     const x: Explanation = { gate, known: false };
     const names = new Set<string>();
+    let broken = false;
     if (dir) {
       x.payload = { dir, version, profiles: [] };
       for (const profile of ALL_CLUSTER_PROFILES) {
@@ -88,6 +89,8 @@ export const explainCommand: CommandSpec = {
             })),
           });
         } catch (e) {
+          // Nothing for this profile and major is an answer; a broken payload is an error (exit 1, after the table).
+          if (e instanceof BrokenPayloadError) broken = true;
           x.payload.profiles.push({ profile, error: (e as Error).message, featureSets: [] });
         }
       }
@@ -106,6 +109,6 @@ export const explainCommand: CommandSpec = {
       if (s) x.suggestion = s;
     }
     process.stdout.write(output === 'json' ? `${JSON.stringify(x, null, 2)}\n` : output === 'yaml' ? stringify(x) : formatExplanation(x));
-    return x.known ? 0 : 1;
+    return x.known && !broken ? 0 : 1;
   },
 };

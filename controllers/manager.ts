@@ -7,14 +7,16 @@
 import type { ClusterAccess } from '../runtime/index.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterProfile } from '../api-types/index.js';
+import {
+  BrokenPayloadError, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
+} from '../api-types/index.js';
 import {
   ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, KubeTransport, LeaderElector, apiServerAuthorizer, servingCertificate, userAgent, Reflector, ResourceClient, createEventRecorder,
   loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
 import { FeatureGateAccessor } from '../sdk/feature-gate-access.js';
 import { clusterOperatorStatusController } from './cluster-operator-status.js';
-import { featureGateStatusController } from './feature-gate-status.js';
+import { FEATURE_GATE_CONTROLLER, featureGateStatusController } from './feature-gate-status.js';
 import { knownGatesParamsController } from './known-gates-params.js';
 import { OperatorConditions } from './operator-conditions.js';
 import { upgradeableController } from './upgradeable.js';
@@ -71,14 +73,24 @@ export const DEFAULT_LEADER_ELECTION_ID = 'config-operator-lock';
 export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
   const log = options.logger ?? silentLogger;
   if (!options.operatorVersion) throw new Error('the operator version is empty: pass --operator-version or set OPERATOR_IMAGE_VERSION');
-  const registry = loadRegistry(options.featureGateDir, {
-    operatorVersion: options.operatorVersion,
-    ...(options.clusterProfile ? { clusterProfile: options.clusterProfile } : {}),
-  });
-  log.info('payload feature sets loaded', {
-    dir: options.featureGateDir, version: options.operatorVersion,
-    featureSets: Object.fromEntries([...registry.featureSets].map(([k, v]) => [k || 'Default', `${v.enabled.length} enabled, ${v.disabled.length} disabled`])),
-  });
+  // A broken payload (two manifests for one set, a status entry for another version, …) is reported, not a
+  // crash loop: the operator runs, writes no FeatureGate status, and says why in its ClusterOperator (Degraded).
+  let registry: FeatureSetRegistry | undefined;
+  let brokenPayload: string | undefined;
+  try {
+    registry = loadRegistry(options.featureGateDir, {
+      operatorVersion: options.operatorVersion,
+      ...(options.clusterProfile ? { clusterProfile: options.clusterProfile } : {}),
+    });
+    log.info('payload feature sets loaded', {
+      dir: options.featureGateDir, version: options.operatorVersion,
+      featureSets: Object.fromEntries([...registry.featureSets].map(([k, v]) => [k || 'Default', `${v.enabled.length} enabled, ${v.disabled.length} disabled`])),
+    });
+  } catch (e) {
+    if (!(e instanceof BrokenPayloadError)) throw e;
+    brokenPayload = `payload manifests in ${options.featureGateDir}: ${e.message}`;
+    log.error('payload manifests are broken: no FeatureGate status is written; reporting Degraded', { error: brokenPayload });
+  }
   const namespace = options.namespace ?? 'default';
   const metrics = new Registry();
   const kc = options.kubeConfig;
@@ -146,12 +158,22 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     c.start();
   };
 
+  const runClusterOperatorStatus = () => run(clusterOperatorStatusController({
+    name: coName, operatorVersion: options.operatorVersion, namespace, clusterOperators, featureGates, client: coClient, conditions,
+    ...(options.degradedInertiaMs !== undefined ? { degradedInertiaMs: options.degradedInertiaMs } : {}),
+  }));
+
   const main = async (): Promise<void> => {
     for (const r of reflectors) r.start();
     if (elector) await elector.acquire(abort.signal);
     if (stopped) return;
     await Promise.race([Promise.all(reflectors.map((r) => r.synced)), new Promise((_, reject) => abort.signal.addEventListener('abort', () => reject(abort.signal.reason as Error), { once: true }))]);
     log.info('caches synced');
+    if (!registry) {
+      conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, brokenPayload));
+      runClusterOperatorStatus();
+      return;
+    }
     run(featureGateStatusController({
       operatorVersion: options.operatorVersion, registry, featureGates, clusterVersions, client: fgClient, conditions, events, logger: log, metrics,
     }));
@@ -160,13 +182,27 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     }));
     accessor.start();
     log.info('waiting for FeatureGate status to hold this version', { version: options.operatorVersion });
-    await accessor.waitForInitial({ timeoutMs: options.initialWaitMs ?? 5 * 60_000, signal: abort.signal });
+    const initial = accessor.waitForInitial({ timeoutMs: options.initialWaitMs ?? 5 * 60_000, signal: abort.signal });
+    initial.catch(() => undefined);
+    // The ClusterOperator waits for this version's gates (upstream's order), unless the status controller fails
+    // first — a spec the payload cannot resolve — which it then reports as Degraded while the wait goes on.
+    let reporting = false;
+    const failing = new Promise<void>((resolve) => {
+      const check = () => {
+        if (conditions.all().some((c) => c.type === `${FEATURE_GATE_CONTROLLER}Degraded` && c.status === 'True')) { off(); resolve(); }
+      };
+      const off = conditions.addListener(check);
+      check();
+      initial.then(off, off);
+    });
+    if (await Promise.race([initial.then(() => false), failing.then(() => true)]) && !stopped) {
+      runClusterOperatorStatus();
+      reporting = true;
+    }
+    await initial;
     if (stopped) return;
     run(upgradeableController({ featureGates, conditions, okdBuild: options.okdBuild ?? false }));
-    run(clusterOperatorStatusController({
-      name: coName, operatorVersion: options.operatorVersion, namespace, clusterOperators, featureGates, client: coClient, conditions,
-      ...(options.degradedInertiaMs !== undefined ? { degradedInertiaMs: options.degradedInertiaMs } : {}),
-    }));
+    if (!reporting) runClusterOperatorStatus();
     log.info('all controllers started');
   };
   const ready = main();

@@ -58,11 +58,20 @@ describe('registry selection rules', () => {
     expect(buildRegistry([m], { operatorVersion: '4.3.0' }).featureSets.get('')?.enabled).toEqual(['A']);
   });
 
-  it('fails on two disagreeing manifests for one feature set, naming both', () => {
+  it('fails on two manifests claiming one feature set, profile and major — even with the same gates — naming both', () => {
     const a = { source: 'a.yaml', object: { kind: 'FeatureGate', spec: {}, status: { featureGates: [{ version: '', enabled: [{ name: 'A' }] }] } } };
     const b = { source: 'b.yaml', object: { kind: 'FeatureGate', spec: {}, status: { featureGates: [{ version: '', enabled: [{ name: 'B' }] }] } } };
-    expect(() => buildRegistry([a, b], { operatorVersion: '4.1.0' })).toThrow('feature set "" is defined twice with different gates: a.yaml and b.yaml');
-    expect(buildRegistry([a, { ...a, source: 'c.yaml' }], { operatorVersion: '4.1.0' }).featureSets.size).toBe(1);
+    expect(() => buildRegistry([a, b], { operatorVersion: '4.1.0' }))
+      .toThrow('feature set Default is claimed twice for cluster profile self-managed-high-availability and major version 4: a.yaml and b.yaml (different gates); keep one');
+    expect(() => buildRegistry([a, { ...a, source: 'c.yaml' }], { operatorVersion: '4.1.0' })).toThrow('a.yaml and c.yaml (same gates); keep one');
+  });
+
+  it('fails on a manifest with no status entry for "" or the payload version, never reading it as no gates', () => {
+    const at = (versions: string[]) => ({ source: 'v.yaml', object: { kind: 'FeatureGate', spec: {}, status: { featureGates: versions.map((version) => ({ version, enabled: [{ name: 'A' }] })) } } });
+    expect(() => buildRegistry([at(['4.99.0'])], { operatorVersion: '4.1.0' }))
+      .toThrow('v.yaml: status.featureGates has entries only for "4.99.0"; a payload manifest needs one for "" (every version) or for the payload version 4.1.0');
+    expect(() => buildRegistry([at([])], { operatorVersion: '4.1.0' })).toThrow('v.yaml: status.featureGates has no entry;');
+    expect(buildRegistry([at(['4.99.0', '4.1.0'])], { operatorVersion: '4.1.0' }).featureSets.get('')?.enabled).toEqual(['A']);
   });
 
   it('rejects an unparsable operator version and a malformed manifest', () => {
@@ -74,7 +83,7 @@ describe('registry selection rules', () => {
   it('skips manifests with a malformed major-version entry and ignores "-" entries', () => {
     const mk = (majors: string) => ({
       source: `${majors}.yaml`,
-      object: { kind: 'FeatureGate', metadata: { annotations: { 'release.openshift.io/major-version': majors } }, spec: {}, status: { featureGates: [] } },
+      object: { kind: 'FeatureGate', metadata: { annotations: { 'release.openshift.io/major-version': majors } }, spec: {}, status: { featureGates: [{ version: '' }] } },
     });
     expect(buildRegistry([mk('-3,4')], { operatorVersion: '4.1.0' }).featureSets.size).toBe(1);
     expect(() => buildRegistry([mk('4,x')], { operatorVersion: '4.1.0' })).toThrow(/malformed release.openshift.io\/major-version entry "x"/);
