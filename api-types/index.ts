@@ -4,6 +4,7 @@ export * from './wire.js';
 export * from './decode.js';
 export * from './payload-version.js';
 export * from './gate-lists.js';
+export * from './major-version-readings.js';
 export * from './registry.js';
 export * from './resolve.js';
 export * from './desired-status.js';

@@ -4,6 +4,7 @@
 import { compareNames, featureSetName } from './feature-set.js';
 import { gateNames, type EnabledDisabled } from './gate-lists.js';
 import { decodeFeatureGate } from './decode.js';
+import { configOperatorReading, MAJOR_VERSION_ANNOTATION } from './major-version-readings.js';
 import { parsePayloadVersion } from './payload-version.js';
 
 export const ClusterProfiles = {
@@ -14,7 +15,6 @@ export type ClusterProfile = (typeof ClusterProfiles)[keyof typeof ClusterProfil
 export const ALL_CLUSTER_PROFILES: readonly ClusterProfile[] = Object.values(ClusterProfiles);
 
 export const PROFILE_ANNOTATION_PREFIX = 'include.release.openshift.io/';
-export const MAJOR_VERSION_ANNOTATION = 'release.openshift.io/major-version';
 /** The value payload manifests carry so that only the config operator (not the CVO) applies them. */
 export const CONFIG_OPERATOR_ONLY = 'false-except-for-the-config-operator';
 
@@ -69,16 +69,8 @@ export function selectManifest(annotations: Record<string, string>, profile: Clu
   }
   const majors = annotations[MAJOR_VERSION_ANNOTATION];
   if (majors !== undefined) {
-    let found = false;
-    for (const raw of majors.split(',')) {
-      const entry = raw.trim();
-      if (entry.startsWith('-')) continue;
-      if (!/^\d+$/.test(entry)) {
-        return { selected: false, reason: `malformed ${MAJOR_VERSION_ANNOTATION} entry ${JSON.stringify(entry)}` };
-      }
-      if (Number(entry) === major) found = true;
-    }
-    if (!found) return { selected: false, reason: `${MAJOR_VERSION_ANNOTATION} "${majors}" does not contain ${major}` };
+    const reading = configOperatorReading(majors, major);
+    if (!reading.applies) return { selected: false, reason: reading.why };
   }
   return { selected: true };
 }

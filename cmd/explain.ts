@@ -3,9 +3,9 @@
 import { basename } from 'node:path';
 import { stringify } from 'yaml';
 import {
-  BrokenPayloadError, ALL_CLUSTER_PROFILES, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
+  BrokenPayloadError, ALL_CLUSTER_PROFILES, MAJOR_VERSION_ANNOTATION, majorVersionDisagreement, parsePayloadVersion, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
 } from '../api-types/index.js';
-import { loadRegistry } from '../runtime/payload-manifests.js';
+import { loadRegistry, readPayloadManifests } from '../runtime/payload-manifests.js';
 import { connect, readFeatureGate } from '../runtime/cluster-read.js';
 import { REQUEST_TIMEOUT_OPTION, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, type CommandSpec } from './args.js';
 
@@ -13,6 +13,8 @@ export interface Explanation {
   gate: string;
   payload?: {
     dir: string; version: string;
+    /** Files whose major-version annotation the cluster-version operator's filter reads differently. */
+    notes?: string[];
     profiles: { profile: string; error?: string; featureSets: { featureSet: string; state: GateState | 'absent'; decidedBy: string }[] }[];
   };
   cluster?: {
@@ -45,6 +47,7 @@ export function formatExplanation(x: Explanation): string {
       if (p.error) lines.push(`  ${p.profile.padEnd(32)} ${p.error.startsWith('featuregates not located') ? '(no manifests for this profile and major version)' : `(${p.error.split('\n')[0]})`}`);
       for (const f of p.featureSets) lines.push(`  ${p.profile.padEnd(32)} ${featureSetName(f.featureSet).padEnd(22)} ${f.state.padEnd(9)} ${basename(f.decidedBy)}`);
     }
+    for (const n of x.payload.notes ?? []) lines.push(`  note: ${n}`);
   }
   if (x.cluster) {
     const spec = x.cluster.spec === 'not named' ? 'the spec does not name this gate' : `the spec's customNoUpgrade forces it ${x.cluster.spec.replace('forces ', '')}`;
@@ -78,6 +81,13 @@ export const explainCommand: CommandSpec = {
     let broken = false;
     if (dir) {
       x.payload = { dir, version, profiles: [] };
+      const major = parsePayloadVersion(version).major;
+      const notes = readPayloadManifests(dir).flatMap((m) => {
+        const value = (m.object as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.[MAJOR_VERSION_ANNOTATION];
+        const differ = value === undefined ? undefined : majorVersionDisagreement(value, major);
+        return differ ? [`${basename(m.source)}: ${differ}`] : [];
+      });
+      if (notes.length) x.payload.notes = notes;
       for (const profile of ALL_CLUSTER_PROFILES) {
         try {
           const registry = loadRegistry(dir, { operatorVersion: version, clusterProfile: profile });
