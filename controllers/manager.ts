@@ -8,7 +8,7 @@ import type { ClusterAccess } from '../runtime/index.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import {
-  BrokenPayloadError, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
+  BrokenPayloadError, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, FeatureSets, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
   ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, KubeTransport, LeaderElector, apiServerAuthorizer, servingCertificate, userAgent, Reflector, ResourceClient, createEventRecorder,
@@ -18,6 +18,7 @@ import { FeatureGateAccessor } from '../sdk/feature-gate-access.js';
 import { clusterOperatorStatusController } from './cluster-operator-status.js';
 import { FEATURE_GATE_CONTROLLER, featureGateStatusController } from './feature-gate-status.js';
 import { knownGatesParamsController } from './known-gates-params.js';
+import { okdMigrationController } from './okd-feature-set-migration.js';
 import { OperatorConditions } from './operator-conditions.js';
 import { upgradeableController } from './upgradeable.js';
 
@@ -177,6 +178,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     run(featureGateStatusController({
       operatorVersion: options.operatorVersion, registry, featureGates, clusterVersions, client: fgClient, conditions, events, logger: log, metrics,
     }));
+    if (options.okdBuild) run(okdMigrationController({ featureGates, client: fgClient, events, payloadHasOKD: registry.featureSets.has(FeatureSets.OKD), logger: log }));
     run(knownGatesParamsController({
       kubeConfig: kc, namespace, operatorVersion: options.operatorVersion, registry, clusterVersions, metrics, ...(fence ? { fence } : {}),
     }));

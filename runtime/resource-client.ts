@@ -96,6 +96,17 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
     return this.resource.decode(await this.call({ method: 'PUT', path: `${this.path}/${encodeURIComponent(obj.metadata.name ?? '')}/status`, body: obj }));
   }
 
+  /**
+   * Server-side apply of `obj` (the fields it names) as `fieldManager`; `force` takes fields over from other
+   * managers, as controllers that own a field do.
+   */
+  async apply(obj: T & { apiVersion: string; kind: string }, fieldManager: string, force = false): Promise<T> {
+    return this.resource.decode(await this.call({
+      method: 'PATCH', path: `${this.path}/${encodeURIComponent(obj.metadata.name ?? '')}`, body: obj, contentType: 'application/apply-patch+yaml',
+      query: { fieldManager, ...(force ? { force: true } : {}) },
+    }));
+  }
+
   async delete(name: string): Promise<void> {
     await this.call({ method: 'DELETE', path: `${this.path}/${encodeURIComponent(name)}` });
   }
