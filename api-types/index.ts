@@ -5,6 +5,7 @@ export * from './decode.js';
 export * from './payload-version.js';
 export * from './gate-lists.js';
 export * from './major-version-readings.js';
+export * from './manifest-inclusion.js';
 export * from './registry.js';
 export * from './resolve.js';
 export * from './desired-status.js';

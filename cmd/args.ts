@@ -122,6 +122,15 @@ export function payloadVersionFlag(v: string | undefined, flag: string): string 
   return v;
 }
 
+/** A version as the cluster-version operator records it: X.Y.Z, maybe with a pre-release or build suffix — never "4.24". */
+export function fullVersionFlag(v: string | undefined, flag: string): string | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]+)?$/.test(v)) {
+    throw new UsageError(`${flag}: expected a full payload version X.Y.Z (e.g. 4.24.0), got ${JSON.stringify(v)}`);
+  }
+  return payloadVersionFlag(v, flag);
+}
+
 export const LOG_FORMAT_OPTION: OptionSpec = {
   type: 'string', help: 'log lines as json or text (default: text on a terminal, coloured unless NO_COLOR is set; json otherwise)',
 };

@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import { stringify } from 'yaml';
 import {
-  BrokenPayloadError, ALL_CLUSTER_PROFILES, MAJOR_VERSION_ANNOTATION, majorVersionDisagreement, parsePayloadVersion, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
+  BrokenPayloadError, ALL_CLUSTER_PROFILES, featureGateRequirements, MAJOR_VERSION_ANNOTATION, type ManifestObject, majorVersionDisagreement, parsePayloadVersion, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
 } from '../api-types/index.js';
 import { loadRegistry, readPayloadManifests } from '../runtime/payload-manifests.js';
 import { connect, readFeatureGate } from '../runtime/cluster-read.js';
@@ -17,6 +17,8 @@ export interface Explanation {
     notes?: string[];
     profiles: { profile: string; error?: string; featureSets: { featureSet: string; state: GateState | 'absent'; decidedBy: string }[] }[];
   };
+  /** Payload manifests the gate decides (release.openshift.io/feature-gate), each needing it on or (`-GATE`) off. */
+  manifests?: { dir: string; decides: { file: string; object: string; needs: 'enabled' | 'disabled'; requirement: string }[] };
   cluster?: {
     server: string; featureSet: string;
     spec: 'forces enabled' | 'forces disabled' | 'not named';
@@ -49,6 +51,11 @@ export function formatExplanation(x: Explanation): string {
     }
     for (const n of x.payload.notes ?? []) lines.push(`  note: ${n}`);
   }
+  if (x.manifests) {
+    lines.push('', `Payload manifests ${x.manifests.dir} this gate decides (release.openshift.io/feature-gate):`);
+    if (x.manifests.decides.length === 0) lines.push('  (none)');
+    for (const m of x.manifests.decides) lines.push(`  ${m.file} (${m.object}): applied only while ${x.gate} is ${m.needs} (requires "${m.requirement}")`);
+  }
   if (x.cluster) {
     const spec = x.cluster.spec === 'not named' ? 'the spec does not name this gate' : `the spec's customNoUpgrade forces it ${x.cluster.spec.replace('forces ', '')}`;
     lines.push('', `Cluster ${x.cluster.server}: feature set ${featureSetName(x.cluster.featureSet)}; ${spec}`);
@@ -61,11 +68,12 @@ export function formatExplanation(x: Explanation): string {
 
 export const explainCommand: CommandSpec = {
   name: 'explain',
-  usage: 'featuregates explain GATE [--authoritative-feature-gate-dir D --payload-version V] [--kubeconfig P] [-o text|json|yaml]',
+  usage: 'featuregates explain GATE [--authoritative-feature-gate-dir D --payload-version V] [--payload-manifests DIR] [--kubeconfig P] [-o text|json|yaml]',
   positionals: ['GATE'],
   options: {
     'authoritative-feature-gate-dir': { type: 'string', help: 'explain from these payload FeatureGate manifests' },
     'payload-version': { type: 'string', help: 'the payload version, X.Y.Z (selects manifests by major version; default 4.0.0)' },
+    'payload-manifests': { type: 'string', help: 'also list the payload manifests (any kind) whose release.openshift.io/feature-gate names this gate' },
     kubeconfig: { type: 'string', help: 'explain from this cluster\'s FeatureGate/cluster (default when no payload folder is given: $KUBECONFIG, then a running `featuregates start`\'s local cluster, then in-cluster)' },
     output: { type: 'string', short: 'o', help: 'text (default), json or yaml' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
@@ -105,7 +113,19 @@ export const explainCommand: CommandSpec = {
         }
       }
     }
-    if (values.kubeconfig || !dir) {
+    if (values['payload-manifests']) {
+      const mdir = values['payload-manifests'];
+      x.manifests = { dir: mdir, decides: readPayloadManifests(mdir).flatMap(({ source, object }) => {
+        const o = object as ManifestObject;
+        const reqs = featureGateRequirements(o.metadata?.annotations ?? {});
+        if (!reqs.includes(gate) && !reqs.includes(`-${gate}`)) return [];
+        return [{ file: basename(source), object: `${o.kind ?? '?'}/${o.metadata?.name ?? '?'}`, needs: reqs.includes(gate) ? 'enabled' as const : 'disabled' as const, requirement: reqs.join(',') }];
+      }) };
+      for (const { object } of readPayloadManifests(mdir)) {
+        for (const r of featureGateRequirements((object as ManifestObject).metadata?.annotations ?? {})) names.add(r.replace(/^-/, ''));
+      }
+    }
+    if (values.kubeconfig || (!dir && !values['payload-manifests'])) {
       const kc = await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout']), sayOnStderr);
       const fg = await readFeatureGate(kc);
       const server = kc.getCurrentCluster()?.server ?? 'the API server';

@@ -31,6 +31,8 @@ const commands: { name: string; summary: string; load: () => Promise<CommandSpec
     load: async () => (await import('./diff.js')).diffCommand },
   { name: 'preview', summary: 'what a FeatureGate spec would resolve to for a payload: lists, unknown names, conflicts, irreversibility',
     load: async () => (await import('./preview.js')).previewCommand },
+  { name: 'manifests', summary: 'which payload manifests the cluster-version operator would apply, skip or reject by feature gate, and why',
+    load: async () => (await import('./manifests.js')).manifestsCommand },
   { name: 'simulate', summary: 'write ClusterVersion history as the cluster-version operator does during an upgrade (Partial, then --complete)',
     load: async () => (await import('./simulate.js')).simulateCommand },
   { name: 'gen', summary: 'generate code: gen gate-names --payload-dir D [-o F.ts] (typed gate names for SDK users)',

@@ -2,10 +2,20 @@
 // empty spec) with its status filled for --payload-version.
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { decodeFeatureGate, emptyFeatureGate, previewSpec, renderFeatureGate, unknownGateMessage } from '../api-types/index.js';
+import { decodeFeatureGate, emptyFeatureGate, previewSpec, renderFeatureGate, unknownGateMessage, type FeatureGate } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { parseYaml } from '../runtime/yaml.js';
 import { clusterProfileFlag, payloadVersionFlag, UsageError, type CommandSpec, outputFlag } from './args.js';
+
+/** A FeatureGate manifest file (YAML or JSON); errors name the file (and line:column for YAML). */
+export function readFeatureGateFile(path: string): FeatureGate {
+  const object = parseYaml(readFileSync(path, 'utf8'), path);
+  try {
+    return decodeFeatureGate(object);
+  } catch (e) {
+    throw new Error(`${path}: ${(e as Error).message}`, { cause: e });
+  }
+}
 
 export const renderCommand: CommandSpec = {
   name: 'render',
@@ -24,16 +34,7 @@ export const renderCommand: CommandSpec = {
     if (!dir) throw new UsageError('--authoritative-feature-gate-dir is required');
     const profile = clusterProfileFlag(values['cluster-profile']);
     const output = outputFlag(values.output, ['yaml', 'json']);
-    let fg = emptyFeatureGate();
-    if (values.featuregate) {
-      const path = values.featuregate;
-      const object = parseYaml(readFileSync(path, 'utf8'), path); // errors say path:line:col
-      try {
-        fg = decodeFeatureGate(object);
-      } catch (e) {
-        throw new Error(`${path}: ${(e as Error).message}`, { cause: e });
-      }
-    }
+    const fg = values.featuregate ? readFeatureGateFile(values.featuregate) : emptyFeatureGate();
     const registry = loadRegistry(dir, {
       operatorVersion: version,
       ...(profile ? { clusterProfile: profile } : {}),

@@ -6,7 +6,7 @@
 import { CLUSTER_VERSION_NAME } from '../api-types/index.js';
 import { ClusterVersionResource, connect, ResourceClient, retryOnConflict } from '../runtime/index.js';
 import { SIMULATED_PAYLOAD_ANNOTATION } from '../controllers/local-rollout.js';
-import { DEFAULT_CLI_REQUEST_TIMEOUT_MS, payloadVersionFlag, sayOnStderr, UsageError, type CommandSpec } from './args.js';
+import { DEFAULT_CLI_REQUEST_TIMEOUT_MS, fullVersionFlag, sayOnStderr, UsageError, type CommandSpec } from './args.js';
 
 export const simulateCommand: CommandSpec = {
   name: 'simulate',
@@ -21,11 +21,7 @@ export const simulateCommand: CommandSpec = {
   async run(values, flags, positionals) {
     if (positionals[0] !== 'upgrade') throw new UsageError(`expected "upgrade", got ${JSON.stringify(positionals[0] ?? '')}`);
     if (values.to === undefined) throw new UsageError('--to is required');
-    // What the cluster-version operator records: X.Y.Z, maybe with a pre-release or build suffix — never "4.24".
-    if (!/^\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]+)?$/.test(values.to)) {
-      throw new UsageError(`--to: expected a full payload version X.Y.Z (e.g. 4.24.0), got ${JSON.stringify(values.to)}`);
-    }
-    const to = payloadVersionFlag(values.to, '--to')!;
+    const to = fullVersionFlag(values.to, '--to')!;
     const { completeHead, upgrade } = await import('../sdk/testing/fake-versions.js');
     const kc = await connect(values.kubeconfig, DEFAULT_CLI_REQUEST_TIMEOUT_MS, sayOnStderr);
     process.stdout.write(`cluster: ${kc.getCurrentCluster()?.server}\n`);
