@@ -1,99 +1,191 @@
-// `npm run image:test`: runs the built image against a local control plane and checks that the operator
-// writes FeatureGate status and publishes its ClusterOperator, then stops it (SIGTERM: exit 0, Lease
-// released). With podman (host network, read-only root, non-root user); when podman cannot run
-// containers here, the same entrypoint runs in the unpacked image root (umoci unpack, then unshare +
-// chroot as UID 65532) and the reason is printed.
+// `npm run image:test`: runs the built image as a real container — podman with runc, as this kind of machine
+// can (crun fails on rlimits and cgroups; runc works with limits at or below the machine's hard limits) — the
+// way the vanilla overlay's Deployment starts it: its args, env and securityContext read from the rendered
+// manifest, and in-cluster credentials as a kubelet provides them (a ServiceAccount token from TokenRequest,
+// the cluster CA and the namespace at /var/run/secrets/kubernetes.io/serviceaccount, KUBERNETES_SERVICE_HOST/
+// PORT), so the in-cluster path and the manifests' RBAC run for real. Checked from outside: the Deployment's
+// probes, HTTPS /metrics with a token bound to featuregate-metrics-reader (and 401 without), FeatureGate status
+// and the ClusterOperator, SIGTERM → exit 0 within the grace period and the Lease released.
+// When podman cannot run containers, the same entrypoint runs in the unpacked image root (umoci unpack, then
+// unshare + chroot as the image's user) with the same mounts and environment; the output says which ran.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { FEATURE_GATE_NAME } from '../../api-types/index.js';
 import { ClusterOperatorResource, FeatureGateResource, KubeTransport, ResourceClient, packageVersion } from '../../runtime/index.js';
-import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
+import { bundledCRDPaths, resolveBinaries, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
 
 const image = process.env.IMAGE ?? `featuregate-coordinator:${packageVersion()}`;
-const VERSION = '4.22.1';
+const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (m: string) => process.stderr.write(`[image:test] ${m}\n`);
 
+interface Container {
+  args: string[]; env: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+  ports: { name: string; containerPort: number }[]; volumeMounts: { name: string; mountPath: string }[];
+  livenessProbe: { httpGet: { path: string; port: string } }; readinessProbe: { httpGet: { path: string; port: string } };
+  securityContext: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
+}
+interface Doc { kind: string; metadata: { name: string; namespace?: string }; data?: Record<string, string>; spec?: { template: { spec: {
+  containers: Container[]; securityContext?: { runAsNonRoot?: boolean }; terminationGracePeriodSeconds?: number;
+  volumes: { name: string; configMap?: { name: string } }[] } } } }
+
+/** A GET and its status code (TLS not verified: the operator's metrics certificate is self-signed here). */
+function get(url: string, token?: string): Promise<{ code: number; body: string }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { headers: token ? { Authorization: `Bearer ${token}` } : {}, rejectUnauthorized: false, timeout: 5000 }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => { body += d.toString(); });
+      res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const portFree = (port: number) => new Promise<boolean>((resolve) => {
+  const s = createServer().once('error', () => resolve(false)).listen(port, '0.0.0.0', () => s.close(() => resolve(true)));
+});
+
 const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
 const work = mkdtempSync(join(tmpdir(), 'fgc-image-test-'));
+const transport = KubeTransport.for(plane.kubeConfig);
 let proc: ChildProcess | undefined;
-let how: string;
 let failed = false;
 try {
+  // The vanilla overlay as a user installs it: its RBAC applied, its Deployment read for how to start the container.
+  const kubectl = resolveBinaries().kubectl!;
+  const docs = parseAllDocuments(execFileSync(kubectl, ['kustomize', 'deploy/overlays/vanilla'], { encoding: 'utf8' })).map((d) => d.toJS() as Doc).filter(Boolean);
+  const rbac = docs.filter((d) => ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(d.kind));
+  execFileSync(kubectl, ['--kubeconfig', plane.kubeconfigPath, 'apply', '--server-side', '-f', '-'], { input: rbac.map((d) => JSON.stringify(d)).join('\n'), encoding: 'utf8' });
+  const deployment = docs.find((d) => d.kind === 'Deployment')!;
+  const namespace = deployment.metadata.namespace!;
+  const pod = deployment.spec!.template.spec;
+  const c = pod.containers[0]!;
+  const env = Object.fromEntries(c.env.map((e) => [e.name, e.value ?? (e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? namespace : '')]));
+  const version = env.OPERATOR_IMAGE_VERSION!;
   await setFeatureGateSpec(plane.kubeConfig, {});
-  await setClusterVersion(plane.kubeConfig, { history: [VERSION] });
-  const kubeconfig = join(work, 'kubeconfig');
-  copyFileSync(plane.kubeconfigPath, kubeconfig);
-  chmodSync(kubeconfig, 0o644); chmodSync(work, 0o755);
-  const args = ['operator', '--kubeconfig', '/var/run/fgc/kubeconfig', '--operator-version', VERSION, '--authoritative-feature-gate-dir', '/app/payload',
-    '--metrics-bind-address', '127.0.0.1:0', '--metrics-secure=false', '--health-probe-bind-address', '127.0.0.1:0',
-    '--leader-elect', '--leader-election-namespace', 'default'];
+  await setClusterVersion(plane.kubeConfig, { history: [version] });
+
+  // What a kubelet mounts: the payload ConfigMap at its mountPath, and the ServiceAccount's token, CA and namespace.
+  const payloadMount = c.volumeMounts.find((m) => m.name === 'payload')!;
+  const cm = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === pod.volumes.find((v) => v.name === 'payload')!.configMap!.name)!;
+  const payloadDir = join(work, 'payload');
+  mkdirSync(payloadDir);
+  for (const [f, text] of Object.entries(cm.data!)) writeFileSync(join(payloadDir, f), text);
+  const tokenFor = async (sa: string) => ((await transport.request({ method: 'POST', path: `/api/v1/namespaces/${namespace}/serviceaccounts/${sa}/token`,
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } } })) as { status: { token: string } }).status.token;
+  const saDir = join(work, 'serviceaccount');
+  mkdirSync(saDir);
+  writeFileSync(join(saDir, 'token'), await tokenFor('featuregate-operator'));
+  const kubeconfig = JSON.parse(readFileSync(plane.kubeconfigPath, 'utf8')) as { clusters: { cluster: { 'certificate-authority-data': string } }[] };
+  writeFileSync(join(saDir, 'ca.crt'), Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data'], 'base64'));
+  writeFileSync(join(saDir, 'namespace'), namespace);
+  for (const d of [work, payloadDir, saDir]) chmodSync(d, 0o755);
+  for (const f of [join(saDir, 'token'), join(saDir, 'ca.crt'), join(saDir, 'namespace')]) chmodSync(f, 0o644);
+  const apiPort = new URL(plane.server).port;
+  const containerEnv = { ...env, KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: apiPort };
+  const mounts = [[payloadDir, payloadMount.mountPath], [saDir, SA_DIR]] as const;
+  const port = (name: string) => c.ports.find((p) => p.name === name)!.containerPort;
+  for (const p of c.ports) if (!(await portFree(p.containerPort))) throw new Error(`port ${p.containerPort} (${p.name}) is in use on this host; the container runs on the host network with the Deployment's ports`);
+
+  // The Deployment's securityContext as podman flags.
+  const sc = c.securityContext;
+  const security = [
+    ...(sc.readOnlyRootFilesystem ? ['--read-only'] : []),
+    ...(sc.allowPrivilegeEscalation === false ? ['--security-opt', 'no-new-privileges'] : []),
+    ...(sc.capabilities?.drop?.includes('ALL') ? ['--cap-drop', 'ALL'] : []),
+  ];
+  const imageUser = JSON.parse(execFileSync('podman', ['image', 'inspect', '--format', '{{json .Config.User}}', image], { encoding: 'utf8' })) as string;
+  if (pod.securityContext?.runAsNonRoot && (imageUser === '' || imageUser.startsWith('0:') || imageUser === '0' || imageUser === 'root')) throw new Error(`runAsNonRoot, but the image's user is ${JSON.stringify(imageUser)}`);
   const name = `fgc-image-test-${process.pid}`;
-  const podman = ['run', '--rm', '--name', name, '--network', 'host', '--read-only', '--user', '65532:0', '--cap-drop', 'ALL',
-    '--security-opt', 'no-new-privileges', '-v', `${work}:/var/run/fgc:ro`, image, ...args];
-  proc = spawn('podman', podman, { stdio: ['ignore', 'inherit', 'pipe'] });
+  const podmanArgs = ['run', '--rm', '--name', name, '--runtime', 'runc', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024', '--network', 'host',
+    ...security, ...mounts.flatMap(([h, m]) => ['-v', `${h}:${m}:ro`]), ...Object.entries(containerEnv).flatMap(([k, v]) => ['-e', `${k}=${v}`]), image, ...c.args];
+  const grace = pod.terminationGracePeriodSeconds ?? 30;
+  proc = spawn('podman', podmanArgs, { stdio: ['ignore', 'inherit', 'pipe'] });
   let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+  proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); process.stderr.write(d); });
   await sleep(3000);
-  let stop: () => void = () => spawnSync('podman', ['stop', '--time', '10', name], { stdio: 'ignore' });
+  let how: string;
+  let stop: () => void = () => { spawnSync('podman', ['kill', '--signal', 'TERM', name], { stdio: 'ignore' }); };
   if (proc.exitCode !== null) {
     log(`podman could not run the container (exit ${proc.exitCode}): ${stderr.trim().split('\n').slice(-2).join(' | ')}`);
-    log('fallback: the same entrypoint in the unpacked image (skopeo copy → OCI layout, umoci unpack; unshare + read-only bind + chroot as 65532:0)');
+    log('fallback: the same entrypoint in the unpacked image (skopeo copy → OCI layout, umoci unpack; unshare + read-only bind + chroot)');
     const layout = join(work, 'oci');
     const bundle = join(work, 'bundle');
     execFileSync('skopeo', ['copy', '--quiet', `containers-storage:localhost/${image}`, `oci:${layout}:image`], { stdio: 'inherit' });
     execFileSync('umoci', ['unpack', '--image', `${layout}:image`, bundle], { stdio: 'inherit' });
-    const config = JSON.parse(readFileSync(join(bundle, 'config.json'), 'utf8')) as { process: { args: string[]; user: { uid: number; gid: number }; env: string[] } };
+    const config = JSON.parse(readFileSync(join(bundle, 'config.json'), 'utf8')) as { process: { user: { uid: number; gid: number }; env: string[] } };
     const rootfs = join(bundle, 'rootfs');
-    mkdirSync(join(rootfs, 'var', 'run', 'fgc'), { recursive: true });
-    // The image's own entrypoint and user (from its config), our arguments instead of its CMD.
-    const imageConfig = JSON.parse(execFileSync('skopeo', ['inspect', '--config', `containers-storage:localhost/${image}`], { encoding: 'utf8' })) as { config: { Entrypoint: string[] } };
-    const entrypoint = imageConfig.config.Entrypoint;
-    const script = [
-      'set -e',
-      `mount --bind ${rootfs} ${rootfs} && mount -o remount,bind,ro ${rootfs}`,
-      `mount --bind ${work} ${rootfs}/var/run/fgc`,
-      // The image's environment only (env -i runs on the host side: the image has no env binary, no shell).
-      `exec env -i ${config.process.env.map((e) => `'${e}'`).join(' ')} chroot --userspec=${config.process.user.uid}:${config.process.user.gid} ${rootfs} ${[...entrypoint, ...args].map((a) => `'${a}'`).join(' ')}`,
-    ].join('\n');
+    for (const [, m] of mounts) mkdirSync(join(rootfs, m), { recursive: true });
+    const entrypoint = (JSON.parse(execFileSync('skopeo', ['inspect', '--config', `containers-storage:localhost/${image}`], { encoding: 'utf8' })) as { config: { Entrypoint: string[] } }).config.Entrypoint;
+    const q = (s: string) => `'${s}'`;
+    const script = ['set -e', `mount --bind ${rootfs} ${rootfs} && mount -o remount,bind,ro ${rootfs}`,
+      ...mounts.map(([h, m]) => `mount --bind ${h} ${rootfs}${m}`),
+      `exec env -i ${[...config.process.env, ...Object.entries(containerEnv).map(([k, v]) => `${k}=${v}`)].map(q).join(' ')} ` +
+      `chroot --userspec=${config.process.user.uid}:${config.process.user.gid} ${rootfs} ${[...entrypoint, ...c.args].map(q).join(' ')}`].join('\n');
     proc = spawn('unshare', ['--mount', '--pid', '--fork', '--kill-child', 'sh', '-c', script], { stdio: ['ignore', 'inherit', 'inherit'] });
     const p = proc;
-    // SIGTERM goes to the operator itself (PID 1 of the new PID namespace, the child of unshare).
     stop = () => {
       const child = readFileSync(`/proc/${p.pid}/task/${p.pid}/children`, 'utf8').trim().split(/\s+/)[0];
       if (child) process.kill(Number(child), 'SIGTERM');
     };
-    how = `unpacked image: ${entrypoint.join(' ')} as ${config.process.user.uid}:${config.process.user.gid}, read-only root (podman: ${stderr.trim().split('\n').at(-1)})`;
+    how = `FALLBACK unpacked image: ${entrypoint.join(' ')} as ${config.process.user.uid}:${config.process.user.gid}, read-only root (podman: ${stderr.trim().split('\n').at(-1)})`;
   } else {
-    how = 'podman run --network host --read-only --user 65532:0 --cap-drop ALL';
+    how = `podman run --runtime runc ${security.join(' ')} (user ${imageUser}, the Deployment's args and env, in-cluster credentials)`;
   }
+
+  const t0 = Date.now();
   const fgs = new ResourceClient(plane.kubeConfig, FeatureGateResource);
   const cos = new ResourceClient(plane.kubeConfig, ClusterOperatorResource);
-  const t0 = Date.now();
   for (;;) {
     const fg = await fgs.get(FEATURE_GATE_NAME).catch(() => undefined);
     const co = await cos.get('config-operator').catch(() => undefined);
-    if (fg?.status?.featureGates[0]?.version === VERSION && co?.status?.versions?.some((v) => v.name === 'operator' && v.version === VERSION)) {
-      log(`FeatureGate status holds ${VERSION} and ClusterOperator/config-operator reports it, ${Date.now() - t0} ms after start (${how})`);
+    const ready = await get(`http://127.0.0.1:${port(c.readinessProbe.httpGet.port)}${c.readinessProbe.httpGet.path}`).catch(() => ({ code: 0 }));
+    if (fg?.status?.featureGates[0]?.version === version && co?.status?.versions?.some((v) => v.name === 'operator' && v.version === version) && ready.code === 200) {
+      log(`FeatureGate status holds ${version}, ClusterOperator/config-operator reports it, ${c.readinessProbe.httpGet.path} 200: ${Date.now() - t0} ms after start`);
       break;
     }
-    if (Date.now() - t0 > 60_000) throw new Error('FeatureGate status / ClusterOperator did not appear within 60 s');
+    if (Date.now() - t0 > 60_000) throw new Error(`within 60 s: status ${fg?.status?.featureGates[0]?.version ?? '-'}, ClusterOperator ${co ? 'present' : 'missing'}, readiness ${ready.code}`);
     if (proc.exitCode !== null) throw new Error(`the operator exited with ${proc.exitCode}`);
     await sleep(250);
   }
+  const live = await get(`http://127.0.0.1:${port(c.livenessProbe.httpGet.port)}${c.livenessProbe.httpGet.path}`);
+  if (live.code !== 200) throw new Error(`liveness ${c.livenessProbe.httpGet.path}: HTTP ${live.code}`);
+  // Secure metrics: 401 without a token; 200 with one bound to featuregate-metrics-reader (TokenReview + SubjectAccessReview by the operator).
+  const metricsURL = `https://127.0.0.1:${port('metrics')}/metrics`;
+  const anonymous = await get(metricsURL);
+  if (anonymous.code !== 401) throw new Error(`/metrics without a token: HTTP ${anonymous.code}, expected 401`);
+  await transport.request({ method: 'POST', path: `/api/v1/namespaces/${namespace}/serviceaccounts`, body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'image-test-scraper' } } });
+  await transport.request({ method: 'POST', path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding',
+    metadata: { name: 'image-test-scraper' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'featuregate-metrics-reader' },
+    subjects: [{ kind: 'ServiceAccount', name: 'image-test-scraper', namespace }] } });
+  const scraped = await get(metricsURL, await tokenFor('image-test-scraper'));
+  if (scraped.code !== 200 || !scraped.body.includes('featuregates_')) throw new Error(`/metrics with the metrics-reader token: HTTP ${scraped.code}`);
+  log(`probes ${c.livenessProbe.httpGet.path} and ${c.readinessProbe.httpGet.path} 200; HTTPS /metrics 401 without a token, 200 with featuregate-metrics-reader`);
+
+  const stopAt = Date.now();
   stop();
-  const code = await new Promise<number | null>((resolve) => (proc!.exitCode !== null ? resolve(proc!.exitCode) : proc!.once('exit', (c) => resolve(c))));
-  const lease = await KubeTransport.for(plane.kubeConfig).request({ method: 'GET', path: '/apis/coordination.k8s.io/v1/namespaces/default/leases/config-operator-lock' }) as { spec?: { holderIdentity?: string } };
+  const code = await new Promise<number | null>((resolve) => (proc!.exitCode !== null ? resolve(proc!.exitCode) : proc!.once('exit', (x) => resolve(x))));
+  const stopMs = Date.now() - stopAt;
+  const lease = await transport.request({ method: 'GET', path: `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/config-operator-lock` }) as { spec?: { holderIdentity?: string } };
   if (code !== 0) throw new Error(`SIGTERM: the operator exited with ${code}, expected 0`);
+  if (stopMs > grace * 1000) throw new Error(`SIGTERM: exit took ${stopMs} ms, past the ${grace} s grace period`);
   if (lease.spec?.holderIdentity) throw new Error(`the Lease was not released on SIGTERM (holder ${lease.spec.holderIdentity})`);
-  log('stopped with SIGTERM: exit 0, Lease released — image OK');
+  log(`SIGTERM: exit 0 in ${stopMs} ms (grace ${grace} s), Lease ${namespace}/config-operator-lock released`);
+  log(`image OK — ran as: ${how}`);
 } catch (e) {
   failed = true;
   log(`FAILED: ${(e as Error).message}`);
 } finally {
   if (proc && proc.exitCode === null) proc.kill('SIGKILL');
+  spawnSync('podman', ['rm', '-f', `fgc-image-test-${process.pid}`], { stdio: 'ignore' });
   await plane.stop();
   rmSync(work, { recursive: true, force: true });
 }
