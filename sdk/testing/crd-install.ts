@@ -42,7 +42,9 @@ export async function installCRDs(server: string, auth: { token: string }, crds:
   const base = `${server}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`;
   for (const crd of crds) {
     let r = await rawRequest(base, auth, 'POST', JSON.stringify(crd));
-    if (r.status === 409) {
+    // Already there: replace it at its current resourceVersion — again if the API server's own CRD controllers
+    // changed it in between (its status conditions), which a fresh install beside another installer can hit.
+    for (let attempt = 0; r.status === 409 && attempt < 10; attempt++) {
       const cur = JSON.parse((await rawRequest(`${base}/${crd.metadata.name}`, auth)).body);
       r = await rawRequest(`${base}/${crd.metadata.name}`, auth, 'PUT',
         JSON.stringify({ ...crd, metadata: { ...crd.metadata, resourceVersion: cur.metadata.resourceVersion } }));

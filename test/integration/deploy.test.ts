@@ -235,7 +235,7 @@ describe('deploy manifests', () => {
     it('starts on a plain cluster: the rendered Deployment\'s args and env, the docs\' singletons, as its ServiceAccount', async () => {
       plane = await startControlPlane({});
       const docs = render('vanilla') as Doc[];
-      apply(plane, docs.filter((d) => d.kind === 'Namespace' || d.kind === 'CustomResourceDefinition'), false);
+      // The CRDs served first (installCRDs waits for them), then the whole overlay as a user applies it.
       await plane.installCRDs(['featuregates', 'clusterversions', 'clusteroperators'].map((r) => join('deploy', 'crds', `${r}.config.openshift.io.yaml`)));
       apply(plane, docs, false);
 
