@@ -10,6 +10,7 @@
 // When podman cannot run containers, the same entrypoint runs in the unpacked image root (umoci unpack, then
 // unshare + chroot as the image's user) with the same mounts and environment; the output says which ran.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -19,9 +20,12 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { FEATURE_GATE_NAME } from '../../api-types/index.js';
 import { ClusterOperatorResource, FeatureGateResource, KubeTransport, ResourceClient, packageVersion } from '../../runtime/index.js';
-import { bundledCRDPaths, resolveBinaries, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
+import { bundledCRDPaths, resolveBinaries, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
 
+// The index (what users pull: it resolves to the machine's architecture) and its per-architecture images.
 const image = process.env.IMAGE ?? `featuregate-coordinator:${packageVersion()}`;
+const amd64 = `${image}-amd64`;
+const arm64 = `${image}-arm64`;
 const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (m: string) => process.stderr.write(`[image:test] ${m}\n`);
@@ -76,7 +80,7 @@ function npmPackagesIn(nodeModules: string): string[] {
 
 // The SBOM shipped in the image lists every npm package in its node_modules, its Debian packages and its Node.
 {
-  const root = execFileSync('podman', ['image', 'mount', image], { encoding: 'utf8' }).trim();
+  const root = execFileSync('podman', ['image', 'mount', amd64], { encoding: 'utf8' }).trim();
   try {
     const sbom = JSON.parse(readFileSync(join(root, 'app', 'sbom.spdx.json'), 'utf8')) as { packages: { name: string; versionInfo: string }[] };
     const listed = new Set(sbom.packages.map((p) => `${p.name}@${p.versionInfo}`));
@@ -90,8 +94,48 @@ function npmPackagesIn(nodeModules: string): string[] {
     if (docs.some((d) => !debs.includes(d))) throw new Error(`Debian packages in the image but not in its SBOM: ${docs.filter((d) => !debs.includes(d)).join(', ')}`);
     log(`SBOM /app/sbom.spdx.json: all ${inImage.length} npm packages of /app/node_modules, ${debs.length} Debian packages (${debs.join(', ')}), node ${node}`);
   } finally {
-    spawnSync('podman', ['image', 'unmount', image], { stdio: 'ignore' });
+    spawnSync('podman', ['image', 'unmount', amd64], { stdio: 'ignore' });
   }
+}
+
+/** The ELF machine of a file (62 x86-64, 183 aarch64), or undefined when it is not an ELF file. */
+function elfMachine(path: string): number | undefined {
+  const b = readFileSync(path);
+  return b.length > 20 && b.readUInt32BE(0) === 0x7f454c46 ? b.readUInt16LE(18) : undefined;
+}
+
+/** path → sha256 of every regular file under dir (the SBOM left out: it names the architecture). */
+function tree(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && e.name !== 'sbom.spdx.json') out.set(p.slice(dir.length), createHash('sha256').update(readFileSync(p)).digest('hex'));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+// Both architectures: node and every shared library are ELF for their machine; /app is the same files.
+let arm64Root: string | undefined;
+{
+  const roots = { amd64: execFileSync('podman', ['image', 'mount', amd64], { encoding: 'utf8' }).trim(), arm64: execFileSync('podman', ['image', 'mount', arm64], { encoding: 'utf8' }).trim() };
+  const want = { amd64: 62, arm64: 183 };
+  for (const [arch, root] of Object.entries(roots) as ['amd64' | 'arm64', string][]) {
+    const libs = execFileSync('find', [root, '-name', '*.so*', '-type', 'f'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    const wrong = [join(root, 'usr/local/bin/node'), ...libs].filter((f) => elfMachine(f) !== undefined && elfMachine(f) !== want[arch]);
+    if (wrong.length || elfMachine(join(root, 'usr/local/bin/node')) !== want[arch]) throw new Error(`${arch}: not ELF machine ${want[arch]}: ${wrong.map((f) => f.slice(root.length)).join(', ')}`);
+    log(`${arch}: node and ${libs.length} shared libraries are ELF machine ${want[arch]} (${arch === 'amd64' ? 'x86-64' : 'aarch64'})`);
+  }
+  const [a, b] = [tree(join(roots.amd64, 'app')), tree(join(roots.arm64, 'app'))];
+  const differ = [...new Set([...a.keys(), ...b.keys()])].filter((f) => a.get(f) !== b.get(f));
+  if (differ.length) throw new Error(`/app differs between amd64 and arm64: ${differ.slice(0, 5).join(', ')}`);
+  log(`/app: the same ${a.size} files on amd64 and arm64 (the SBOM aside)`);
+  const manifest = JSON.parse(execFileSync('podman', ['manifest', 'inspect', image], { encoding: 'utf8' })) as { manifests: { platform: { architecture: string; os: string } }[] };
+  log(`${image}: an index of ${manifest.manifests.map((m) => `${m.platform.os}/${m.platform.architecture}`).join(', ')}`);
+  arm64Root = roots.arm64;
 }
 
 const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
@@ -143,7 +187,7 @@ try {
     ...(sc.allowPrivilegeEscalation === false ? ['--security-opt', 'no-new-privileges'] : []),
     ...(sc.capabilities?.drop?.includes('ALL') ? ['--cap-drop', 'ALL'] : []),
   ];
-  const imageUser = JSON.parse(execFileSync('podman', ['image', 'inspect', '--format', '{{json .Config.User}}', image], { encoding: 'utf8' })) as string;
+  const imageUser = JSON.parse(execFileSync('podman', ['image', 'inspect', '--format', '{{json .Config.User}}', amd64], { encoding: 'utf8' })) as string;
   if (pod.securityContext?.runAsNonRoot && (imageUser === '' || imageUser.startsWith('0:') || imageUser === '0' || imageUser === 'root')) throw new Error(`runAsNonRoot, but the image's user is ${JSON.stringify(imageUser)}`);
   const name = `fgc-image-test-${process.pid}`;
   const podmanArgs = ['run', '--rm', '--name', name, '--runtime', 'runc', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024', '--network', 'host',
@@ -160,12 +204,12 @@ try {
     log('fallback: the same entrypoint in the unpacked image (skopeo copy → OCI layout, umoci unpack; unshare + read-only bind + chroot)');
     const layout = join(work, 'oci');
     const bundle = join(work, 'bundle');
-    execFileSync('skopeo', ['copy', '--quiet', `containers-storage:localhost/${image}`, `oci:${layout}:image`], { stdio: 'inherit' });
+    execFileSync('skopeo', ['copy', '--quiet', `containers-storage:localhost/${amd64}`, `oci:${layout}:image`], { stdio: 'inherit' });
     execFileSync('umoci', ['unpack', '--image', `${layout}:image`, bundle], { stdio: 'inherit' });
     const config = JSON.parse(readFileSync(join(bundle, 'config.json'), 'utf8')) as { process: { user: { uid: number; gid: number }; env: string[] } };
     const rootfs = join(bundle, 'rootfs');
     for (const [, m] of mounts) mkdirSync(join(rootfs, m), { recursive: true });
-    const entrypoint = (JSON.parse(execFileSync('skopeo', ['inspect', '--config', `containers-storage:localhost/${image}`], { encoding: 'utf8' })) as { config: { Entrypoint: string[] } }).config.Entrypoint;
+    const entrypoint = (JSON.parse(execFileSync('skopeo', ['inspect', '--config', `containers-storage:localhost/${amd64}`], { encoding: 'utf8' })) as { config: { Entrypoint: string[] } }).config.Entrypoint;
     const q = (s: string) => `'${s}'`;
     const script = ['set -e', `mount --bind ${rootfs} ${rootfs} && mount -o remount,bind,ro ${rootfs}`,
       ...mounts.map(([h, m]) => `mount --bind ${h} ${rootfs}${m}`),
@@ -221,12 +265,39 @@ try {
   if (lease.spec?.holderIdentity) throw new Error(`the Lease was not released on SIGTERM (holder ${lease.spec.holderIdentity})`);
   log(`SIGTERM: exit 0 in ${stopMs} ms (grace ${grace} s), Lease ${namespace}/config-operator-lock released`);
   log(`image OK — ran as: ${how}`);
+
+  // The arm64 image's operator, once, under qemu-user-static when it is installed (no binfmt needed: qemu runs
+  // the arm64 node directly, with the image's root as its library root): start → first status write.
+  const qemu = spawnSync('sh', ['-c', 'command -v qemu-aarch64-static'], { encoding: 'utf8' }).stdout.trim();
+  if (!qemu) {
+    log('arm64 not started: qemu-user-static is not installed (apt-get install -y qemu-user-static)');
+  } else {
+    await setFeatureGateStatus(plane.kubeConfig, []);
+    const entry = JSON.parse(execFileSync('podman', ['image', 'inspect', '--format', '{{json .Config.Entrypoint}}', arm64], { encoding: 'utf8' })) as string[];
+    const nodeFlags = entry.slice(1, -1); // the entrypoint's node flags (--lite-mode)
+    const t = Date.now();
+    const q = spawn(qemu, ['-L', arm64Root!, join(arm64Root!, 'usr/local/bin/node'), ...nodeFlags, join(arm64Root!, 'app/dist/cli/featuregates.js'), 'operator',
+      '--kubeconfig', plane.kubeconfigPath, '--operator-version', version, '--authoritative-feature-gate-dir', join(arm64Root!, 'app/payload'),
+      '--metrics-bind-address', '0', '--health-probe-bind-address', '0'], { stdio: 'ignore', env: { ...process.env, POD_NAMESPACE: namespace } });
+    try {
+      for (;;) {
+        if ((await fgs.get(FEATURE_GATE_NAME)).status?.featureGates[0]?.version === version) break;
+        if (q.exitCode !== null) throw new Error(`arm64 under qemu exited with ${q.exitCode}`);
+        if (Date.now() - t > 120_000) throw new Error('arm64 under qemu: no status write within 120 s');
+        await sleep(100);
+      }
+      log(`arm64 under ${qemu}: process start → first FeatureGate status write ${Date.now() - t} ms (emulated)`);
+    } finally {
+      q.kill('SIGTERM');
+    }
+  }
 } catch (e) {
   failed = true;
   log(`FAILED: ${(e as Error).message}`);
 } finally {
   if (proc && proc.exitCode === null) proc.kill('SIGKILL');
   spawnSync('podman', ['rm', '-f', `fgc-image-test-${process.pid}`], { stdio: 'ignore' });
+  for (const i of [amd64, arm64]) spawnSync('podman', ['image', 'unmount', i], { stdio: 'ignore' });
   await plane.stop();
   rmSync(work, { recursive: true, force: true });
 }
