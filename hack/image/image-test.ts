@@ -221,9 +221,11 @@ try {
       const child = readFileSync(`/proc/${p.pid}/task/${p.pid}/children`, 'utf8').trim().split(/\s+/)[0];
       if (child) process.kill(Number(child), 'SIGTERM');
     };
+    log('container runtime: unshare+chroot (fallback: podman could not run containers)');
     how = `FALLBACK unpacked image: ${entrypoint.join(' ')} as ${config.process.user.uid}:${config.process.user.gid}, read-only root (podman: ${stderr.trim().split('\n').at(-1)})`;
   } else {
     how = `podman run --runtime runc ${security.join(' ')} (user ${imageUser}, the Deployment's args and env, in-cluster credentials)`;
+    log('container runtime: podman/runc');
   }
 
   const t0 = Date.now();

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 for tool in podman runc skopeo umoci; do
-  command -v "$tool" >/dev/null || { echo "[image:test] $tool is missing: apt-get update && apt-get install -y podman runc skopeo umoci (and npm run image first)" >&2; exit 1; }
+  command -v "$tool" >/dev/null || { echo "[image:test] $tool is missing: npm run image:tools, then npm run image" >&2; exit 1; }
 done
 bash hack/envtest/build.sh >/dev/null
 npx tsc -p tsconfig.build.json
