@@ -7,7 +7,9 @@
 //  - idle: the 5th process left running: RSS 60 s after its start, CPU seconds over the following 60 s;
 //    baseline: a bare `node` process with one idle timer, RSS and CPU over the same window;
 //  - scenario CPU: that same process's CPU over 100 status-changing ClusterVersion changes, 20 ClusterVersion
-//    heartbeats (no write expected) and 60 s idle; and its CPU over its whole life.
+//    heartbeats (no write expected) and 60 s idle; and its CPU over its whole life;
+//  - after work: those 60 s of idle sampled every 10 s (CPU per sample, so a decay shows) and RSS at their end,
+//    beside the same process's idle minute before the work.
 // The operator process as in operator-process.ts (FGC_OPERATOR_CLI, OPERATOR_NODE_FLAGS).
 import { spawn } from 'node:child_process';
 import { setClusterVersion } from '../../sdk/testing/index.js';
@@ -32,7 +34,10 @@ async function bareNodeStartMs(): Promise<number> {
   return nowMs() - t0;
 }
 
-interface Run { startMs: number; bareStartMs: number; rssMB: number; bareRssMB: number; idleCpuS: number; bareIdleCpuS: number; scenarioCpuS: number; processCpuS: number; latencyMs: number }
+interface Run {
+  startMs: number; bareStartMs: number; rssMB: number; bareRssMB: number; idleCpuS: number; bareIdleCpuS: number; scenarioCpuS: number; processCpuS: number; latencyMs: number;
+  afterWorkCpuS: number; afterWorkSamplesS: number[]; afterWorkRssMB: number;
+}
 
 async function oneRun(): Promise<Run> {
   const starts: number[] = [];
@@ -63,13 +68,23 @@ async function oneRun(): Promise<Run> {
     await setClusterVersion(kc, { history: [BENCH_VERSION], extraStatus: { versionHash: `heartbeat-${i}` } });
     await sleep(50);
   }
-  await sleep(IDLE_MS);
+  // After the work: the idle minute, sampled every 10 s.
+  const afterStart = usage(pid);
+  const samples: number[] = [];
+  let last = afterStart;
+  for (let t = 0; t < IDLE_MS; t += 10_000) {
+    await sleep(10_000);
+    const u = usage(pid);
+    samples.push(u.cpuS - last.cpuS);
+    last = u;
+  }
   const end = usage(pid);
   op.proc.kill('SIGTERM');
   await exited(op.proc);
   return {
     startMs: median(starts), bareStartMs: median(bareStarts), rssMB: a.rssMB, bareRssMB: b.rssMB,
     idleCpuS: a2.cpuS - a.cpuS, bareIdleCpuS: b2.cpuS - b.cpuS, scenarioCpuS: end.cpuS - a2.cpuS, processCpuS: end.cpuS, latencyMs: median(latencies),
+    afterWorkCpuS: end.cpuS - afterStart.cpuS, afterWorkSamplesS: samples, afterWorkRssMB: end.rssMB,
   };
 }
 
@@ -89,4 +104,6 @@ console.log(`start → first status write (median of ${STARTS}): ${f((r) => r.st
 console.log(`RSS 60 s after start: ${f((r) => r.rssMB, mb)}; bare node: ${f((r) => r.bareRssMB, mb)}`);
 console.log(`CPU while idle, per minute: ${f((r) => r.idleCpuS, s)}; bare node: ${f((r) => r.bareIdleCpuS, s)}`);
 console.log(`scenario CPU (${CHANGES} changes, ${HEARTBEATS} heartbeats, 60 s idle): ${f((r) => r.scenarioCpuS, s)}; whole process life (start, 2 min idle, scenario): ${f((r) => r.processCpuS, s)}`);
+console.log(`CPU in the 60 s after the work: ${f((r) => r.afterWorkCpuS, s)} (the idle minute before it: ${f((r) => r.idleCpuS, s)}); RSS at its end: ${f((r) => r.afterWorkRssMB, mb)}`);
+for (const [i, r] of runs.entries()) console.log(`  run ${i + 1}, per 10 s after the work: ${r.afterWorkSamplesS.map((x) => `+${x.toFixed(2)}`).join(', ')} s`);
 console.log(`(ClusterVersion change → status seen, median over the scenario: ${f((r) => r.latencyMs, ms)})`);
