@@ -17,6 +17,7 @@ export * from './metrics.js';
 export * from './metrics-auth.js';
 export * from './node-version.js';
 export * from './payload-manifests.js';
+export * from './process-alive.js';
 export * from './prometheus.js';
 export * from './rate-limiter.js';
 export * from './reflector.js';

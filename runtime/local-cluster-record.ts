@@ -4,6 +4,8 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { clusterConfigured } from './kube-config.js';
+import { processAlive } from './process-alive.js';
 
 export interface LocalClusterRecord {
   pid: number;
@@ -15,15 +17,6 @@ export interface LocalClusterRecord {
 
 const PREFIX = 'featuregates-start.';
 const SUFFIX = '.json';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Records this process's local cluster; returns the function that removes the record. */
 export function recordLocalCluster(kubeconfig: string, server: string, dir: string = tmpdir()): () => void {
@@ -50,7 +43,7 @@ export function runningLocalClusters(dir: string = tmpdir()): LocalClusterRecord
     } catch {
       continue; // being written, or not ours
     }
-    if (typeof r.pid !== 'number' || !alive(r.pid) || !existsSync(r.kubeconfig)) {
+    if (typeof r.pid !== 'number' || !processAlive(r.pid) || !existsSync(r.kubeconfig)) {
       rmSync(file, { force: true });
       continue;
     }
@@ -67,7 +60,7 @@ export interface ClusterChoice { kubeconfig?: string; note?: string }
  * which, and that others run), else nothing (in-cluster, or no cluster: the loader says so).
  */
 export function chooseCluster(kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env, dir?: string): ClusterChoice {
-  if (kubeconfig || env.KUBECONFIG || env.KUBERNETES_SERVICE_HOST) return { kubeconfig };
+  if (clusterConfigured(kubeconfig, env)) return { kubeconfig };
   const [newest, ...others] = runningLocalClusters(dir);
   if (!newest) return {};
   const more = others.length === 0 ? ''

@@ -7,6 +7,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { compareNames, formatVersion, parseStrictVersion } from '../api-types/index.js';
+import { processAlive } from '../runtime/process-alive.js';
 import { parseYamlDocuments } from '../runtime/yaml.js';
 import { checkFeatureGateKeys, featureGatesFromConfig, featureGatesNearMisses, InvalidConfigurationError, setsFeatureGates } from './config.js';
 import { decodeLock, encodeLock, type FeatureGateLock } from './lock.js';
@@ -224,15 +225,6 @@ function fsyncDir(dir: string): void {
   try { fsyncSync(fd); } finally { closeSync(fd); }
 }
 
-function processAlive(pid: number): boolean {
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export interface LockWriteHooks {
   /** Test seam: runs after the temporary file is durable and before it is linked into place. */
@@ -250,7 +242,8 @@ export function createLock(dataDir: string, lock: FeatureGateLock, hooks: LockWr
   // Temporary files of crashed starts are removed; those of starts still running are theirs to finish.
   for (const name of readdirSync(dataDir)) {
     const m = new RegExp(`^\\.${LOCK_FILE}\\.(\\d+)\\.[0-9a-f]+\\.tmp$`).exec(name);
-    if (!m || processAlive(Number(m[1]))) continue;
+    // (this process's own leftovers count as crashed: nothing of ours is still writing one)
+    if (!m || (Number(m[1]) !== process.pid && processAlive(Number(m[1])))) continue;
     try { unlinkSync(join(dataDir, name)); } catch { /* removed meanwhile */ }
   }
   const tmp = join(dataDir, `.${LOCK_FILE}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
