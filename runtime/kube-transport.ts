@@ -18,6 +18,7 @@ import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } fro
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
+import { realClock } from './clock.js';
 import { countedRequest } from './metrics.js';
 import { http } from './node-http.js';
 import { userAgent } from './version.js';
@@ -60,14 +61,9 @@ function retryAfterHeader(res: IncomingMessage): number | undefined {
   return typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : undefined;
 }
 
-/** Waits `ms`, or until `signal` aborts (then rejects with its reason). */
-function waitFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) { reject(signal.reason instanceof Error ? signal.reason : new Error('request aborted')); return; }
-    const onAbort = () => { clearTimeout(timer); reject(signal!.reason instanceof Error ? signal!.reason : new Error('request aborted')); };
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** Why a request was aborted: the signal's reason when it is an Error. */
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('request aborted');
 }
 
 /** `attempt` again while it fails with a Retry-After, at most MAX_RETRY_AFTER_RETRIES times. */
@@ -78,7 +74,8 @@ async function withRetryAfter<T>(attempt: () => Promise<T>, signal?: AbortSignal
     } catch (e) {
       const wait = retryAfterMs(e);
       if (wait === undefined || retries >= MAX_RETRY_AFTER_RETRIES) throw e;
-      await waitFor(wait, signal);
+      await realClock.sleep(wait, signal); // resolves early on abort
+      if (signal?.aborted) throw abortReason(signal);
     }
   }
 }
@@ -262,7 +259,7 @@ export class KubeTransport {
       const timer = timeoutMs > 0 && Number.isFinite(timeoutMs)
         ? setTimeout(() => fail(new RequestTimeoutError(r.method, r.path, timeoutMs)), Math.max(1, timeoutMs - (Date.now() - started)))
         : undefined;
-      const onAbort = () => fail(r.signal?.reason instanceof Error ? r.signal.reason : new Error('request aborted'));
+      const onAbort = () => fail(abortReason(r.signal!));
       r.signal?.addEventListener('abort', onAbort, { once: true });
       req.on('error', (e) => fail(e));
       req.on('response', (res) => {
