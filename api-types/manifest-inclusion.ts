@@ -28,6 +28,11 @@ export type ManifestDecision =
   | { decision: 'apply'; gates: string[] }
   | { decision: 'skip' | 'reject'; reason: string; gates: string[] };
 
+/** `Kind/[namespace/]name` of a manifest, for reports. */
+export function manifestObjectName(m: ManifestObject): string {
+  return `${m.kind ?? '?'}/${m.metadata?.namespace ? `${m.metadata.namespace}/` : ''}${m.metadata?.name ?? '?'}`;
+}
+
 /** The gate names a manifest's feature-gate annotation names, each with `-` when it must be disabled. */
 export function featureGateRequirements(annotations: Record<string, string>): string[] {
   return (annotations[FEATURE_GATE_ANNOTATION] ?? '').split(',').map((r) => r.trim()).filter(Boolean);

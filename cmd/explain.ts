@@ -3,11 +3,11 @@
 import { basename } from 'node:path';
 import { stringify } from 'yaml';
 import {
-  BrokenPayloadError, ALL_CLUSTER_PROFILES, featureGateRequirements, MAJOR_VERSION_ANNOTATION, type ManifestObject, majorVersionDisagreement, parsePayloadVersion, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
+  BrokenPayloadError, ALL_CLUSTER_PROFILES, featureGateRequirements, MAJOR_VERSION_ANNOTATION, manifestObjectName, type ManifestObject, majorVersionDisagreement, parsePayloadVersion, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
 } from '../api-types/index.js';
 import { loadRegistry, readPayloadManifests } from '../runtime/payload-manifests.js';
 import { connect, readFeatureGate } from '../runtime/cluster-read.js';
-import { REQUEST_TIMEOUT_OPTION, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, type CommandSpec } from './args.js';
+import { REQUEST_TIMEOUT_OPTION, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec } from './args.js';
 
 export interface Explanation {
   gate: string;
@@ -74,7 +74,7 @@ export const explainCommand: CommandSpec = {
     'authoritative-feature-gate-dir': { type: 'string', help: 'explain from these payload FeatureGate manifests' },
     'payload-version': { type: 'string', help: 'the payload version, X.Y.Z (selects manifests by major version; default 4.0.0)' },
     'payload-manifests': { type: 'string', help: 'also list the payload manifests (any kind) whose release.openshift.io/feature-gate names this gate' },
-    kubeconfig: { type: 'string', help: 'explain from this cluster\'s FeatureGate/cluster (default when no payload folder is given: $KUBECONFIG, then a running `featuregates start`\'s local cluster, then in-cluster)' },
+    kubeconfig: { type: 'string', help: `explain from this cluster's FeatureGate/cluster (default when no payload folder is given: ${CLUSTER_SEARCH_HELP})` },
     output: { type: 'string', short: 'o', help: 'text (default), json or yaml' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
   },
@@ -90,7 +90,8 @@ export const explainCommand: CommandSpec = {
     if (dir) {
       x.payload = { dir, version, profiles: [] };
       const major = parsePayloadVersion(version).major;
-      const notes = readPayloadManifests(dir).flatMap((m) => {
+      const read = readPayloadManifests(dir);
+      const notes = read.flatMap((m) => {
         const value = (m.object as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.[MAJOR_VERSION_ANNOTATION];
         const differ = value === undefined ? undefined : majorVersionDisagreement(value, major);
         return differ ? [`${basename(m.source)}: ${differ}`] : [];
@@ -98,7 +99,7 @@ export const explainCommand: CommandSpec = {
       if (notes.length) x.payload.notes = notes;
       for (const profile of ALL_CLUSTER_PROFILES) {
         try {
-          const registry = loadRegistry(dir, { operatorVersion: version, clusterProfile: profile });
+          const registry = loadRegistry(dir, { operatorVersion: version, clusterProfile: profile }, read);
           for (const n of knownGates(registry)) names.add(n);
           x.payload.profiles.push({
             profile,
@@ -118,12 +119,10 @@ export const explainCommand: CommandSpec = {
       x.manifests = { dir: mdir, decides: readPayloadManifests(mdir).flatMap(({ source, object }) => {
         const o = object as ManifestObject;
         const reqs = featureGateRequirements(o.metadata?.annotations ?? {});
+        for (const r of reqs) names.add(r.replace(/^-/, ''));
         if (!reqs.includes(gate) && !reqs.includes(`-${gate}`)) return [];
-        return [{ file: basename(source), object: `${o.kind ?? '?'}/${o.metadata?.name ?? '?'}`, needs: reqs.includes(gate) ? 'enabled' as const : 'disabled' as const, requirement: reqs.join(',') }];
+        return [{ file: basename(source), object: manifestObjectName(o), needs: reqs.includes(gate) ? 'enabled' as const : 'disabled' as const, requirement: reqs.join(',') }];
       }) };
-      for (const { object } of readPayloadManifests(mdir)) {
-        for (const r of featureGateRequirements((object as ManifestObject).metadata?.annotations ?? {})) names.add(r.replace(/^-/, ''));
-      }
     }
     if (values.kubeconfig || (!dir && !values['payload-manifests'])) {
       const kc = await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout']), sayOnStderr);

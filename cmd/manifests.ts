@@ -6,11 +6,11 @@
 import { basename } from 'node:path';
 import { stringify } from 'yaml';
 import {
-  ClusterProfiles, gateNames, includeManifest, parsePayloadVersion, resolveFeatureSet, type ManifestDecision, type ManifestObject,
+  ClusterProfiles, gateNames, includeManifest, manifestObjectName, parsePayloadVersion, resolveFeatureSet, type ManifestDecision, type ManifestObject,
 } from '../api-types/index.js';
 import { connect, readFeatureGate } from '../runtime/cluster-read.js';
+import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
 import { loadRegistry, readPayloadManifests } from '../runtime/payload-manifests.js';
-import { readFeatureGateFile } from './render.js';
 import {
   clusterProfileFlag, fullVersionFlag, outputFlag, REQUEST_TIMEOUT_OPTION, requestTimeoutFlag, sayOnStderr, UsageError, type CommandSpec,
 } from './args.js';
@@ -74,7 +74,7 @@ export const manifestsCommand: CommandSpec = {
     const manifests = readPayloadManifests(dir).map(({ source, object }): ManifestRow => {
       const o = object as ManifestObject;
       const d = includeManifest(o, cluster);
-      return { file: basename(source), object: `${o.kind ?? '?'}/${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name ?? '?'}`,
+      return { file: basename(source), object: manifestObjectName(o),
         decision: d.decision, ...('reason' in d ? { reason: d.reason } : {}), gates: d.gates };
     });
     const report: ManifestReport = { dir, version, profile, featureSet, gatesFrom, enabledGates: enabled.length, manifests };

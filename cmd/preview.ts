@@ -1,10 +1,9 @@
 // `featuregates preview -f featuregate.yaml`: what a FeatureGate spec would resolve to for a payload, before
 // it is applied — unknown names (with the closest known one), conflicts, and the one-way warning. No cluster.
-import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { decodeFeatureGate, featureSetName, previewSpec, unknownGateMessage, type SpecPreview } from '../api-types/index.js';
+import { featureSetName, previewSpec, unknownGateMessage, type SpecPreview } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
-import { parseYaml } from '../runtime/yaml.js';
+import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
 import { clusterProfileFlag, outputFlag, UsageError, type CommandSpec } from './args.js';
 
 export function formatPreview(p: SpecPreview): string {
@@ -42,13 +41,7 @@ export const previewCommand: CommandSpec = {
     if (!version) throw new UsageError('--payload-version is required');
     const output = outputFlag(values.output, ['text', 'json', 'yaml']);
     const profile = clusterProfileFlag(values['cluster-profile']);
-    const source = file === '-' ? '<stdin>' : file;
-    let fg;
-    try {
-      fg = decodeFeatureGate(parseYaml(readFileSync(file === '-' ? 0 : file, 'utf8'), source));
-    } catch (e) {
-      throw new Error(`${(e as Error).message.startsWith(source) ? '' : `${source}: `}${(e as Error).message}`, { cause: e });
-    }
+    const fg = readFeatureGateFile(file);
     const registry = loadRegistry(dir, { operatorVersion: version, ...(profile ? { clusterProfile: profile } : {}) });
     const p = previewSpec(fg.spec, registry);
     process.stdout.write(output === 'json' ? `${JSON.stringify(p, null, 2)}\n` : output === 'yaml' ? stringify(p) : formatPreview(p));

@@ -1,21 +1,10 @@
 // `featuregates render`: the bootstrap path. Prints the FeatureGate from --featuregate (default: an
 // empty spec) with its status filled for --payload-version.
-import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { decodeFeatureGate, emptyFeatureGate, previewSpec, renderFeatureGate, unknownGateMessage, type FeatureGate } from '../api-types/index.js';
+import { emptyFeatureGate, previewSpec, renderFeatureGate, unknownGateMessage } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
-import { parseYaml } from '../runtime/yaml.js';
+import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
 import { clusterProfileFlag, payloadVersionFlag, UsageError, type CommandSpec, outputFlag } from './args.js';
-
-/** A FeatureGate manifest file (YAML or JSON); errors name the file (and line:column for YAML). */
-export function readFeatureGateFile(path: string): FeatureGate {
-  const object = parseYaml(readFileSync(path, 'utf8'), path);
-  try {
-    return decodeFeatureGate(object);
-  } catch (e) {
-    throw new Error(`${path}: ${(e as Error).message}`, { cause: e });
-  }
-}
 
 export const renderCommand: CommandSpec = {
   name: 'render',

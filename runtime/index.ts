@@ -29,4 +29,5 @@ export * from './version.js';
 export * from './work-queue.js';
 export * from './yaml.js';
 export * from './feature-metrics.js';
+export * from './feature-gate-file.js';
 export * from './release-catalog.js';

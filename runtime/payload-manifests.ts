@@ -26,8 +26,8 @@ export function readPayloadManifests(dir: string): PayloadManifest[] {
   return out;
 }
 
-export function loadRegistry(dir: string, options: RegistryOptions): FeatureSetRegistry {
-  const manifests = readPayloadManifests(dir);
+/** The registry of the manifests in `dir` (already read ones may be passed, to read the folder once). */
+export function loadRegistry(dir: string, options: RegistryOptions, manifests: PayloadManifest[] = readPayloadManifests(dir)): FeatureSetRegistry {
   if (manifests.length === 0) throw new Error(`no payload FeatureGate manifests (*.yaml, *.yml, *.json) in ${dir}`);
   return buildRegistry(manifests, options);
 }
