@@ -90,6 +90,9 @@ export const REQUEST_TIMEOUT_OPTION: OptionSpec = {
 };
 export const DEFAULT_CLI_REQUEST_TIMEOUT_MS = 15_000;
 
+/** Where connect() looks when --kubeconfig is not given, for the commands' help. */
+export const CLUSTER_SEARCH_HELP = '$KUBECONFIG, then a running `featuregates start`\'s local cluster, then in-cluster';
+
 /** Where the CLI's reads say which cluster they chose (connect's notes): stderr, so -o json stays clean. */
 export const sayOnStderr = (line: string): void => { process.stderr.write(`${line}\n`); };
 

@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { diffGates, diffIsEmpty, FeatureSets, featureSetName, resolveFeatureSet, statusLists, type EnabledDisabled, type GateDiff } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { connect, readFeatureGate } from '../runtime/cluster-read.js';
-import { REQUEST_TIMEOUT_OPTION, clusterProfileFlag, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, type CommandSpec } from './args.js';
+import { REQUEST_TIMEOUT_OPTION, clusterProfileFlag, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec } from './args.js';
 
 export function formatDiff(d: GateDiff, from: string, to: string): string {
   if (diffIsEmpty(d)) return `no differences between ${from} and ${to}\n`;
@@ -30,7 +30,7 @@ export const diffCommand: CommandSpec = {
     'to-version': { type: 'string', help: 'with --to: that payload\'s version (default: --from-version); without: a version in the cluster\'s status' },
     'feature-set': { type: 'string', help: 'payloads: compare this feature set (default: Default); cluster: informational' },
     'cluster-profile': { type: 'string', help: 'payloads: self-managed-high-availability (default) or ibm-cloud-managed' },
-    kubeconfig: { type: 'string', help: 'compare two versions of this cluster\'s FeatureGate/cluster status (default $KUBECONFIG, then a running `featuregates start`\'s local cluster, then in-cluster)' },
+    kubeconfig: { type: 'string', help: `compare two versions of this cluster's FeatureGate/cluster status (default ${CLUSTER_SEARCH_HELP})` },
     output: { type: 'string', short: 'o', help: 'table (default), json or yaml' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
   },

@@ -6,7 +6,7 @@
 import { CLUSTER_VERSION_NAME } from '../api-types/index.js';
 import { ClusterVersionResource, connect, ResourceClient, retryOnConflict } from '../runtime/index.js';
 import { SIMULATED_PAYLOAD_ANNOTATION } from '../controllers/local-rollout.js';
-import { DEFAULT_CLI_REQUEST_TIMEOUT_MS, fullVersionFlag, sayOnStderr, UsageError, type CommandSpec } from './args.js';
+import { DEFAULT_CLI_REQUEST_TIMEOUT_MS, fullVersionFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec } from './args.js';
 
 export const simulateCommand: CommandSpec = {
   name: 'simulate',
@@ -16,7 +16,7 @@ export const simulateCommand: CommandSpec = {
     to: { type: 'string', help: 'the version to upgrade to, X.Y.Z (required)' },
     complete: { type: 'boolean', help: 'mark the upgrade to --to Completed (starting it first if it is not the head)' },
     'payload-dir': { type: 'string', help: 'payload FeatureGate manifests of the new version (used by `featuregates start` to run its operator)' },
-    kubeconfig: { type: 'string', help: 'the cluster (default: $KUBECONFIG, then a running `featuregates start`\'s local cluster, then in-cluster)' },
+    kubeconfig: { type: 'string', help: `the cluster (default: ${CLUSTER_SEARCH_HELP})` },
   },
   async run(values, flags, positionals) {
     if (positionals[0] !== 'upgrade') throw new UsageError(`expected "upgrade", got ${JSON.stringify(positionals[0] ?? '')}`);

@@ -2,7 +2,7 @@
 import type { StatusSummary } from '../api-types/index.js';
 import { connect, readStatus } from '../runtime/index.js';
 import { stringify } from 'yaml';
-import { REQUEST_TIMEOUT_OPTION, outputFlag, requestTimeoutFlag, sayOnStderr, type CommandSpec } from './args.js';
+import { REQUEST_TIMEOUT_OPTION, outputFlag, requestTimeoutFlag, sayOnStderr, CLUSTER_SEARCH_HELP, type CommandSpec } from './args.js';
 
 export function formatTable(s: StatusSummary): string {
   const lines = [
@@ -29,7 +29,7 @@ export const statusCommand: CommandSpec = {
   name: 'status',
   usage: 'featuregates status [--kubeconfig P] [--request-timeout D] [-o table|wide|json|yaml]',
   options: {
-    kubeconfig: { type: 'string', help: 'kubeconfig file (default: $KUBECONFIG, then a running `featuregates start`\'s local cluster, then in-cluster)' },
+    kubeconfig: { type: 'string', help: `kubeconfig file (default: ${CLUSTER_SEARCH_HELP})` },
     output: { type: 'string', short: 'o', help: 'table (default), wide (with gate names), json or yaml' },
     'cluster-operator-name': { type: 'string', help: 'ClusterOperator to read Upgradeable from (default config-operator)' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
