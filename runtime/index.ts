@@ -8,6 +8,7 @@ export * from './event-correlator.js';
 export * from './events.js';
 export * from './http-server.js';
 export * from './kube-config.js';
+export * from './http2-session.js';
 export * from './kube-transport.js';
 export * from './leader-election.js';
 export * from './lease-store.js';

@@ -1,12 +1,15 @@
-// The one HTTP path to the Kubernetes API: REST requests with a deadline and streaming watches, over a
-// pooled keep-alive agent per cluster identity. Credentials come from the caller's ClusterAccess (ours from
-// kube-config.ts, or a client-node KubeConfig: applyToHTTPSOptions, so token files and exec plugins refresh
-// as that library does); the connection
-// handling is ours, because it is what fails under faults:
-//  - every non-watch request has a timeout (default 10 s); on expiry the socket is destroyed, never reused;
-//  - sockets use TCP keep-alive (30 s, like client-go's dialer), so a dead peer is found by the kernel;
+// The one HTTP path to the Kubernetes API: REST requests with a deadline and streaming watches. Credentials
+// come from the caller's ClusterAccess (ours from kube-config.ts, or a client-node KubeConfig:
+// applyToHTTPSOptions, so token files and exec plugins refresh as that library does); the connection handling
+// is ours, because it is what fails under faults:
+//  - to an https server it speaks HTTP/2, as client-go: the requests and watches of one TLS identity are
+//    streams of one connection, health-checked by pings (http2-session.ts); a server that does not agree to
+//    h2, a plain-http server and DISABLE_HTTP2 get HTTP/1.1 over a pooled keep-alive agent whose sockets use
+//    TCP keep-alive (30 s, like client-go's dialer). `pingsConnections` says which, for the reflector;
+//  - every non-watch request has a timeout (default 10 s); on expiry an HTTP/1.1 socket is destroyed, never
+//    reused, and an HTTP/2 stream is cancelled and its connection pinged at once;
 //  - a watch resolves once its response headers arrive (bounded by the same timeout) and then streams;
-//    its liveness is the reflector's business (it knows the bookmark cadence).
+//    its liveness is the connection's pings and the reflector's inactivity timer.
 //  - when the server asks to be retried later — 429, or a 5xx, with a Retry-After of whole seconds (what API
 //    priority-and-fairness and a starting kube-apiserver send) — the same request or watch is sent again after
 //    that wait (a 5xx's capped at 1 s: retryAfterMs), up to 10 times, as client-go's rest client does; each
@@ -15,10 +18,13 @@
 // when the deadline passed, the socket's own error (ECONNREFUSED, ECONNRESET, ...) otherwise.
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
-import { createSecureContext, type SecureContextOptions } from 'node:tls';
+import { constants, type OutgoingHttpHeaders, type SecureClientSessionOptions } from 'node:http2';
+import type { Readable } from 'node:stream';
+import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { realClock } from './clock.js';
+import { NotHttp2, PING_TIMEOUT_MS, PingedSession, READ_IDLE_MS, type SessionTiming } from './http2-session.js';
 import { countedRequest } from './metrics.js';
 import { http } from './node-http.js';
 import { userAgent } from './version.js';
@@ -55,8 +61,8 @@ export function retryAfterMs(e: unknown): number | undefined {
   return e.code >= 500 ? Math.min(e.retryAfterSeconds * 1000, MAX_5XX_RETRY_AFTER_MS) : undefined;
 }
 
-function retryAfterHeader(res: IncomingMessage): number | undefined {
-  const v = res.headers['retry-after'];
+function retryAfterHeader(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const v = headers['retry-after'];
   // Whole seconds only (an HTTP date is not what the API server sends; client-go ignores it too).
   return typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : undefined;
 }
@@ -131,7 +137,7 @@ function queryString(q: KubeRequest['query']): string {
   return s ? `?${s}` : '';
 }
 
-function readBody(res: IncomingMessage): Promise<string> {
+function readBody(res: Readable): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on('data', (c: Buffer) => chunks.push(c));
@@ -156,14 +162,41 @@ function apiError(code: number, body: string, method: string, path: string, retr
 
 const transports = new WeakMap<ClusterAccess, KubeTransport>();
 
+/** client-go's switch: a non-empty DISABLE_HTTP2 makes every connection HTTP/1.1. */
+export const http2Disabled = (): boolean => Boolean(process.env.DISABLE_HTTP2);
+
+/** A response on its way: its status line and headers, then its body as a stream. */
+interface Exchange {
+  response: Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Readable }>;
+  /** Gives up on the exchange (a timeout or an abort): the HTTP/1.1 socket is destroyed, an HTTP/2 stream cancelled. */
+  cancel(): void;
+}
+
+interface Target {
+  url: URL;
+  method: string;
+  headers: Record<string, string | number>;
+  secure: boolean;
+  key: string;
+  tls: Record<string, unknown>;
+}
+
 export class KubeTransport {
   private readonly agents = new Map<string, HttpAgent>();
-  private lastAgent: { secure: boolean; tls: Record<string, unknown>; agent: HttpAgent } | undefined;
+  private readonly contexts = new Map<string, SecureContext>();
+  /** Per identity, its HTTP/2 connections: more than one when the streams of one exceed the server's limit. */
+  private readonly sessions = new Map<string, PingedSession[]>();
+  /** Identities whose server did not agree to HTTP/2: spoken to over HTTP/1.1 from then on. */
+  private readonly http1Only = new Set<string>();
+  private lastKey: { secure: boolean; tls: Record<string, unknown>; key: string } | undefined;
+  private lastProtocol: 'h2' | 'http/1.1' | undefined;
 
   /** The timeout of requests that do not pass their own (0 or Infinity: none, as kubectl's --request-timeout=0). */
   defaultTimeoutMs: number;
   /** Sent with every request (client-go style; the operator and the SDK set their own). */
   userAgent = userAgent('featuregates');
+  /** The HTTP/2 health check of new connections (client-go's 30 s read-idle, 15 s ping timeout). */
+  http2Timing: SessionTiming = { readIdleMs: READ_IDLE_MS, pingTimeoutMs: PING_TIMEOUT_MS };
 
   constructor(private readonly kc: ClusterAccess, defaultTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS) {
     this.defaultTimeoutMs = defaultTimeoutMs;
@@ -185,55 +218,117 @@ export class KubeTransport {
     return server;
   }
 
-  /** Closes pooled idle connections (open requests are not touched). */
+  /**
+   * True when the last exchange went over HTTP/2, whose connections are health-checked by pings: a watch on
+   * it may run for minutes (the reflector then asks for client-go's 5–10 minute watches).
+   */
+  get pingsConnections(): boolean {
+    return this.lastProtocol === 'h2';
+  }
+
+  /** Closes pooled idle connections; open requests finish (an HTTP/2 connection takes no new streams). */
   close(): void {
     for (const a of this.agents.values()) a.destroy();
     this.agents.clear();
-    this.lastAgent = undefined;
+    for (const pool of this.sessions.values()) for (const s of pool) s.close();
+    this.sessions.clear();
+    this.lastKey = undefined;
   }
 
-  private async options(method: string, path: string): Promise<{ url: URL; opts: RequestOptions; secure: boolean }> {
+  private async target(method: string, path: string): Promise<Target> {
     const url = new URL(path, this.server);
     const opts: RequestOptions = { method, headers: {} };
     await this.kc.applyToHTTPSOptions(opts);
     const secure = url.protocol === 'https:';
     const tls = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase,
       rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername };
-    opts.agent = this.agentFor(secure, tls);
-    opts.headers = { ...(opts.headers as Record<string, string>), 'User-Agent': this.userAgent, Accept: 'application/json' };
-    return { url, opts, secure };
+    const headers = { ...(opts.headers as Record<string, string>), 'User-Agent': this.userAgent, Accept: 'application/json' };
+    return { url, method, headers, secure, tls, key: this.identityKey(secure, tls) };
   }
 
   /**
-   * One pooled agent per TLS identity; the serialized material itself is the key (no need to hash it). Our
-   * kubeconfig reader hands out the same Buffers on every request, so the last identity is kept and compared
-   * by reference first: no serialization on the hot path. (client-node's KubeConfig reads files anew each time.)
+   * The serialized TLS material is the identity's key (no need to hash it). Our kubeconfig reader hands out
+   * the same Buffers on every request, so the last identity is kept and compared by reference first: no
+   * serialization on the hot path. (client-node's KubeConfig reads files anew each time.)
    */
-  private agentFor(secure: boolean, tls: Record<string, unknown>): HttpAgent {
-    const last = this.lastAgent;
-    if (last && last.secure === secure && Object.keys(tls).every((k) => tls[k] === last.tls[k])) return last.agent;
+  private identityKey(secure: boolean, tls: Record<string, unknown>): string {
+    const last = this.lastKey;
+    if (last && last.secure === secure && Object.keys(tls).every((k) => tls[k] === last.tls[k])) return last.key;
     const key = JSON.stringify([secure, tls], (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('base64') : v));
-    let agent = this.agents.get(key);
+    this.lastKey = { secure, tls, key };
+    return key;
+  }
+
+  /** The TLS material of an identity, as connection options with one secure context made once per identity. */
+  private tlsOptions(t: Target): Record<string, unknown> {
+    const set = Object.fromEntries(Object.entries(t.tls).filter(([, v]) => v !== undefined));
+    const { ca, cert, key: privateKey, pfx, passphrase, ...connect } = set as Record<string, string | Buffer | boolean | undefined>;
+    // One TLS context per identity: otherwise every new connection builds its own (parsing the CA and key
+    // again), which was most of the CPU a hosted replica spent retrying unreachable guests.
+    let secureContext = this.contexts.get(t.key);
+    if (!secureContext) {
+      secureContext = createSecureContext({ ca, cert, key: privateKey, pfx, passphrase } as SecureContextOptions);
+      this.contexts.set(t.key, secureContext);
+    }
+    return { ...connect, secureContext };
+  }
+
+  private agentFor(t: Target): HttpAgent {
+    let agent = this.agents.get(t.key);
     if (!agent) {
       // Idle keep-alive sockets kept: enough for a burst of concurrent requests (the hosted coordinator renews
       // its shard Leases together). With 4, the rest of each burst's sockets were closed and every burst paid
       // new TLS handshakes — most of an idle replica's CPU.
       const common = { keepAlive: true, keepAliveMsecs: 30_000, maxFreeSockets: 32, scheduling: 'lifo' as const };
-      const set = Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined));
-      // One TLS context per identity, made once: otherwise every new connection builds its own (parsing the
-      // CA and key again), which was most of the CPU a replica spent retrying unreachable guests.
-      const { ca, cert, key: privateKey, pfx, passphrase, ...connect } = set as Record<string, string | Buffer | boolean | undefined>;
-      agent = secure
-        ? new HttpsAgent({ ...common, ...connect, secureContext: createSecureContext({ ca, cert, key: privateKey, pfx, passphrase } as SecureContextOptions) })
-        : new http.Agent(common);
-      this.agents.set(key, agent);
+      agent = t.secure ? new HttpsAgent({ ...common, ...this.tlsOptions(t) }) : new http.Agent(common);
+      this.agents.set(t.key, agent);
     }
-    this.lastAgent = { secure, tls, agent };
     return agent;
   }
 
-  private send(url: URL, opts: RequestOptions, secure: boolean): ClientRequest {
-    return (secure ? httpsRequest : http.request)(url, opts);
+  /**
+   * An HTTP/2 connection of the identity with room for one more stream — a new one when none has (as Go's
+   * HTTP/2 transport opens another connection when one is at the server's stream limit).
+   */
+  private sessionFor(t: Target): PingedSession {
+    let pool = this.sessions.get(t.key);
+    if (!pool) this.sessions.set(t.key, pool = []);
+    const free = pool.find((s) => s.hasRoom);
+    if (free) return free;
+    const made: PingedSession = new PingedSession(t.url.origin, this.tlsOptions(t) as SecureClientSessionOptions, () => {
+      const i = pool.indexOf(made);
+      if (i >= 0) pool.splice(i, 1);
+    }, this.http2Timing);
+    pool.push(made);
+    return made;
+  }
+
+  /**
+   * Sends one exchange: over HTTP/2 unless the URL is plain HTTP, DISABLE_HTTP2 is set or this identity's
+   * server did not agree to it (then HTTP/1.1, on the pooled keep-alive agent). `deadline` bounds the wait for
+   * an HTTP/2 connection (a connect into a black hole never finishes).
+   */
+  private async exchange(t: Target, body: Buffer | undefined, waitForConnection: Promise<never>): Promise<Exchange> {
+    if (t.secure && !this.http1Only.has(t.key) && !http2Disabled()) {
+      const session = this.sessionFor(t);
+      session.hold();
+      try {
+        await Promise.race([session.ready, waitForConnection]);
+      } catch (e) {
+        if (!(e instanceof NotHttp2)) {
+          if (e instanceof RequestTimeoutError) session.destroy(); // a connection that never came up
+          throw e;
+        }
+        this.http1Only.add(t.key);
+        return this.exchange(t, body, waitForConnection);
+      } finally {
+        session.release();
+      }
+      this.lastProtocol = 'h2';
+      return http2Exchange(session, t, body);
+    }
+    this.lastProtocol = 'http/1.1';
+    return http1Exchange(t, this.agentFor(t), body);
   }
 
   /** One REST call; resolves with the decoded JSON body (undefined when empty). */
@@ -246,40 +341,32 @@ export class KubeTransport {
     const path = `${r.path}${queryString(r.query)}`;
     const timeoutMs = r.timeoutMs ?? this.defaultTimeoutMs;
     const started = Date.now();
-    const { url, opts, secure } = await this.options(r.method, path);
+    const t = await this.target(r.method, path);
     const body = r.body === undefined ? undefined : Buffer.from(JSON.stringify(r.body));
     if (body) {
-      (opts.headers as Record<string, string | number>)['Content-Type'] = r.contentType ?? 'application/json';
-      (opts.headers as Record<string, string | number>)['Content-Length'] = body.length;
+      t.headers['Content-Type'] = r.contentType ?? 'application/json';
+      t.headers['Content-Length'] = body.length;
     }
     r.signal?.throwIfAborted();
-    return new Promise<unknown>((resolve, reject) => {
-      const req = this.send(url, opts, secure);
-      const fail = (e: Error) => { clearTimeout(timer); r.signal?.removeEventListener('abort', onAbort); req.destroy(); reject(e); };
-      const timer = timeoutMs > 0 && Number.isFinite(timeoutMs)
-        ? setTimeout(() => fail(new RequestTimeoutError(r.method, r.path, timeoutMs)), Math.max(1, timeoutMs - (Date.now() - started)))
-        : undefined;
-      const onAbort = () => fail(abortReason(r.signal!));
-      r.signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('error', (e) => fail(e));
-      req.on('response', (res) => {
-        readBody(res).then((text) => {
-          clearTimeout(timer);
-          r.signal?.removeEventListener('abort', onAbort);
-          const code = res.statusCode ?? 0;
-          if (code < 200 || code >= 300) {
-            reject(apiError(code, text, r.method, r.path, retryAfterHeader(res)));
-            return;
-          }
-          try {
-            resolve(text ? JSON.parse(text) : undefined);
-          } catch {
-            reject(new Error(`${r.method} ${r.path}: the API server answered with malformed JSON`));
-          }
-        }, (e: Error) => fail(e));
-      });
-      req.end(body);
-    });
+    const deadline = new Deadline(timeoutMs > 0 && Number.isFinite(timeoutMs) ? Math.max(1, timeoutMs - (Date.now() - started)) : undefined,
+      () => new RequestTimeoutError(r.method, r.path, timeoutMs), r.signal);
+    let x: Exchange | undefined;
+    try {
+      x = await this.exchange(t, body, deadline.expired);
+      const res = await Promise.race([x.response, deadline.expired]);
+      const text = await Promise.race([readBody(res.body), deadline.expired]);
+      if (res.status < 200 || res.status >= 300) throw apiError(res.status, text, r.method, r.path, retryAfterHeader(res.headers));
+      try {
+        return text ? JSON.parse(text) as unknown : undefined;
+      } catch {
+        throw new Error(`${r.method} ${r.path}: the API server answered with malformed JSON`);
+      }
+    } catch (e) {
+      if (deadline.fired) x?.cancel();
+      throw e;
+    } finally {
+      deadline.clear();
+    }
   }
 
   /** Starts a watch; resolves once the server accepted it (HTTP 200), rejects on an error status or timeout. */
@@ -290,54 +377,115 @@ export class KubeTransport {
   private async watchOnce(w: WatchRequest): Promise<WatchHandle> {
     const path = `${w.path}${queryString({ ...w.query, watch: true })}`;
     const timeoutMs = w.timeoutMs ?? this.defaultTimeoutMs;
-    const { url, opts, secure } = await this.options('GET', path);
-    return new Promise<WatchHandle>((resolve, reject) => {
-      let aborted = false;
-      let accepted = false;
-      let ended = false;
-      const req = this.send(url, opts, secure);
-      const end = (err?: Error) => {
-        if (ended || aborted) return;
-        ended = true;
-        req.destroy();
-        w.onEnd(err);
-      };
-      const handle: WatchHandle = { abort: () => { aborted = true; clearTimeout(timer); req.destroy(); } };
-      const timer = timeoutMs > 0 && Number.isFinite(timeoutMs) ? setTimeout(() => {
-        if (!accepted) { aborted = true; req.destroy(); reject(new RequestTimeoutError('WATCH', w.path, timeoutMs)); }
-      }, timeoutMs) : undefined;
-      req.on('error', (e) => {
-        clearTimeout(timer);
-        if (!accepted) { if (!aborted) reject(e); aborted = true; return; }
-        end(e);
-      });
-      req.on('response', (res) => {
-        clearTimeout(timer);
-        const code = res.statusCode ?? 0;
-        if (code !== 200) {
-          readBody(res).then((text) => reject(apiError(code, text, 'WATCH', w.path, retryAfterHeader(res))), (e: Error) => reject(e));
-          return;
-        }
-        accepted = true;
-        resolve(handle);
-        res.setEncoding('utf8');
-        res.on('data', lineSplitter((line) => {
-          if (aborted) return;
-          let ev: { type?: unknown; object?: unknown };
-          try {
-            ev = JSON.parse(line) as { type?: unknown; object?: unknown };
-          } catch {
-            end(new Error(`WATCH ${w.path}: malformed watch event`));
-            return false;
-          }
-          if (typeof ev.type === 'string') w.onEvent(ev.type, ev.object);
-        }));
-        res.on('end', () => end());
-        res.on('aborted', () => end(new Error(`WATCH ${w.path}: connection closed mid-stream`)));
-        res.on('error', (e) => end(e));
-        res.on('close', () => end());
-      });
-      req.end();
-    });
+    const t = await this.target('GET', path);
+    const deadline = new Deadline(timeoutMs > 0 && Number.isFinite(timeoutMs) ? timeoutMs : undefined,
+      () => new RequestTimeoutError('WATCH', w.path, timeoutMs));
+    let x: Exchange | undefined;
+    let res: Awaited<Exchange['response']>;
+    try {
+      x = await this.exchange(t, undefined, deadline.expired);
+      res = await Promise.race([x.response, deadline.expired]);
+      if (res.status !== 200) throw apiError(res.status, await readBody(res.body), 'WATCH', w.path, retryAfterHeader(res.headers));
+    } catch (e) {
+      if (deadline.fired) x?.cancel();
+      throw e;
+    } finally {
+      deadline.clear();
+    }
+    const exchange = x;
+    let aborted = false;
+    let ended = false;
+    const end = (err?: Error) => {
+      if (ended || aborted) return;
+      ended = true;
+      exchange.cancel();
+      w.onEnd(err);
+    };
+    const stream = res.body;
+    stream.setEncoding('utf8');
+    stream.on('data', lineSplitter((line) => {
+      if (aborted) return;
+      let ev: { type?: unknown; object?: unknown };
+      try {
+        ev = JSON.parse(line) as { type?: unknown; object?: unknown };
+      } catch {
+        end(new Error(`WATCH ${w.path}: malformed watch event`));
+        return false;
+      }
+      if (typeof ev.type === 'string') w.onEvent(ev.type, ev.object);
+    }));
+    stream.on('end', () => end());
+    stream.on('aborted', () => end(new Error(`WATCH ${w.path}: connection closed mid-stream`)));
+    stream.on('error', (e: Error) => end(e));
+    stream.on('close', () => end());
+    return { abort: () => { aborted = true; exchange.cancel(); } };
   }
+}
+
+/**
+ * The bound of one attempt: `expired` rejects with the timeout's error when `ms` pass (or with the abort's
+ * reason when the signal fires); it never settles when there is no bound.
+ */
+class Deadline {
+  readonly expired: Promise<never>;
+  fired = false;
+  private timer: NodeJS.Timeout | undefined;
+  private detach: (() => void) | undefined;
+
+  constructor(ms: number | undefined, timeoutError: () => Error, signal?: AbortSignal) {
+    this.expired = new Promise<never>((_resolve, reject) => {
+      if (ms !== undefined) this.timer = setTimeout(() => { this.fired = true; reject(timeoutError()); }, ms);
+      if (signal) {
+        const onAbort = () => { this.fired = true; reject(abortReason(signal)); };
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.detach = () => signal.removeEventListener('abort', onAbort);
+      }
+    });
+    this.expired.catch(() => undefined);
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+    this.detach?.();
+  }
+}
+
+function http1Exchange(t: Target, agent: HttpAgent, body: Buffer | undefined): Exchange {
+  const req: ClientRequest = (t.secure ? httpsRequest : http.request)(t.url, { method: t.method, headers: t.headers, agent });
+  const response = new Promise<Awaited<Exchange['response']>>((resolve, reject) => {
+    let res: IncomingMessage | undefined;
+    // An error after the response arrived is the body's (a connection reset mid-stream).
+    req.on('error', (e) => (res ? res.destroy(e) : reject(e)));
+    req.on('response', (r) => {
+      res = r;
+      resolve({ status: r.statusCode ?? 0, headers: r.headers, body: r });
+    });
+  });
+  response.catch(() => undefined);
+  req.end(body);
+  return { response, cancel: () => req.destroy() };
+}
+
+function http2Exchange(session: PingedSession, t: Target, body: Buffer | undefined): Exchange {
+  const headers: OutgoingHttpHeaders = { [constants.HTTP2_HEADER_METHOD]: t.method, [constants.HTTP2_HEADER_PATH]: `${t.url.pathname}${t.url.search}` };
+  for (const [k, v] of Object.entries(t.headers)) headers[k.toLowerCase()] = v;
+  const stream = session.request(headers);
+  const response = new Promise<Awaited<Exchange['response']>>((resolve, reject) => {
+    let answered = false;
+    stream.on('error', (e) => { if (!answered) reject(e); });
+    stream.on('close', () => { if (!answered) reject(new Error(`${t.method} ${t.url.pathname}: the HTTP/2 stream closed before a response (code ${stream.rstCode})`)); });
+    stream.on('response', (h) => {
+      answered = true;
+      resolve({ status: Number(h[constants.HTTP2_HEADER_STATUS]), headers: h as Record<string, string | string[] | undefined>, body: stream });
+    });
+  });
+  response.catch(() => undefined);
+  stream.end(body);
+  return {
+    response,
+    cancel: () => {
+      if (!stream.closed) stream.close(constants.NGHTTP2_CANCEL);
+      session.check(); // a connection that swallowed this exchange may be dead: find out within the ping timeout
+    },
+  };
 }

@@ -8,10 +8,13 @@
 //    connection is cheap; the operator runs 3 reflectors, an SDK accessor 2);
 //  - a relist reports every object to the listeners (client-go's Replace delivers an update for each),
 //    so work that failed during an outage is retried at once when the API server is back;
-//  - watches are short and bounded: the server ends each after 30–45 s (it sends a bookmark just
-//    before), the next one resumes from the last resourceVersion; a client-side inactivity timer
-//    (timeout + 15 s) aborts a watch that went silent, so a silently dropped connection is noticed
-//    within a minute; "410 Gone" relists at once; a periodic relist (10 min) is the safety net;
+//  - watches are bounded and resumed from the last resourceVersion. Over HTTP/2 (the transport's usual
+//    protocol) the server ends each after 5–10 minutes, client-go's range: the connection's pings notice a
+//    silently dropped path within 45 s (http2-session.ts), so a long watch costs no liveness. Over HTTP/1.1
+//    (a server without h2, DISABLE_HTTP2) nothing pings, so watches stay short — 30–45 s, the server sends a
+//    bookmark just before the end — and a client-side inactivity timer (timeout + 15 s, on every watch) aborts
+//    one that went silent within a minute; "410 Gone" relists at once; a periodic relist (10 min) is the
+//    safety net;
 //  - every list and the start of every watch are bounded by the request timeout.
 // `synced` resolves after the first successful list. Objects are keyed as client-go's MetaNamespaceKeyFunc:
 // `namespace/name` for namespaced objects, `name` for cluster-scoped ones.
@@ -46,13 +49,18 @@ export interface ReflectorOptions {
   backoffMaxMs?: number;
   /** Relist at least this often (jittered +0–10 %). Default 10 minutes. */
   relistIntervalMs?: number;
-  /** Server-side watch timeout range in seconds. Default [30, 45]. */
+  /** Server-side watch timeout range in seconds. Default [300, 600] over HTTP/2, [30, 45] over HTTP/1.1. */
   watchTimeoutSeconds?: [number, number];
   /** Abort a watch that delivers nothing (not even a bookmark) for this long. Default: its timeout + 15 s. */
   inactivityMs?: number;
   /** Called when list/watch starts failing (the first failure after a success); recovery relists and notifies as usual. */
   onFailing?: (error: string) => void;
 }
+
+/** client-go's watch timeouts (minWatchTimeout 5 min, up to twice that): for connections that are pinged. */
+export const LONG_WATCH_SECONDS: [number, number] = [300, 600];
+/** Watches on connections nothing pings: the inactivity timer (timeout + 15 s) then bounds a silent one to a minute. */
+export const SHORT_WATCH_SECONDS: [number, number] = [30, 45];
 
 export type ReflectorListener = (name: string) => void;
 
@@ -245,7 +253,7 @@ export class Reflector<T extends Named> {
    */
   private async watchOnce(initial = false): Promise<boolean> {
     let listing: Map<string, T> | undefined = initial ? new Map() : undefined;
-    const [lo, hi] = this.options.watchTimeoutSeconds ?? [30, 45];
+    const [lo, hi] = this.options.watchTimeoutSeconds ?? (this.client.transport.pingsConnections ? LONG_WATCH_SECONDS : SHORT_WATCH_SECONDS);
     const timeoutSeconds = Math.floor(lo + Math.random() * (hi - lo + 1));
     const inactivityMs = this.options.inactivityMs ?? (timeoutSeconds + 15) * 1000;
     const started = Date.now();

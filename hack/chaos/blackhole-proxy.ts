@@ -6,6 +6,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface BlackholeProxy {
   readonly port: number;
+  /** Connections accepted so far. */
+  readonly accepted: number;
   blackhole(): void;
   /** Black-holes everything when a client next sends data (so a request is in flight when it starts). */
   blackholeOnNextRequest(): Promise<void>;
@@ -17,7 +19,9 @@ export async function startBlackholeProxy(targetPort: number, targetHost = '127.
   let dropping = false;
   let armed: (() => void) | undefined;
   const open = new Set<{ client: Socket; upstream: Socket | undefined; dead: boolean }>();
+  let accepted = 0;
   const server: Server = createServer((client) => {
+    accepted++;
     const conn = { client, upstream: undefined as Socket | undefined, dead: dropping };
     open.add(conn);
     const cleanup = () => { open.delete(conn); client.destroy(); conn.upstream?.destroy(); };
@@ -42,6 +46,7 @@ export async function startBlackholeProxy(targetPort: number, targetHost = '127.
   };
   return {
     port,
+    get accepted() { return accepted; },
     blackhole,
     blackholeOnNextRequest() {
       return new Promise<void>((resolve) => { armed = () => { blackhole(); resolve(); }; });

@@ -1,13 +1,21 @@
 // A TLS-terminating proxy in front of a real kube-apiserver that can throttle like API priority-and-fairness
 // does when a priority level is full: every non-watch request answered `429 Too Many Requests` with a
 // Retry-After and the Status body kube-apiserver sends, until heal(). Watches and, outside a throttle,
-// every request are forwarded as they are (the client's bearer token included). Each request is logged.
+// every request are forwarded as they are (the client's bearer token included). Each request is logged with
+// its protocol. It speaks HTTP/2 and HTTP/1.1 as kube-apiserver does, or with `http1Only` HTTP/1.1 alone (a
+// server that does not agree to h2 in ALPN).
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { createServer, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { selfSignedCert } from '../../runtime/self-signed-cert.js';
 import { adminKubeconfig } from '../../sdk/testing/auth.js';
 
-export interface ProxiedRequest { at: number; method: string; path: string; throttled: boolean }
+export interface ProxiedRequest { at: number; method: string; path: string; query: URLSearchParams; throttled: boolean; httpVersion: string }
+
+/** Headers HTTP/2 forbids (connection-specific) and its pseudo-headers: not forwarded either way. */
+const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
+const forwarded = (h: Record<string, unknown>): OutgoingHttpHeaders => Object.fromEntries(Object.entries(h).filter(([k]) => !k.startsWith(':') && !hopByHop.has(k))) as OutgoingHttpHeaders;
 
 export interface ThrottleProxy {
   readonly server: string;
@@ -19,15 +27,17 @@ export interface ThrottleProxy {
   close(): Promise<void>;
 }
 
-export async function startThrottleProxy(upstream: string): Promise<ThrottleProxy> {
+export async function startThrottleProxy(upstream: string, o: { http1Only?: boolean } = {}): Promise<ThrottleProxy> {
   const tls = selfSignedCert('throttle-proxy', ['127.0.0.1']);
   const target = new URL(upstream);
   let retryAfter: number | undefined;
   const requests: ProxiedRequest[] = [];
-  const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+  const handle = (req: IncomingMessage | Http2ServerRequest, anyRes: ServerResponse | Http2ServerResponse) => {
+    const res = anyRes as ServerResponse; // the calls below exist with these signatures on both
     const watch = /[?&]watch=(true|1)/.test(req.url ?? '');
     const throttled = retryAfter !== undefined && !watch;
-    requests.push({ at: Date.now(), method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, throttled });
+    const url = new URL(req.url ?? '/', 'https://proxy');
+    requests.push({ at: Date.now(), method: req.method ?? '', path: url.pathname, query: url.searchParams, throttled, httpVersion: req.httpVersion });
     if (throttled) {
       req.resume();
       res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': String(retryAfter) });
@@ -37,13 +47,21 @@ export async function startThrottleProxy(upstream: string): Promise<ThrottleProx
       return;
     }
     const up = httpsRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url,
-      headers: { ...req.headers, host: target.host }, rejectUnauthorized: false }, (upRes) => {
-      res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-      upRes.pipe(res);
+      headers: { ...forwarded(req.headers), host: target.host }, rejectUnauthorized: false }, (upRes) => {
+      res.writeHead(upRes.statusCode ?? 502, forwarded(upRes.headers));
+      upRes.pipe(res as NodeJS.WritableStream);
     });
     up.on('error', () => res.destroy());
     res.on('close', () => up.destroy());
     req.pipe(up);
+  };
+  const server = o.http1Only
+    ? createServer({ cert: tls.cert, key: tls.key }, handle)
+    : createSecureServer({ cert: tls.cert, key: tls.key, allowHTTP1: true }, handle);
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('secureConnection', (socket: import('node:net').Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -52,6 +70,9 @@ export async function startThrottleProxy(upstream: string): Promise<ThrottleProx
     kubeconfig: (token) => adminKubeconfig(url, tls.cert, token),
     throttle(seconds) { retryAfter = seconds; },
     heal() { retryAfter = undefined; },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () => new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    }),
   };
 }

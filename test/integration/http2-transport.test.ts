@@ -1,0 +1,159 @@
+// The transport speaks HTTP/2 to kube-apiserver, as client-go does: every request and watch of one identity
+// on one connection, health-checked by pings — which is what lets a reflector ask for client-go's 5–10 minute
+// watches and still notice a silently dropped path. A server that does not agree to h2 (ALPN), and
+// DISABLE_HTTP2, get HTTP/1.1 and the short watches that path needs.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  ConnectionSilent, FeatureGateResource, KubeTransport, LONG_WATCH_SECONDS, Reflector, ResourceClient, SHORT_WATCH_SECONDS,
+  loadKubeConfig, type ClusterAccess, type WatchHandle,
+} from '../../runtime/index.js';
+import { startBlackholeProxy, type BlackholeProxy } from '../../hack/chaos/blackhole-proxy.js';
+import { writeKubeconfigFor } from '../../hack/chaos/lib.js';
+import { startThrottleProxy, type ThrottleProxy } from '../support/throttle-proxy.js';
+import { kubeconfigPath } from '../support/cluster.js';
+import { eventually } from '../support/eventually.js';
+import { tempDirs } from '../support/temp.js';
+
+const tempDir = tempDirs();
+let direct: ClusterAccess;
+
+beforeAll(async () => {
+  direct = await loadKubeConfig(kubeconfigPath('ours'));
+});
+
+async function viaBlackhole(proxy: BlackholeProxy): Promise<ClusterAccess> {
+  const path = writeKubeconfigFor(`https://127.0.0.1:${proxy.port}`, readFileSync(kubeconfigPath('ours'), 'utf8'), join(tempDir('h2'), 'kubeconfig'));
+  return loadKubeConfig(path);
+}
+
+function watchFeatureGates(t: KubeTransport, onEnd: (err?: Error) => void): Promise<WatchHandle> {
+  return t.watch({ path: '/apis/config.openshift.io/v1/featuregates', query: { allowWatchBookmarks: true, timeoutSeconds: 600 }, onEvent: () => undefined, onEnd });
+}
+
+describe('HTTP/2 transport', () => {
+  it('sends requests and watches of one identity as streams of one connection', async () => {
+    const proxy = await startBlackholeProxy(Number(new URL(direct.getCurrentCluster()!.server).port));
+    try {
+      const t = new KubeTransport(await viaBlackhole(proxy));
+      const watches = await Promise.all([watchFeatureGates(t, () => undefined), watchFeatureGates(t, () => undefined)]);
+      await Promise.all(Array.from({ length: 8 }, () => t.request({ method: 'GET', path: '/version' })));
+      expect(t.pingsConnections).toBe(true);
+      expect(proxy.accepted).toBe(1);
+      for (const w of watches) w.abort();
+      t.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('opens another connection when one is at the server\'s stream limit (100 here): 150 watches, 2 connections', async () => {
+    const proxy = await startBlackholeProxy(Number(new URL(direct.getCurrentCluster()!.server).port));
+    try {
+      const t = new KubeTransport(await viaBlackhole(proxy));
+      await t.request({ method: 'GET', path: '/version' }); // the server's settings are known from here on
+      const watches = await Promise.all(Array.from({ length: 150 }, () => watchFeatureGates(t, () => undefined)));
+      await expect(t.request({ method: 'GET', path: '/version' })).resolves.toHaveProperty('gitVersion');
+      expect(proxy.accepted).toBe(2);
+      for (const w of watches) w.abort();
+      t.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('finds a silent connection by its ping: the watches on it end with ConnectionSilent, and a new connection serves after heal', async () => {
+    const proxy = await startBlackholeProxy(Number(new URL(direct.getCurrentCluster()!.server).port));
+    try {
+      const t = new KubeTransport(await viaBlackhole(proxy));
+      t.http2Timing = { readIdleMs: 500, pingTimeoutMs: 500 };
+      let ended: Error | undefined | 'open' = 'open';
+      await watchFeatureGates(t, (err) => { ended = err; });
+      proxy.blackhole();
+      const t0 = Date.now();
+      await eventually(() => expect(ended).toBeInstanceOf(ConnectionSilent), 5_000);
+      expect(Date.now() - t0).toBeLessThan(3_000);
+      expect(String(ended)).toMatch(/no answer to an HTTP\/2 ping within 500 ms/);
+      proxy.heal();
+      await expect(t.request({ method: 'GET', path: '/version' })).resolves.toHaveProperty('gitVersion');
+      expect(proxy.accepted).toBe(2);
+      t.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a request that timed out checks its connection at once: a silent one is dropped one ping timeout later', async () => {
+    const proxy = await startBlackholeProxy(Number(new URL(direct.getCurrentCluster()!.server).port));
+    try {
+      const t = new KubeTransport(await viaBlackhole(proxy));
+      t.http2Timing = { readIdleMs: 60_000, pingTimeoutMs: 500 }; // the idle ping would come too late
+      let ended: Error | undefined | 'open' = 'open';
+      await watchFeatureGates(t, (err) => { ended = err; });
+      proxy.blackhole();
+      await expect(t.request({ method: 'GET', path: '/version', timeoutMs: 300 })).rejects.toThrow(/no answer from the API server within 300 ms/);
+      await eventually(() => expect(ended).toBeInstanceOf(ConnectionSilent), 3_000);
+      t.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  describe('reflectors ask for watches as long as the connection allows', () => {
+    let h2: ThrottleProxy;
+    let h1: ThrottleProxy;
+    const dir = () => tempDir('h2-reflector');
+    beforeAll(async () => {
+      const server = direct.getCurrentCluster()!.server;
+      h2 = await startThrottleProxy(server);
+      h1 = await startThrottleProxy(server, { http1Only: true });
+    });
+    afterAll(async () => {
+      await h2.close();
+      await h1.close();
+    });
+
+    /** Spoken over `version` only, pinged or not, and every watch asked for a timeout within [lo, hi]. */
+    function expectWatches(got: { timeouts: number[]; versions: string[]; pinged: boolean }, version: string, pinged: boolean, [lo, hi]: [number, number]) {
+      expect({ versions: got.versions, pinged: got.pinged }).toEqual({ versions: [version], pinged });
+      expect(got.timeouts.length).toBeGreaterThan(0);
+      expect(got.timeouts.filter((t) => t < lo || t > hi)).toEqual([]);
+    }
+    async function watchTimeouts(proxy: ThrottleProxy): Promise<{ timeouts: number[]; versions: string[]; pinged: boolean }> {
+      const token = (JSON.parse(readFileSync(kubeconfigPath('ours'), 'utf8')) as { users: { user: { token: string } }[] }).users[0]!.user.token;
+      const path = join(dir(), `kubeconfig-${proxy.server.split(':').pop()}`);
+      writeFileSync(path, proxy.kubeconfig(token));
+      const kc = await loadKubeConfig(path);
+      const r = new Reflector(new ResourceClient(kc, FeatureGateResource), { name: 'cluster' });
+      r.start();
+      await r.synced;
+      await eventually(() => expect(proxy.requests.some((q) => q.query.get('watch') === 'true')).toBe(true), 5_000);
+      await r.stop();
+      const watches = proxy.requests.filter((q) => q.query.get('watch') === 'true');
+      return {
+        timeouts: watches.map((q) => Number(q.query.get('timeoutSeconds'))),
+        versions: [...new Set(proxy.requests.map((q) => q.httpVersion))],
+        pinged: KubeTransport.for(kc).pingsConnections,
+      };
+    }
+
+    it('over HTTP/2: client-go\'s 5–10 minutes', async () => {
+      expectWatches(await watchTimeouts(h2), '2.0', true, LONG_WATCH_SECONDS);
+    });
+
+    it('from a server that does not agree to h2: HTTP/1.1 and 30–45 s watches', async () => {
+      expectWatches(await watchTimeouts(h1), '1.1', false, SHORT_WATCH_SECONDS);
+    });
+
+    it('with DISABLE_HTTP2 set (client-go\'s switch): HTTP/1.1 to a server that speaks h2', async () => {
+      process.env.DISABLE_HTTP2 = '1';
+      try {
+        h2.requests.length = 0;
+        expectWatches(await watchTimeouts(h2), '1.1', false, SHORT_WATCH_SECONDS);
+      } finally {
+        delete process.env.DISABLE_HTTP2;
+      }
+    });
+  });
+});
