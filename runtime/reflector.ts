@@ -273,9 +273,10 @@ export class Reflector<T extends Named> {
         if (err && !this.stopped) reject(err);
         else resolve();
       };
+      // Re-armed on every event: refresh() restarts the same timer, cheaper than a clear + set per event.
       const arm = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => finish(new WatchInactive(inactivityMs)), inactivityMs);
+        if (timer) timer.refresh();
+        else timer = setTimeout(() => finish(new WatchInactive(inactivityMs)), inactivityMs);
       };
       this.abortWatch = () => finish();
       arm();

@@ -19,10 +19,10 @@ export async function startBenchCluster(planeOptions: Omit<ControlPlaneOptions, 
   return {
     plane, kc, watcher, fgs,
     /**
-     * Empties the status, spawns the operator and resolves once its first status write is seen: the
+     * Empties the status, spawns the operator (or another process that writes the status: `spawnIt`) and resolves once its first status write is seen: the
      * process, the time from spawn to that write, and when it was spawned.
      */
-    async startOperator(): Promise<{ proc: ChildProcess; startMs: number; spawnedAt: number }> {
+    async startOperator(spawnIt: (kubeconfigPath: string, version: string) => ChildProcess = spawnOperatorProcess): Promise<{ proc: ChildProcess; startMs: number; spawnedAt: number }> {
       if ((await fgs.get('cluster')).status?.featureGates?.length) {
         const cleared = watcher.next((v) => v === '');
         await setFeatureGateStatus(kc, []);
@@ -30,8 +30,11 @@ export async function startBenchCluster(planeOptions: Omit<ControlPlaneOptions, 
       }
       const seen = watcher.next((v) => v === BENCH_VERSION);
       const spawnedAt = nowMs();
-      const proc = spawnOperatorProcess(plane.kubeconfigPath, BENCH_VERSION);
-      await seen;
+      const proc = spawnIt(plane.kubeconfigPath, BENCH_VERSION);
+      const died = new Promise<never>((_resolve, reject) => proc.once('exit', (code, signal) =>
+        reject(new Error(`${proc.spawnfile} exited (${signal ?? code}) before its first status write`))));
+      died.catch(() => undefined);
+      await Promise.race([seen, died]);
       return { proc, startMs: nowMs() - spawnedAt, spawnedAt };
     },
     async stop(): Promise<void> {

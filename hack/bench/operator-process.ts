@@ -9,8 +9,8 @@ import { packageRoot } from '../../sdk/testing/index.js';
 export const operatorCLI = process.env.FGC_OPERATOR_CLI ?? join(packageRoot(), 'dist', 'cli', 'featuregates.js');
 export const operatorNodeFlags = (process.env.OPERATOR_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
-export function spawnOperatorProcess(kubeconfigPath: string, version: string): ChildProcess {
-  return spawn(process.execPath, [...operatorNodeFlags, operatorCLI, 'operator', '--kubeconfig', kubeconfigPath, '--operator-version', version,
+export function spawnOperatorProcess(kubeconfigPath: string, version: string, nodeFlags: string[] = operatorNodeFlags): ChildProcess {
+  return spawn(process.execPath, [...nodeFlags, operatorCLI, 'operator', '--kubeconfig', kubeconfigPath, '--operator-version', version,
     '--authoritative-feature-gate-dir', join(packageRoot(), 'deploy', 'base', 'payload'),
     '--metrics-bind-address', '0', '--health-probe-bind-address', '127.0.0.1:0'], { stdio: 'ignore' });
 }

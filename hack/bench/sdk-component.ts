@@ -1,13 +1,16 @@
 // A stand-in component operator for `npm run bench -- sdk-fanout`: it loads @kubernetes/client-node and a
-// KubeConfig as any component does, then (mode "accessor") also the SDK and one started accessor, idles,
-// and prints its RSS 60 s after start and its CPU seconds over the following 60 s as one JSON line.
-//   node sdk-component.js <kubeconfig> baseline|accessor
+// KubeConfig as any component does, then (mode "loaded") also the SDK's modules, or (mode "accessor") the SDK
+// and one started accessor; idles, and prints its RSS (and V8's heap and external memory) 60 s after start and
+// its CPU seconds over the following 60 s as one JSON line; with --expose-gc also RSS, heap and external memory
+// after a full collection at the end.
+//   node sdk-component.js <kubeconfig> baseline|loaded|accessor
 import { KubeConfig } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 
 const [kubeconfigPath, mode] = process.argv.slice(2);
 const kc = new KubeConfig();
 kc.loadFromFile(kubeconfigPath!);
+if (mode === 'loaded') await import('../../sdk/index.js');
 if (mode === 'accessor') {
   const { createFeatureGateAccess } = await import('../../sdk/index.js');
   const access = createFeatureGateAccess({ kubeConfig: kc, desiredVersion: '4.22.0', onChange: () => undefined });
@@ -21,8 +24,16 @@ const cpu = () => {
 };
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 await sleep(Math.max(0, 60_000 - performance.now()));
-const rssMB = process.memoryUsage().rss / 1048576;
+const m = process.memoryUsage();
+const MB = 1048576;
 const c0 = cpu();
 await sleep(60_000);
-console.log(JSON.stringify({ mode, rssMB, idleCpuS: cpu() - c0 }));
+const idleCpuS = cpu() - c0;
+// What is retained: the same after a full collection (when started with --expose-gc), which takes away the
+// few MB by which identical processes differ with the timing of their last collection.
+const gc = (globalThis as { gc?: () => void }).gc;
+gc?.();
+const g = process.memoryUsage();
+console.log(JSON.stringify({ mode, rssMB: m.rss / MB, heapUsedMB: m.heapUsed / MB, heapTotalMB: m.heapTotal / MB, externalMB: m.external / MB, idleCpuS,
+  ...(gc ? { gcRssMB: g.rss / MB, gcHeapUsedMB: g.heapUsed / MB, gcExternalMB: g.external / MB } : {}) }));
 process.exit(0);
