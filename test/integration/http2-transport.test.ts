@@ -4,11 +4,16 @@
 // DISABLE_HTTP2, get HTTP/1.1 and the short watches that path needs.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { join } from 'node:path';
 import {
   ConnectionSilent, FeatureGateResource, KubeTransport, LONG_WATCH_SECONDS, Reflector, ResourceClient, SHORT_WATCH_SECONDS,
-  loadKubeConfig, type ClusterAccess, type WatchHandle,
+  StaticKubeConfig, loadKubeConfig, readKubeconfigText, type ClusterAccess, type WatchHandle,
 } from '../../runtime/index.js';
+import { selfSignedCert } from '../../runtime/self-signed-cert.js';
+import { adminKubeconfig } from '../../sdk/testing/auth.js';
 import { startBlackholeProxy, type BlackholeProxy } from '../../hack/chaos/blackhole-proxy.js';
 import { writeKubeconfigFor } from '../../hack/chaos/lib.js';
 import { startThrottleProxy, type ThrottleProxy } from '../support/throttle-proxy.js';
@@ -97,6 +102,35 @@ describe('HTTP/2 transport', () => {
       t.close();
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('a TLS server that negotiates no ALPN at all is spoken to over HTTP/1.1', async () => {
+    // TLS in front of a plain HTTP server, with no ALPN (as some proxies): Node's HTTP/2 client would send h2
+    // frames anyway; the transport sees no "h2" agreed and falls back.
+    const tlsMaterial = selfSignedCert('no-alpn', ['127.0.0.1']);
+    const backend = createHttpServer((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ gitVersion: 'v0.0.0-no-alpn', httpVersion: req.httpVersion }));
+    });
+    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+    const front = createTlsServer({ cert: tlsMaterial.cert, key: tlsMaterial.key }, (socket) => {
+      const up = connect((backend.address() as AddressInfo).port, '127.0.0.1');
+      socket.pipe(up).pipe(socket);
+      socket.on('error', () => up.destroy());
+      up.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const access = readKubeconfigText(adminKubeconfig(`https://127.0.0.1:${(front.address() as AddressInfo).port}`, tlsMaterial.cert, 'token'), 'no-alpn') as StaticKubeConfig;
+      const t = new KubeTransport(access);
+      await expect(t.request({ method: 'GET', path: '/version' })).resolves.toEqual({ gitVersion: 'v0.0.0-no-alpn', httpVersion: '1.1' });
+      expect(t.pingsConnections).toBe(false);
+      t.close();
+    } finally {
+      front.close();
+      backend.closeAllConnections();
+      backend.close();
     }
   });
 
