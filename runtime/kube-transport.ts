@@ -195,6 +195,8 @@ export class KubeTransport {
   defaultTimeoutMs: number;
   /** Sent with every request (client-go style; the operator and the SDK set their own). */
   userAgent = userAgent('featuregates');
+  /** Speak HTTP/2 where the server agrees (false: HTTP/1.1 always, as DISABLE_HTTP2 for this transport only). */
+  http2 = true;
   /** The HTTP/2 health check of new connections (client-go's 30 s read-idle, 15 s ping timeout). */
   http2Timing: SessionTiming = { readIdleMs: READ_IDLE_MS, pingTimeoutMs: PING_TIMEOUT_MS };
 
@@ -304,12 +306,12 @@ export class KubeTransport {
   }
 
   /**
-   * Sends one exchange: over HTTP/2 unless the URL is plain HTTP, DISABLE_HTTP2 is set or this identity's
-   * server did not agree to it (then HTTP/1.1, on the pooled keep-alive agent). `deadline` bounds the wait for
+   * Sends one exchange: over HTTP/2 unless the URL is plain HTTP, DISABLE_HTTP2 is set, `http2` is off or this
+   * identity's server did not agree to it (then HTTP/1.1, on the pooled keep-alive agent). `deadline` bounds the wait for
    * an HTTP/2 connection (a connect into a black hole never finishes).
    */
   private async exchange(t: Target, body: Buffer | undefined, waitForConnection: Promise<never>): Promise<Exchange> {
-    if (t.secure && !this.http1Only.has(t.key) && !http2Disabled()) {
+    if (t.secure && this.http2 && !this.http1Only.has(t.key) && !http2Disabled()) {
       const session = this.sessionFor(t);
       session.hold();
       try {

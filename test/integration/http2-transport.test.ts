@@ -10,9 +10,10 @@ import { createServer as createTlsServer } from 'node:tls';
 import { join } from 'node:path';
 import {
   ConnectionSilent, FeatureGateResource, KubeTransport, LONG_WATCH_SECONDS, Reflector, ResourceClient, SHORT_WATCH_SECONDS,
-  StaticKubeConfig, loadKubeConfig, readKubeconfigText, type ClusterAccess, type WatchHandle,
+  StaticKubeConfig, loadKubeConfig, readKubeconfigText, silentLogger, type ClusterAccess, type WatchHandle,
 } from '../../runtime/index.js';
 import { selfSignedCert } from '../../runtime/self-signed-cert.js';
+import { GuestConnection } from '../../hosted/guest-connection.js';
 import { adminKubeconfig } from '../../sdk/testing/auth.js';
 import { startBlackholeProxy, type BlackholeProxy } from '../../hack/chaos/blackhole-proxy.js';
 import { writeKubeconfigFor } from '../../hack/chaos/lib.js';
@@ -154,11 +155,12 @@ describe('HTTP/2 transport', () => {
       expect(got.timeouts.length).toBeGreaterThan(0);
       expect(got.timeouts.filter((t) => t < lo || t > hi)).toEqual([]);
     }
-    async function watchTimeouts(proxy: ThrottleProxy): Promise<{ timeouts: number[]; versions: string[]; pinged: boolean }> {
+    async function watchTimeouts(proxy: ThrottleProxy, tune?: (t: KubeTransport) => void): Promise<{ timeouts: number[]; versions: string[]; pinged: boolean }> {
       const token = (JSON.parse(readFileSync(kubeconfigPath('ours'), 'utf8')) as { users: { user: { token: string } }[] }).users[0]!.user.token;
       const path = join(dir(), `kubeconfig-${proxy.server.split(':').pop()}`);
       writeFileSync(path, proxy.kubeconfig(token));
       const kc = await loadKubeConfig(path);
+      tune?.(KubeTransport.for(kc));
       const r = new Reflector(new ResourceClient(kc, FeatureGateResource), { name: 'cluster' });
       r.start();
       await r.synced;
@@ -178,6 +180,24 @@ describe('HTTP/2 transport', () => {
 
     it('from a server that does not agree to h2: HTTP/1.1 and 30–45 s watches', async () => {
       expectWatches(await watchTimeouts(h1), '1.1', false, SHORT_WATCH_SECONDS);
+    });
+
+    it('with http2 off on the transport (hosted guests): HTTP/1.1 to a server that speaks h2', async () => {
+      h2.requests.length = 0;
+      expectWatches(await watchTimeouts(h2, (t) => { t.http2 = false; }), '1.1', false, SHORT_WATCH_SECONDS);
+    });
+
+    it('a hosted guest connection lists and watches its guest over HTTP/1.1 (its measured choice)', async () => {
+      h2.requests.length = 0;
+      const token = (JSON.parse(readFileSync(kubeconfigPath('ours'), 'utf8')) as { users: { user: { token: string } }[] }).users[0]!.user.token;
+      const guest = new GuestConnection(h2.kubeconfig(token), 'test guest', 'replica-0', () => undefined, () => undefined, {}, undefined, silentLogger);
+      try {
+        await guest.clusterVersions.synced;
+        await eventually(() => expect(h2.requests.some((q) => q.query.get('watch') === 'true')).toBe(true), 5_000);
+        expect([...new Set(h2.requests.map((q) => q.httpVersion))]).toEqual(['1.1']);
+      } finally {
+        await guest.stop();
+      }
     });
 
     it('with DISABLE_HTTP2 set (client-go\'s switch): HTTP/1.1 to a server that speaks h2', async () => {
