@@ -11,8 +11,13 @@
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type OutgoingHttpHeaders, type SecureClientSessionOptions } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 
-export const READ_IDLE_MS = 30_000;
-export const PING_TIMEOUT_MS = 15_000;
+export interface SessionTiming {
+  readIdleMs: number;
+  pingTimeoutMs: number;
+}
+
+/** client-go's HTTP/2 health check: 30 s read-idle, 15 s ping timeout. */
+export const CLIENT_GO_SESSION_TIMING: Readonly<SessionTiming> = { readIdleMs: 30_000, pingTimeoutMs: 15_000 };
 const DEFAULT_MAX_STREAMS = 100;
 
 /** The server did not agree to speak HTTP/2 on this connection. */
@@ -28,11 +33,6 @@ export class ConnectionSilent extends Error {
   }
 }
 
-export interface SessionTiming {
-  readIdleMs: number;
-  pingTimeoutMs: number;
-}
-
 export class PingedSession {
   private readonly session: ClientHttp2Session;
   private streams = 0;
@@ -44,7 +44,7 @@ export class PingedSession {
   readonly ready: Promise<void>;
 
   constructor(private readonly origin: string, options: SecureClientSessionOptions, private readonly onGone: () => void,
-    private readonly timing: SessionTiming = { readIdleMs: READ_IDLE_MS, pingTimeoutMs: PING_TIMEOUT_MS }) {
+    private readonly timing: SessionTiming) {
     this.session = connect(origin, { ...options, settings: { enablePush: false } });
     this.session.unref();
     this.ready = new Promise<void>((resolve, reject) => {
@@ -82,8 +82,8 @@ export class PingedSession {
    * A stream over the limit would wait in the queue for one to close, and watches do not close for minutes.
    */
   get hasRoom(): boolean {
-    const limit = this.session.remoteSettings.maxConcurrentStreams ?? DEFAULT_MAX_STREAMS;
-    return this.usable && this.streams + this.held < Math.min(limit, this.settingsKnown ? limit : DEFAULT_MAX_STREAMS);
+    const limit = this.settingsKnown ? this.session.remoteSettings.maxConcurrentStreams ?? DEFAULT_MAX_STREAMS : DEFAULT_MAX_STREAMS;
+    return this.usable && this.streams + this.held < limit;
   }
 
   /** Keeps room for a stream about to be opened (while the caller waits for `ready`); `release` gives it back. */
@@ -102,11 +102,6 @@ export class PingedSession {
     if (this.session.destroyed) return;
     if (this.streams + this.held > 0) this.session.ref();
     else this.session.unref();
-  }
-
-  /** Streams open on it. */
-  get openStreams(): number {
-    return this.streams;
   }
 
   /** A new stream (request) on this connection; the process is kept alive until it closes. */

@@ -24,7 +24,7 @@ import { createSecureContext, type SecureContext, type SecureContextOptions } fr
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { realClock } from './clock.js';
-import { NotHttp2, PING_TIMEOUT_MS, PingedSession, READ_IDLE_MS, type SessionTiming } from './http2-session.js';
+import { CLIENT_GO_SESSION_TIMING, NotHttp2, PingedSession, type SessionTiming } from './http2-session.js';
 import { countedRequest } from './metrics.js';
 import { http } from './node-http.js';
 import { userAgent } from './version.js';
@@ -198,7 +198,7 @@ export class KubeTransport {
   /** Speak HTTP/2 where the server agrees (false: HTTP/1.1 always, as DISABLE_HTTP2 for this transport only). */
   http2 = true;
   /** The HTTP/2 health check of new connections (client-go's 30 s read-idle, 15 s ping timeout). */
-  http2Timing: SessionTiming = { readIdleMs: READ_IDLE_MS, pingTimeoutMs: PING_TIMEOUT_MS };
+  http2Timing: SessionTiming = CLIENT_GO_SESSION_TIMING;
 
   constructor(private readonly kc: ClusterAccess, defaultTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS) {
     this.defaultTimeoutMs = defaultTimeoutMs;
