@@ -34,45 +34,48 @@ async function viaBlackhole(proxy: BlackholeProxy): Promise<ClusterAccess> {
   return loadKubeConfig(path);
 }
 
+/** `fn` with a transport to the shared kube-apiserver through a fresh black-hole proxy; both closed after. */
+async function throughBlackhole(fn: (proxy: BlackholeProxy, t: KubeTransport) => Promise<void>): Promise<void> {
+  const proxy = await startBlackholeProxy(Number(new URL(direct.getCurrentCluster()!.server).port));
+  try {
+    const t = new KubeTransport(await viaBlackhole(proxy));
+    try {
+      await fn(proxy, t);
+    } finally {
+      t.close();
+    }
+  } finally {
+    await proxy.close();
+  }
+}
+
 function watchFeatureGates(t: KubeTransport, onEnd: (err?: Error) => void): Promise<WatchHandle> {
   return t.watch({ path: '/apis/config.openshift.io/v1/featuregates', query: { allowWatchBookmarks: true, timeoutSeconds: 600 }, onEvent: () => undefined, onEnd });
 }
 
 describe('HTTP/2 transport', () => {
   it('sends requests and watches of one identity as streams of one connection', async () => {
-    const proxy = await startBlackholeProxy(Number(new URL(direct.getCurrentCluster()!.server).port));
-    try {
-      const t = new KubeTransport(await viaBlackhole(proxy));
+    await throughBlackhole(async (proxy, t) => {
       const watches = await Promise.all([watchFeatureGates(t, () => undefined), watchFeatureGates(t, () => undefined)]);
       await Promise.all(Array.from({ length: 8 }, () => t.request({ method: 'GET', path: '/version' })));
       expect(t.pingsConnections).toBe(true);
       expect(proxy.accepted).toBe(1);
       for (const w of watches) w.abort();
-      t.close();
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it('opens another connection when one is at the server\'s stream limit (100 here): 150 watches, 2 connections', async () => {
-    const proxy = await startBlackholeProxy(Number(new URL(direct.getCurrentCluster()!.server).port));
-    try {
-      const t = new KubeTransport(await viaBlackhole(proxy));
+    await throughBlackhole(async (proxy, t) => {
       await t.request({ method: 'GET', path: '/version' }); // the server's settings are known from here on
       const watches = await Promise.all(Array.from({ length: 150 }, () => watchFeatureGates(t, () => undefined)));
       await expect(t.request({ method: 'GET', path: '/version' })).resolves.toHaveProperty('gitVersion');
       expect(proxy.accepted).toBe(2);
       for (const w of watches) w.abort();
-      t.close();
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it('finds a silent connection by its ping: the watches on it end with ConnectionSilent, and a new connection serves after heal', async () => {
-    const proxy = await startBlackholeProxy(Number(new URL(direct.getCurrentCluster()!.server).port));
-    try {
-      const t = new KubeTransport(await viaBlackhole(proxy));
+    await throughBlackhole(async (proxy, t) => {
       t.http2Timing = { readIdleMs: 500, pingTimeoutMs: 500 };
       let ended: Error | undefined | 'open' = 'open';
       await watchFeatureGates(t, (err) => { ended = err; });
@@ -84,26 +87,18 @@ describe('HTTP/2 transport', () => {
       proxy.heal();
       await expect(t.request({ method: 'GET', path: '/version' })).resolves.toHaveProperty('gitVersion');
       expect(proxy.accepted).toBe(2);
-      t.close();
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it('a request that timed out checks its connection at once: a silent one is dropped one ping timeout later', async () => {
-    const proxy = await startBlackholeProxy(Number(new URL(direct.getCurrentCluster()!.server).port));
-    try {
-      const t = new KubeTransport(await viaBlackhole(proxy));
+    await throughBlackhole(async (proxy, t) => {
       t.http2Timing = { readIdleMs: 60_000, pingTimeoutMs: 500 }; // the idle ping would come too late
       let ended: Error | undefined | 'open' = 'open';
       await watchFeatureGates(t, (err) => { ended = err; });
       proxy.blackhole();
       await expect(t.request({ method: 'GET', path: '/version', timeoutMs: 300 })).rejects.toThrow(/no answer from the API server within 300 ms/);
       await eventually(() => expect(ended).toBeInstanceOf(ConnectionSilent), 3_000);
-      t.close();
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it('a TLS server that negotiates no ALPN at all is spoken to over HTTP/1.1', async () => {
