@@ -12,17 +12,14 @@
 //    beside the same process's idle minute before the work.
 // The operator process as in operator-process.ts (FGC_OPERATOR_CLI, OPERATOR_NODE_FLAGS).
 import { spawn } from 'node:child_process';
-import { setClusterVersion } from '../../sdk/testing/index.js';
-import { BENCH_VERSION, startBenchCluster } from './bench-cluster.js';
-import { operatorChange } from './status-change.js';
+import { startBenchCluster } from './bench-cluster.js';
+import { SCENARIO_CHANGES as CHANGES, SCENARIO_HEARTBEATS as HEARTBEATS, changeScenario } from './status-change.js';
 import { describeOperator, exited, usage } from './operator-process.js';
 import { median, ms, nowMs, spread } from './stats.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const STARTS = 5;
 const IDLE_MS = 60_000;
-const CHANGES = 100;
-const HEARTBEATS = 20;
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
 const cluster = await startBenchCluster();
@@ -62,12 +59,7 @@ async function oneRun(): Promise<Run> {
   bare.kill('SIGKILL');
 
   // The scenario: changes that make the operator write (prune an old version's entry), then heartbeats.
-  const latencies: number[] = [];
-  for (let i = 0; i < CHANGES; i++) latencies.push(await operatorChange(kc, fgs, watcher, i));
-  for (let i = 0; i < HEARTBEATS; i++) {
-    await setClusterVersion(kc, { history: [BENCH_VERSION], extraStatus: { versionHash: `heartbeat-${i}` } });
-    await sleep(50);
-  }
+  const [latencies] = await changeScenario([{ kc, fgs, watcher }]);
   // After the work: the idle minute, sampled every 10 s.
   const afterStart = usage(pid);
   const samples: number[] = [];
@@ -83,7 +75,7 @@ async function oneRun(): Promise<Run> {
   await exited(op.proc);
   return {
     startMs: median(starts), bareStartMs: median(bareStarts), rssMB: a.rssMB, bareRssMB: b.rssMB,
-    idleCpuS: a2.cpuS - a.cpuS, bareIdleCpuS: b2.cpuS - b.cpuS, scenarioCpuS: end.cpuS - a2.cpuS, processCpuS: end.cpuS, latencyMs: median(latencies),
+    idleCpuS: a2.cpuS - a.cpuS, bareIdleCpuS: b2.cpuS - b.cpuS, scenarioCpuS: end.cpuS - a2.cpuS, processCpuS: end.cpuS, latencyMs: median(latencies!),
     afterWorkCpuS: end.cpuS - afterStart.cpuS, afterWorkSamplesS: samples, afterWorkRssMB: end.rssMB,
   };
 }

@@ -6,13 +6,11 @@
 // functions by self time; the profile is kept in .cache/bench/scenario.cpuprofile (Chrome DevTools opens it).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot, setClusterVersion } from '../../sdk/testing/index.js';
-import { BENCH_VERSION, startBenchCluster } from './bench-cluster.js';
+import { packageRoot } from '../../sdk/testing/index.js';
+import { startBenchCluster } from './bench-cluster.js';
 import { exited, spawnOperatorProcess, usage } from './operator-process.js';
-import { operatorChange } from './status-change.js';
+import { SCENARIO_CHANGES as CHANGES, SCENARIO_HEARTBEATS as HEARTBEATS, changeScenario } from './status-change.js';
 
-const CHANGES = 100;
-const HEARTBEATS = 20;
 const INSPECT_PORT = Number(process.env.INSPECT_PORT ?? 9339);
 const nodeFlags = [...(process.env.OPERATOR_NODE_FLAGS ?? '--lite-mode').split(' ').filter(Boolean), `--inspect=127.0.0.1:${INSPECT_PORT}`];
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
@@ -60,11 +58,7 @@ try {
   await session.call('Profiler.setSamplingInterval', { interval: 200 });
   const cpu0 = usage(op.proc.pid!).cpuS;
   await session.call('Profiler.start');
-  for (let i = 0; i < CHANGES; i++) await operatorChange(cluster.kc, cluster.fgs, cluster.watcher, i);
-  for (let i = 0; i < HEARTBEATS; i++) {
-    await setClusterVersion(cluster.kc, { history: [BENCH_VERSION], extraStatus: { versionHash: `heartbeat-${i}` } });
-    await sleep(50);
-  }
+  await changeScenario([cluster]);
   await sleep(2_000);
   const { profile } = await session.call('Profiler.stop') as { profile: Profile };
   const cpuS = usage(op.proc.pid!).cpuS - cpu0;

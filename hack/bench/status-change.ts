@@ -12,6 +12,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { CLUSTER_VERSION_NAME, gateNames, type ClusterVersion, type FeatureGate, type VersionGates } from '../../api-types/index.js';
 import { ClusterVersionResource, Reflector, ResourceClient } from '../../runtime/index.js';
 import { setClusterVersion, setFeatureGateStatus } from '../../sdk/testing/index.js';
+import { BENCH_VERSION } from './bench-cluster.js';
 import type { FeatureGateWatcher } from './fg-watcher.js';
 import { nowMs } from './stats.js';
 
@@ -36,6 +37,26 @@ export async function operatorChange(kc: KubeConfig, fgs: ResourceClient<Feature
   await setClusterVersion(kc, { history: ['4.22.0'] });
   await pruned;
   return nowMs() - t0;
+}
+
+/** The footprint scenario: status-changing ClusterVersion changes, then heartbeats that change nothing. */
+export const SCENARIO_CHANGES = 100;
+export const SCENARIO_HEARTBEATS = 20;
+
+/**
+ * The scenario on each cluster, interleaved (a change on one, then on the next): SCENARIO_CHANGES operatorChange
+ * round trips, then SCENARIO_HEARTBEATS ClusterVersion heartbeats 50 ms apart. Returns each cluster's latencies.
+ */
+export async function changeScenario(clusters: readonly { kc: KubeConfig; fgs: ResourceClient<FeatureGate>; watcher: FeatureGateWatcher }[]): Promise<number[][]> {
+  const latencies = clusters.map(() => [] as number[]);
+  for (let i = 0; i < SCENARIO_CHANGES; i++) {
+    for (const [k, c] of clusters.entries()) latencies[k]!.push(await operatorChange(c.kc, c.fgs, c.watcher, i));
+  }
+  for (let i = 0; i < SCENARIO_HEARTBEATS; i++) {
+    for (const c of clusters) await setClusterVersion(c.kc, { history: [BENCH_VERSION], extraStatus: { versionHash: `heartbeat-${i}` } });
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return latencies;
 }
 
 export async function rawWrite(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number): Promise<number> {

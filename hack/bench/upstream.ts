@@ -14,10 +14,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { KubeTransport } from '../../runtime/index.js';
-import { packageRoot, setClusterVersion } from '../../sdk/testing/index.js';
+import { packageRoot } from '../../sdk/testing/index.js';
 import { auditEveryRequest, perMinute, requestsFrom } from './audit-requests.js';
-import { BENCH_VERSION, startBenchCluster } from './bench-cluster.js';
-import { operatorChange } from './status-change.js';
+import { startBenchCluster } from './bench-cluster.js';
+import { SCENARIO_CHANGES as CHANGES, SCENARIO_HEARTBEATS as HEARTBEATS, changeScenario } from './status-change.js';
 import { exited, operatorCLI, spawnOperatorProcess, usage } from './operator-process.js';
 import { median, ms, nowMs, percentile, spread } from './stats.js';
 
@@ -27,8 +27,6 @@ const REQ_MIN = Number(process.env.REQ_MIN ?? 15);
 const UPSTREAM_QPS = process.env.UPSTREAM_QPS ?? '0';
 const STARTS = 5;
 const IDLE_MS = 60_000;
-const CHANGES = 100;
-const HEARTBEATS = 20;
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 const nodeFlags = (process.env.OPERATOR_NODE_FLAGS ?? '--lite-mode').split(' ').filter(Boolean);
 
@@ -76,14 +74,7 @@ async function oneRun(keep: boolean): Promise<Run[]> {
   const atIdle = procs.map((p) => usage(p.proc.pid!));
   await sleep(IDLE_MS);
   const afterIdle = procs.map((p) => usage(p.proc.pid!));
-  const latencies = sides.map(() => [] as number[]);
-  for (let i = 0; i < CHANGES; i++) {
-    for (const [k, s] of sides.entries()) latencies[k]!.push(await operatorChange(s.cluster.kc, s.cluster.fgs, s.cluster.watcher, i));
-  }
-  for (let i = 0; i < HEARTBEATS; i++) {
-    for (const s of sides) await setClusterVersion(s.cluster.kc, { history: [BENCH_VERSION], extraStatus: { versionHash: `heartbeat-${i}` } });
-    await sleep(50);
-  }
+  const latencies = await changeScenario(sides.map((s) => s.cluster));
   const afterWork = procs.map((p) => usage(p.proc.pid!));
   const samples = sides.map(() => [] as number[]);
   let last = afterWork;
