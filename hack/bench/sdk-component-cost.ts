@@ -7,14 +7,11 @@
 // code; accessor − loaded: the running accessor), and of V8 heap and external memory; min / median / max over
 // the rounds; the same after a full collection in each process (what stays), since identical processes differ
 // by several MB with the timing of their last collection. Also the idle CPU per minute of each mode.
-import { spawn } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
+import { runComponent, type ComponentMode } from './component-process.js';
 import { median, spread } from './stats.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
-type Mode = 'baseline' | 'loaded' | 'accessor';
 interface Sample { rssMB: number; heapUsedMB: number; externalMB: number; idleCpuS: number; gcRssMB: number; gcHeapUsedMB: number; gcExternalMB: number }
 
 const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
@@ -22,16 +19,10 @@ await setFeatureGateSpec(plane.kubeConfig, {});
 await setClusterVersion(plane.kubeConfig, { history: ['4.22.0'] });
 await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.22.0', enabled: ['ExampleGatewayAPI'], disabled: ['ExampleNodeSwap'] }]);
 
-function component(mode: Mode): Promise<Sample> {
-  const script = join(dirname(fileURLToPath(import.meta.url)), 'sdk-component.js');
-  const p = spawn(process.execPath, ['--expose-gc', script, plane.kubeconfigPath, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  p.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  return new Promise((resolve, reject) => p.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Sample) : reject(new Error(`sdk-component ${mode} exited ${code}`)))));
-}
+const component = (mode: ComponentMode) => runComponent<Sample>(plane.kubeconfigPath, mode, ['--expose-gc']);
 
 try {
-  const modes: Mode[] = ['baseline', 'loaded', 'accessor'];
+  const modes: ComponentMode[] = ['baseline', 'loaded', 'accessor'];
   const rounds = await Promise.all([...Array(ROUNDS).keys()].map(async () => {
     const [baseline, loaded, accessor] = await Promise.all(modes.map(component));
     return { baseline: baseline!, loaded: loaded!, accessor: accessor! };

@@ -8,14 +8,12 @@
 //  - one accessor in a component: processes that load @kubernetes/client-node and a KubeConfig, half of
 //    them also the SDK with one started accessor (sdk-component.ts), three of each; the difference of the
 //    median RSS 60 s after start (goal ≤ 5 MB) and of the median CPU over the next 60 s idle.
-import { spawn } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { createFeatureGateAccess, type FeatureGateAccess } from '../../sdk/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
+import { runComponent } from './component-process.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
 import { median, ms, nowMs, percentile, spread } from './stats.js';
 
@@ -42,13 +40,7 @@ async function startAccessors(n: number, onChange: (first: string | undefined) =
   return accessors;
 }
 
-function component(mode: 'baseline' | 'accessor'): Promise<{ rssMB: number; idleCpuS: number }> {
-  const script = join(dirname(fileURLToPath(import.meta.url)), 'sdk-component.js');
-  const p = spawn(process.execPath, [script, plane.kubeconfigPath, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  p.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  return new Promise((resolve, reject) => p.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { rssMB: number; idleCpuS: number }) : reject(new Error(`sdk-component ${mode} exited ${code}`)))));
-}
+const component = (mode: 'baseline' | 'accessor') => runComponent<{ rssMB: number; idleCpuS: number }>(plane.kubeconfigPath, mode);
 
 interface Run { fanP99: number; rawP99: number; perAccessorKB: number; heapPerAccessorKB: number; oneAccessorMB: number; accessorIdleCpuS: number; baselineIdleCpuS: number }
 const runs: Run[] = [];
