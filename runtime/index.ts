@@ -14,6 +14,7 @@ export * from './leader-election.js';
 export * from './lease-store.js';
 export * from './local-cluster-record.js';
 export * from './logger.js';
+export * from './metric-families.js';
 export * from './metrics.js';
 export * from './metrics-auth.js';
 export * from './node-version.js';

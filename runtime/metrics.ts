@@ -1,23 +1,27 @@
 // Metric helpers: get-or-create on a caller-supplied prom-client Registry, so several components (and
-// several SDK accessors) can share one registry without double registration.
-import type { Metric } from 'prom-client';
-import { Counter, Gauge, Histogram, type Registry } from './prometheus.js';
+// several SDK accessors) can share one registry without double registration. The metrics are the
+// label-bound families of metric-families.ts (cheap on the hot path; prom-client formats them).
+import type { Registry } from 'prom-client';
+import { CounterFamily, GaugeFamily, HistogramFamily } from './metric-families.js';
 
-function getOrCreate<T extends Metric>(registry: Registry, name: string, make: () => T): T {
-  return (registry.getSingleMetric(name) as T | undefined) ?? make();
+function getOrCreate<T>(registry: Registry, name: string, kind: abstract new (...args: never[]) => T, make: () => T): T {
+  const known = registry.getSingleMetric(name) as unknown;
+  if (known === undefined) return make();
+  if (!(known instanceof kind)) throw new Error(`metric ${name} is already registered as another kind of metric`);
+  return known;
 }
 
-export function counter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Counter<L> {
-  return getOrCreate(registry, name, () => new Counter({ name, help, labelNames, registers: [registry] }));
+export function counter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): CounterFamily<L> {
+  return getOrCreate(registry, name, CounterFamily<L>, () => new CounterFamily(name, help, labelNames, registry));
 }
 
-export function gauge<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Gauge<L> {
-  return getOrCreate(registry, name, () => new Gauge({ name, help, labelNames, registers: [registry] }));
+export function gauge<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): GaugeFamily<L> {
+  return getOrCreate(registry, name, GaugeFamily<L>, () => new GaugeFamily(name, help, labelNames, registry));
 }
 
 export function histogram<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[],
-  buckets: number[]): Histogram<L> {
-  return getOrCreate(registry, name, () => new Histogram({ name, help, labelNames, buckets, registers: [registry] }));
+  buckets: readonly number[]): HistogramFamily<L> {
+  return getOrCreate(registry, name, HistogramFamily<L>, () => new HistogramFamily(name, help, labelNames, buckets, registry));
 }
 
 /** rest_client_requests_total{method, resource, code}: every API request this process makes. */

@@ -7,7 +7,7 @@
 // counted after de-duplication, in-flight gauges are computed on scrape (no timer while idle).
 import { setMaxListeners } from 'node:events';
 import type { Registry } from 'prom-client';
-import { Gauge } from './prometheus.js';
+import type { GaugeFamily } from './metric-families.js';
 import { realClock, type Clock } from './clock.js';
 import { counter, gauge, histogram } from './metrics.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
@@ -21,7 +21,7 @@ export interface WorkQueueOptions {
 }
 
 // Queues reporting through each in-flight gauge, so the gauge can compute them when scraped.
-const inFlightQueues = new WeakMap<Gauge, Set<WorkQueue>>();
+const inFlightQueues = new WeakMap<GaugeFamily, Set<WorkQueue>>();
 
 function inFlightGauge(registry: Registry, name: string, help: string, value: (q: WorkQueue, now: number) => number): Set<WorkQueue> {
   const g = gauge(registry, name, help, ['name', 'controller']);
@@ -30,11 +30,9 @@ function inFlightGauge(registry: Registry, name: string, help: string, value: (q
     const queues = new Set<WorkQueue>();
     set = queues;
     inFlightQueues.set(g, queues);
-    const original = (g as unknown as { collect?: () => void }).collect;
-    (g as unknown as { collect: () => void }).collect = () => {
+    g.collect = () => {
       const now = Date.now();
-      for (const q of queues) g.labels({ name: q.name, controller: q.name }).set(value(q, now));
-      original?.call(g);
+      for (const q of queues) g.set({ name: q.name, controller: q.name }, value(q, now));
     };
   }
   return set;
