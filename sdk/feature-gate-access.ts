@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import type { ClusterAccess } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
 import {
-  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, MISSING_VERSION_MARKER, type ClusterVersion, type FeatureGate, API_VERSION,
+  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, MISSING_VERSION_MARKER, jsonEqual, type ClusterVersion, type FeatureGate, type FeatureGateDetails, API_VERSION,
 } from '../api-types/index.js';
 // Runtime modules one by one, not the runtime barrel: a component importing the SDK should not load the
 // operator's parts (payload YAML reader, HTTP server, leader election, certificates).
@@ -88,9 +88,17 @@ export function targetVersion(desiredVersion: string, marker: string, cv: Cluste
 
 /** The gates of `version` in a FeatureGate object: the first status entry with exactly that version, if any. */
 export function findGatesForVersion<Name extends string = string>(featureGate: FeatureGate, version: string): FeatureGates<Name> | undefined {
-  const entry = featureGate.status?.featureGates.find((e) => e.version === version);
+  const entry = statusEntry(featureGate, version);
+  return entry && gatesOf<Name>(entry);
+}
+
+function statusEntry(featureGate: FeatureGate, version: string): FeatureGateDetails | undefined {
+  return featureGate.status?.featureGates.find((e) => e.version === version);
+}
+
+function gatesOf<Name extends string>(entry: FeatureGateDetails): FeatureGates<Name> {
   // The names are the cluster's; Name is the caller's promise about them (see `featuregates gen gate-names`).
-  return entry && new FeatureGates<Name>(entry.enabled.map((g) => g.name as Name), entry.disabled.map((g) => g.name as Name));
+  return new FeatureGates<Name>(entry.enabled.map((g) => g.name as Name), entry.disabled.map((g) => g.name as Name));
 }
 
 function missingVersionMessage(version: string): string {
@@ -151,6 +159,8 @@ export class FeatureGateAccessor<Name extends string = string> implements Featur
   /** What the first observation still waits for; undefined once observed. */
   waiting: FeatureGateWait | undefined = { reason: 'CachesNotSynced' };
   private gates: FeatureGates<Name> | undefined;
+  /** The status entry `gates` were last read from, as it was: most events leave it unchanged (nothing to rebuild). */
+  private seen: FeatureGateDetails | undefined;
   private readonly initial: Promise<FeatureGates<Name>>;
   private resolveInitial!: (gates: FeatureGates<Name>) => void;
   /** Change handlers run one at a time, in order, outside the sync worker. */
@@ -241,12 +251,15 @@ export class FeatureGateAccessor<Name extends string = string> implements Featur
     if (!featureGates.hasSynced() || !clusterVersions.hasSynced()) return;
     const version = targetVersion(this.options.desiredVersion, this.marker, clusterVersions.get(CLUSTER_VERSION_NAME));
     const fg = featureGates.get(FEATURE_GATE_NAME);
-    const next = version !== undefined && fg ? findGatesForVersion<Name>(fg, version) : undefined;
-    if (!next) {
+    const entry = version !== undefined && fg ? statusEntry(fg, version) : undefined;
+    if (!entry) {
       this.wait(version === undefined ? { reason: 'ClusterVersionMissing' } : !fg ? { reason: 'FeatureGateMissing' } : { reason: 'VersionMissing', version });
       return;
     }
     const previous = this.gates;
+    if (previous && jsonEqual(entry, this.seen)) return;
+    this.seen = entry;
+    const next = gatesOf<Name>(entry);
     if (previous?.equals(next)) return;
     this.gates = next;
     this.waiting = undefined;
