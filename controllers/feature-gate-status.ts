@@ -4,7 +4,7 @@
 // a 409 goes through the rate limiter (the cache catches up); resyncs every minute from the cache.
 import {
   CLUSTER_VERSION_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, desiredFeatureGates, featureGatesEqual,
-  gateNames, resolveFeatureGateDetails, serializedSizeBytes, syncDegraded, type ClusterVersion, type FeatureGate, type FeatureGateDetails,
+  gateNames, jsonEqual, resolveFeatureGateDetails, serializedSizeBytes, syncDegraded, type ClusterVersion, type FeatureGate, type FeatureGateDetails,
   type EnabledDisabled, type FeatureSetRegistry, API_VERSION,
 } from '../api-types/index.js';
 import {
@@ -43,20 +43,30 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
   const versions = deps.metrics && gauge(deps.metrics, 'featuregates_status_versions', 'Number of versions in FeatureGate/cluster status', []);
   const writes = deps.metrics && counter(deps.metrics, 'featuregates_status_writes_total', 'FeatureGate status writes made by this process', []);
   const limit = deps.sizeLimitBytes ?? ETCD_REQUEST_LIMIT_BYTES;
+  // The spec's resolution, kept while the spec stays the same (most events change only status or ClusterVersion).
+  let resolved: { spec: FeatureGate['spec']; current: FeatureGateDetails } | undefined;
+  // The status size is measured once per distinct status, not at every look.
+  let measured: FeatureGateDetails[] | undefined;
 
   const sync = async (): Promise<ReconcileResult> => {
     const fg = deps.featureGates.get(FEATURE_GATE_NAME);
     const cv = deps.clusterVersions.get(CLUSTER_VERSION_NAME);
     if (!fg || !cv) return { requeueAfterMs: RESYNC_MS };
-    let current: FeatureGateDetails;
-    try {
-      current = resolveFeatureGateDetails(fg.spec, deps.registry, deps.operatorVersion);
-    } catch (e) {
-      throw new Error(`unable to determine FeatureGateDetails from FeatureSets: ${(e as Error).message}`, { cause: e });
+    if (!resolved || !jsonEqual(fg.spec, resolved.spec)) {
+      try {
+        resolved = { spec: fg.spec, current: resolveFeatureGateDetails(fg.spec, deps.registry, deps.operatorVersion) };
+      } catch (e) {
+        resolved = undefined;
+        throw new Error(`unable to determine FeatureGateDetails from FeatureSets: ${(e as Error).message}`, { cause: e });
+      }
     }
+    const current = resolved.current;
     const desired = desiredFeatureGates({ current, existing: fg.status?.featureGates, history: cv.status?.history });
     const status = { ...(fg.status ?? {}), featureGates: desired };
-    size?.set(serializedSizeBytes(status.featureGates));
+    if (size && (measured === undefined || !featureGatesEqual(desired, measured))) {
+      size.set(serializedSizeBytes(status.featureGates));
+      measured = desired;
+    }
     versions?.set(desired.length);
     if (featureGatesEqual(desired, fg.status?.featureGates)) return { requeueAfterMs: RESYNC_MS };
     const next: FeatureGate = { ...fg, status };

@@ -3,7 +3,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import type { ClusterOperator, FeatureGate } from '../../api-types/index.js';
-import { loadRegistry, type EventRecorder } from '../../runtime/index.js';
+import { Registry, loadRegistry, type EventRecorder } from '../../runtime/index.js';
+import { serializedSizeBytes } from '../../api-types/index.js';
 import { featureGateStatusController, featureGateStatusReconciler } from '../../controllers/feature-gate-status.js';
 import { clusterOperatorStatusReconciler } from '../../controllers/cluster-operator-status.js';
 import { OperatorConditions } from '../../controllers/operator-conditions.js';
@@ -66,6 +67,30 @@ describe('FeatureGate status reconciler', () => {
     const { deps: d, conditions } = deps(featureGate('cluster', { featureSet: 'NoSuchSet' as never }), async (o) => o);
     await expect(featureGateStatusReconciler(d)('cluster')).rejects.toThrow(/^unable to determine FeatureGateDetails from FeatureSets: /);
     expect(conditions.all().find((c) => c.type === 'FeatureGateControllerDegraded')?.message).toMatch(/^unable to determine FeatureGateDetails from FeatureSets: /);
+  });
+
+  it('resolves the spec again when it changes, and measures the status size once per distinct status', async () => {
+    const objects: Record<string, FeatureGate> = {};
+    const written: FeatureGate[] = [];
+    const metrics = new Registry();
+    const { deps: d } = deps(featureGate('cluster'), async (o) => { written.push(o); return o; });
+    objects.cluster = d.featureGates.get('cluster')!;
+    const reconcile = featureGateStatusReconciler({ ...d, metrics, featureGates: new Cache(objects) });
+    const sizeMetric = async () => Number(/^featuregates_status_size_bytes (\d+)$/m.exec(await metrics.metrics())?.[1]);
+    await reconcile('cluster');
+    expect(await sizeMetric()).toBe(serializedSizeBytes(written[0]!.status!.featureGates));
+    const defaultEnabled = written[0]!.status!.featureGates[0]!.enabled.length;
+    // The cache now holds what was written, then the spec changes to another feature set.
+    objects.cluster = { ...written[0]!, spec: { featureSet: 'TechPreviewNoUpgrade' } };
+    await reconcile('cluster');
+    expect(written).toHaveLength(2);
+    expect(written[1]!.status!.featureGates[0]!.enabled.length).toBeGreaterThan(defaultEnabled);
+    expect(await sizeMetric()).toBe(serializedSizeBytes(written[1]!.status!.featureGates));
+    // Nothing changed: no write, and the size stays that of the status as it is.
+    objects.cluster = written[1]!;
+    await reconcile('cluster');
+    expect(written).toHaveLength(2);
+    expect(await sizeMetric()).toBe(serializedSizeBytes(written[1]!.status!.featureGates));
   });
 
   it('declares its watches: FeatureGate and ClusterVersion, both mapped to the singleton', () => {
