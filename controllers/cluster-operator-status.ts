@@ -35,14 +35,18 @@ function setVersion(versions: OperandVersion[], name: string, version: string): 
     : [...versions, { name, version }];
 }
 
+/** Whether FeatureGate status has the operator version's entry: all this controller reads of FeatureGate. */
+function statusHoldsVersion(deps: Pick<ClusterOperatorStatusDeps, 'featureGates' | 'operatorVersion'>): boolean {
+  return deps.featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates.some((e) => e.version === deps.operatorVersion) ?? false;
+}
+
 /** The status this controller wants, from the stored one (transition times kept while status is unchanged). */
 export function desiredClusterOperatorStatus(stored: ClusterOperatorStatus | undefined, deps: ClusterOperatorStatusDeps): ClusterOperatorStatus {
   const now = (deps.now ?? (() => new Date()))();
   const conditions = clusterOperatorConditions(stored?.conditions ?? [], deps.conditions.all(), rfc3339(now),
     { inertia: { ms: deps.degradedInertiaMs ?? DEGRADED_INERTIA_MS, now } });
   let versions = stored?.versions ?? [];
-  const fg = deps.featureGates.get(FEATURE_GATE_NAME);
-  if (fg?.status?.featureGates.some((e) => e.version === deps.operatorVersion)) {
+  if (statusHoldsVersion(deps)) {
     versions = setVersion(setVersion(versions, 'operator', deps.operatorVersion), 'feature-gates', deps.operatorVersion);
   }
   // Upstream publishes `extension: null` (library-go never fills it); keep what another writer set.
@@ -75,13 +79,24 @@ export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps)
 
 export const CLUSTER_OPERATOR_STATUS_CONTROLLER = 'ClusterOperatorStatusController';
 
-/** The controller: triggered by its ClusterOperator, FeatureGate (versions) and operator-condition changes. */
+/**
+ * The controller: triggered by its ClusterOperator, operator-condition changes, and those FeatureGate changes
+ * that change whether the status holds the operator version (a predicate, as controller-runtime's: the other
+ * FeatureGate events — every status write of an upgrade — change nothing here).
+ */
 export function clusterOperatorStatusController(deps: ClusterOperatorStatusDeps): ControllerSpec {
   const key = () => [deps.name];
+  let held: boolean | undefined;
+  const onFeatureGate = () => {
+    const holds = statusHoldsVersion(deps);
+    if (holds === held) return [];
+    held = holds;
+    return [deps.name];
+  };
   return {
     name: CLUSTER_OPERATOR_STATUS_CONTROLLER,
     reconcile: clusterOperatorStatusReconciler(deps),
-    watches: [{ source: deps.clusterOperators, keys: key }, { source: deps.featureGates, keys: key }, { source: deps.conditions, keys: key }],
+    watches: [{ source: deps.clusterOperators, keys: key }, { source: deps.featureGates, keys: onFeatureGate }, { source: deps.conditions, keys: key }],
     initialKeys: [deps.name],
   };
 }

@@ -6,7 +6,7 @@ import type { ClusterOperator, FeatureGate } from '../../api-types/index.js';
 import { Registry, loadRegistry, type EventRecorder } from '../../runtime/index.js';
 import { serializedSizeBytes } from '../../api-types/index.js';
 import { featureGateStatusController, featureGateStatusReconciler } from '../../controllers/feature-gate-status.js';
-import { clusterOperatorStatusReconciler } from '../../controllers/cluster-operator-status.js';
+import { clusterOperatorStatusController, clusterOperatorStatusReconciler } from '../../controllers/cluster-operator-status.js';
 import { OperatorConditions } from '../../controllers/operator-conditions.js';
 import { clusterVersion, featureGate, historyEntry } from '../support/objects.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
@@ -121,6 +121,29 @@ describe('ClusterOperator status reconciler', () => {
     expect(status?.conditions?.map((c) => c.type)).toEqual(['Degraded', 'Progressing', 'Available', 'Upgradeable', 'EvaluationConditionsDetected']);
     expect(status?.conditions?.at(-1)).toMatchObject({ status: 'Unknown', reason: 'NoData' });
     expect(status?.extension).toBeNull();
+  });
+
+  it('is triggered by a FeatureGate change only when it changes whether status holds the operator version', () => {
+    const gates: Record<string, FeatureGate> = {};
+    const spec = clusterOperatorStatusController({
+      name: 'config-operator', operatorVersion: '4.22.1', namespace: 'ns', conditions: new OperatorConditions(),
+      clusterOperators: new Cache({ 'config-operator': co() }), featureGates: new Cache(gates),
+      client: { create: async (o) => o, replaceStatus: async (o) => o },
+    });
+    const onFeatureGate = spec.watches[1]!.keys!;
+    const withVersions = (...versions: string[]): FeatureGate => ({ ...featureGate('cluster'), status: { featureGates: versions.map((version) => ({ version, enabled: [], disabled: [] })) } });
+    expect(onFeatureGate('cluster')).toEqual(['config-operator']); // the first event: no state known yet
+    expect(onFeatureGate('cluster')).toEqual([]); // still no FeatureGate
+    gates.cluster = withVersions('4.22.0');
+    expect(onFeatureGate('cluster')).toEqual([]); // another version only: nothing to publish
+    gates.cluster = withVersions('4.22.1', '4.22.0');
+    expect(onFeatureGate('cluster')).toEqual(['config-operator']); // this version arrived
+    gates.cluster = withVersions('4.22.1');
+    expect(onFeatureGate('cluster')).toEqual([]); // a pruned history: this version still there
+    delete gates.cluster;
+    expect(onFeatureGate('cluster')).toEqual(['config-operator']); // deleted
+    expect(spec.watches[0]!.keys!('config-operator')).toEqual(['config-operator']);
+    expect(spec.watches[2]!.keys!('anything')).toEqual(['config-operator']);
   });
 
   it('a stale cache (409 or 404 on write) is a rate-limited requeue', async () => {
