@@ -142,7 +142,9 @@ export class WorkQueue {
 
   /** Keys waiting or in flight. */
   get length(): number {
-    return new Set([...this.dirty, ...this.processing.keys()]).size;
+    let n = this.dirty.size;
+    for (const k of this.processing.keys()) if (!this.dirty.has(k)) n++;
+    return n;
   }
 
   get inFlight(): number {
