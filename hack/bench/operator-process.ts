@@ -1,5 +1,5 @@
 // The operator as the benchmarks run it: the shipped CLI (dist/cli, or FGC_OPERATOR_CLI: another build,
-// say an older commit's) in its own process, with OPERATOR_NODE_FLAGS (say the image's --lite-mode), no
+// say an older commit's) in its own process, with OPERATOR_NODE_FLAGS (the image's are imageNodeFlags()), no
 // leader election, metrics off, health probes on a free port, on the example payload.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -8,6 +8,20 @@ import { packageRoot } from '../../sdk/testing/index.js';
 
 export const operatorCLI = process.env.FGC_OPERATOR_CLI ?? join(packageRoot(), 'dist', 'cli', 'featuregates.js');
 export const operatorNodeFlags = (process.env.OPERATOR_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
+/** The node flags of the image's ENTRYPOINT in the Containerfile: what "as the image runs it" means. */
+export function imageNodeFlags(): string[] {
+  const containerfile = join(packageRoot(), 'Containerfile');
+  const entry = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(readFileSync(containerfile, 'utf8'))?.[1];
+  if (!entry) throw new Error(`${containerfile}: no ENTRYPOINT ["node", …flags, "cli.js"] line`);
+  return (JSON.parse(entry) as string[]).slice(1, -1);
+}
+
+/** OPERATOR_NODE_FLAGS when set (even empty: no flags), else the image's. */
+export function nodeFlagsOrImage(): string[] {
+  const set = process.env.OPERATOR_NODE_FLAGS;
+  return set === undefined ? imageNodeFlags() : set.split(' ').filter(Boolean);
+}
 
 export function spawnOperatorProcess(kubeconfigPath: string, version: string, nodeFlags: string[] = operatorNodeFlags): ChildProcess {
   return spawn(process.execPath, [...nodeFlags, operatorCLI, 'operator', '--kubeconfig', kubeconfigPath, '--operator-version', version,

@@ -1,18 +1,18 @@
 // Benchmark tooling: where the operator's CPU goes per change — a V8 CPU profile of the footprint scenario
 // only (100 status-changing ClusterVersion changes and 20 heartbeats), taken through the inspector protocol
 // from outside the process, so start-up is not in it (issue 21: "measured, not guessed").
-//   npm run bench -- scenario-profile          (OPERATOR_NODE_FLAGS as the image: --lite-mode by default)
+//   npm run bench -- scenario-profile          (node flags: OPERATOR_NODE_FLAGS, else the Containerfile ENTRYPOINT's)
 // Prints the sampled time by kind (our code by folder, Node's internals by module, GC, JSON, idle) and the top
 // functions by self time; the profile is kept in .cache/bench/scenario.cpuprofile (Chrome DevTools opens it).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../sdk/testing/index.js';
 import { startBenchCluster } from './bench-cluster.js';
-import { exited, spawnOperatorProcess, usage } from './operator-process.js';
+import { exited, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
 import { SCENARIO_CHANGES as CHANGES, SCENARIO_HEARTBEATS as HEARTBEATS, changeScenario } from './status-change.js';
 
 const INSPECT_PORT = Number(process.env.INSPECT_PORT ?? 9339);
-const nodeFlags = [...(process.env.OPERATOR_NODE_FLAGS ?? '--lite-mode').split(' ').filter(Boolean), `--inspect=127.0.0.1:${INSPECT_PORT}`];
+const nodeFlags = [...nodeFlagsOrImage(), `--inspect=127.0.0.1:${INSPECT_PORT}`];
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }

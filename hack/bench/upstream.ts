@@ -1,7 +1,7 @@
 // Benchmark: this project's operator side by side with upstream's — cluster-config-operator's FeatureGate loop
 // built from its own source (go-upstream/build.sh; CCO_SRC names the checkout, or UPSTREAM_BIN a built binary).
 // Two local control planes, one per process, samples interleaved (a change on one, then on the other); our
-// operator started as the image starts it unless OPERATOR_NODE_FLAGS says otherwise (default --lite-mode).
+// operator started as the image starts it (the Containerfile's ENTRYPOINT flags) unless OPERATOR_NODE_FLAGS says otherwise.
 //   CCO_SRC=<checkout> npm run bench -- upstream      (RUNS=3, REQ_MIN=15; ~4 min a run, then the request window)
 // Per run, for each process: start → first status write (median of 5, alternating); RSS 60 s after start; CPU
 // over the next idle minute; the scenario (100 status-changing ClusterVersion changes, 20 heartbeats, 60 s
@@ -18,7 +18,7 @@ import { packageRoot } from '../../sdk/testing/index.js';
 import { auditEveryRequest, perMinute, requestsFrom } from './audit-requests.js';
 import { startBenchCluster } from './bench-cluster.js';
 import { SCENARIO_CHANGES as CHANGES, SCENARIO_HEARTBEATS as HEARTBEATS, changeScenario } from './status-change.js';
-import { exited, operatorCLI, spawnOperatorProcess, usage } from './operator-process.js';
+import { exited, nodeFlagsOrImage, operatorCLI, spawnOperatorProcess, usage } from './operator-process.js';
 import { median, ms, nowMs, percentile, spread } from './stats.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -28,7 +28,7 @@ const UPSTREAM_QPS = process.env.UPSTREAM_QPS ?? '0';
 const STARTS = 5;
 const IDLE_MS = 60_000;
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
-const nodeFlags = (process.env.OPERATOR_NODE_FLAGS ?? '--lite-mode').split(' ').filter(Boolean);
+const nodeFlags = nodeFlagsOrImage();
 
 const upstreamBin = process.env.UPSTREAM_BIN ?? execFileSync('bash', [join(packageRoot(), 'hack', 'bench', 'go-upstream', 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
 const payload = join(packageRoot(), 'deploy', 'base', 'payload');
@@ -57,6 +57,12 @@ const sides = [ours, upstream];
 interface Run {
   startMs: number; rssMB: number; idleCpuS: number; p50: number; p99: number; scenarioCpuS: number;
   afterWorkCpuS: number; afterWorkSamplesS: number[]; afterWorkRssMB: number;
+  /** The five slowest changes (which change, how long): a tail's shape, periodic or not. */
+  slowest: string[];
+}
+
+function slowest(latencies: number[]): string[] {
+  return latencies.map((v, i) => ({ v, i })).sort((a, b) => b.v - a.v).slice(0, 5).map(({ v, i }) => `#${i}: ${v.toFixed(1)} ms`);
 }
 
 /** One run of both sides, interleaved; the processes are left running for the request window after the last run. */
@@ -91,6 +97,7 @@ async function oneRun(keep: boolean): Promise<Run[]> {
     startMs: median(starts[k]!), rssMB: atIdle[k]!.rssMB, idleCpuS: afterIdle[k]!.cpuS - atIdle[k]!.cpuS,
     p50: median(latencies[k]!), p99: percentile(latencies[k]!, 99), scenarioCpuS: end[k]!.cpuS - afterIdle[k]!.cpuS,
     afterWorkCpuS: end[k]!.cpuS - afterWork[k]!.cpuS, afterWorkSamplesS: samples[k]!, afterWorkRssMB: end[k]!.rssMB,
+    slowest: slowest(latencies[k]!),
   }));
 }
 
