@@ -244,7 +244,9 @@ describe('deploy manifests', () => {
       const blocks = [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
       const singletons = blocks.find((b) => b.includes('kind: ClusterVersion'))!;
       expect(singletons).toContain('--subresource=status');
-      const sh = spawnSync('bash', ['-euo', 'pipefail', '-c', singletons], { encoding: 'utf8',
+      // stdin not a socket (Node's default pipe is one): bash would take itself for an rsh session and read
+      // /etc/bash.bashrc, which fails under -u when SHLVL is unset (a background job's environment).
+      const sh = spawnSync('bash', ['-euo', 'pipefail', '-c', singletons], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, KUBECONFIG: plane.kubeconfigPath, PATH: `${dirname(kubectl!)}:${process.env.PATH}` } });
       expect(sh.stderr).toBe('');
       expect(sh.status).toBe(0);
