@@ -276,7 +276,7 @@ try {
   } else {
     await setFeatureGateStatus(plane.kubeConfig, []);
     const entry = JSON.parse(execFileSync('podman', ['image', 'inspect', '--format', '{{json .Config.Entrypoint}}', arm64], { encoding: 'utf8' })) as string[];
-    const nodeFlags = entry.slice(1, -1); // the entrypoint's node flags (--lite-mode)
+    const nodeFlags = entry.slice(1, -1); // the entrypoint's node flags
     const t = Date.now();
     const q = spawn(qemu, ['-L', arm64Root!, join(arm64Root!, 'usr/local/bin/node'), ...nodeFlags, join(arm64Root!, 'app/dist/cli/featuregates.js'), 'operator',
       '--kubeconfig', plane.kubeconfigPath, '--operator-version', version, '--authoritative-feature-gate-dir', join(arm64Root!, 'app/payload'),
