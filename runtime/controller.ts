@@ -54,6 +54,7 @@ export interface ControllerOptions {
 }
 
 export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
+const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'error', 'requeue', 'requeue_after'];
 
 export class Controller {
   readonly queue: WorkQueue;
@@ -74,14 +75,15 @@ export class Controller {
     const r = options.metrics;
     const name = spec.name;
     this.m = r ? {
-      reconciles: counter(r, 'controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']),
+      reconciles: Object.fromEntries(OUTCOMES.map((result) => [result,
+        counter(r, 'controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']).labels({ controller: name, result })])) as Record<ReconcileOutcome, { inc(by?: number): void }>,
       errors: counter(r, 'controller_runtime_reconcile_errors_total', 'Total number of reconciliation errors per controller', ['controller']).labels({ controller: name }),
       time: histogram(r, 'controller_runtime_reconcile_time_seconds', 'Length of time per reconciliation per controller', ['controller'], DURATION_BUCKETS).labels({ controller: name }),
       workers: gauge(r, 'controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', ['controller']).labels({ controller: name }),
       active: gauge(r, 'controller_runtime_active_workers', 'Number of currently used workers per controller', ['controller']).labels({ controller: name }),
     } : undefined;
     if (this.m) {
-      for (const result of ['success', 'error', 'requeue', 'requeue_after']) this.m.reconciles.inc({ controller: name, result }, 0);
+      for (const result of OUTCOMES) this.m.reconciles[result].inc(0);
       this.m.errors.inc(0);
       this.m.workers.set(spec.concurrency ?? 1);
     }
@@ -166,7 +168,7 @@ export class Controller {
       this.m?.time.observe((Date.now() - start) / 1000);
       this.m?.active.dec();
     }
-    this.m?.reconciles.inc({ controller: this.name, result: outcome });
+    this.m?.reconciles[outcome].inc();
     return outcome;
   }
 }
