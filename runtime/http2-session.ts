@@ -25,6 +25,18 @@ export class NotHttp2 extends Error {
   override name = 'NotHttp2';
 }
 
+/**
+ * The server refused the stream (REFUSED_STREAM — as for every stream above the last one a GOAWAY names, when
+ * kube-apiserver's --goaway-chance closes a connection): it did not process the request, which may be sent
+ * again as it is, on another connection (Go's HTTP/2 transport does).
+ */
+export class StreamRefused extends Error {
+  override name = 'StreamRefused';
+  constructor(method: string, path: string) {
+    super(`${method} ${path}: the API server refused the HTTP/2 stream (not processed)`);
+  }
+}
+
 export class ConnectionSilent extends Error {
   override name = 'ConnectionSilent';
   readonly code = 'ECONNSILENT';

@@ -24,7 +24,7 @@ import { createSecureContext, type SecureContext, type SecureContextOptions } fr
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { realClock } from './clock.js';
-import { CLIENT_GO_SESSION_TIMING, NotHttp2, PingedSession, type SessionTiming } from './http2-session.js';
+import { CLIENT_GO_SESSION_TIMING, NotHttp2, PingedSession, StreamRefused, type SessionTiming } from './http2-session.js';
 import { countedRequest } from './metrics.js';
 import { http } from './node-http.js';
 import { userAgent } from './version.js';
@@ -72,13 +72,16 @@ function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('request aborted');
 }
 
-/** `attempt` again while it fails with a Retry-After, at most MAX_RETRY_AFTER_RETRIES times. */
+/**
+ * `attempt` again while it fails with a Retry-After, or at once when its HTTP/2 stream was refused (the request
+ * was not processed; the refusing connection takes no new streams), at most MAX_RETRY_AFTER_RETRIES times.
+ */
 async function withRetryAfter<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
   for (let retries = 0; ; retries++) {
     try {
       return await attempt();
     } catch (e) {
-      const wait = retryAfterMs(e);
+      const wait = e instanceof StreamRefused ? 0 : retryAfterMs(e);
       if (wait === undefined || retries >= MAX_RETRY_AFTER_RETRIES) throw e;
       await realClock.sleep(wait, signal); // resolves early on abort
       if (signal?.aborted) throw abortReason(signal);
@@ -474,7 +477,7 @@ function http2Exchange(session: PingedSession, t: Target, body: Buffer | undefin
   const stream = session.request(headers);
   const response = new Promise<Awaited<Exchange['response']>>((resolve, reject) => {
     let answered = false;
-    stream.on('error', (e) => { if (!answered) reject(e); });
+    stream.on('error', (e) => { if (!answered) reject(stream.rstCode === constants.NGHTTP2_REFUSED_STREAM ? new StreamRefused(t.method, t.url.pathname) : e); });
     stream.on('close', () => { if (!answered) reject(new Error(`${t.method} ${t.url.pathname}: the HTTP/2 stream closed before a response (code ${stream.rstCode})`)); });
     stream.on('response', (h) => {
       answered = true;

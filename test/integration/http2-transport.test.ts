@@ -173,6 +173,27 @@ describe('HTTP/2 transport', () => {
       expectWatches(await watchTimeouts(h2), '2.0', true, LONG_WATCH_SECONDS);
     });
 
+    it('a request refused after the server\'s GOAWAY (not processed) is sent again on a new connection', async () => {
+      const token = (JSON.parse(readFileSync(kubeconfigPath('ours'), 'utf8')) as { users: { user: { token: string } }[] }).users[0]!.user.token;
+      const path = join(dir(), 'kubeconfig-refused');
+      writeFileSync(path, h2.kubeconfig(token));
+      const t = new KubeTransport(await loadKubeConfig(path));
+      try {
+        await t.request({ method: 'GET', path: '/version' }); // the connection is up
+        h2.requests.length = 0;
+        const connections = h2.connections;
+        h2.refuseNext();
+        const name = `refused-${Date.now()}`;
+        const created = await t.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } } }) as { metadata: { name: string } };
+        expect(created.metadata.name).toBe(name);
+        expect(h2.requests.map((q) => `${q.method} ${q.refused ? 'refused' : 'forwarded'}`)).toEqual(['POST refused', 'POST forwarded']);
+        expect(h2.connections).toBe(connections + 1);
+        await t.request({ method: 'DELETE', path: `/api/v1/namespaces/default/configmaps/${name}` });
+      } finally {
+        t.close();
+      }
+    });
+
     it('from a server that does not agree to h2: HTTP/1.1 and 30–45 s watches', async () => {
       expectWatches(await watchTimeouts(h1), '1.1', false, SHORT_WATCH_SECONDS);
     });

@@ -1,6 +1,8 @@
 // A TLS-terminating proxy in front of a real kube-apiserver that can throttle like API priority-and-fairness
 // does when a priority level is full: every non-watch request answered `429 Too Many Requests` with a
-// Retry-After and the Status body kube-apiserver sends, until heal(). Watches and, outside a throttle,
+// Retry-After and the Status body kube-apiserver sends, until heal() — or refuse the next HTTP/2 request as a
+// server does that sent GOAWAY before the stream arrived (its stream refused, not processed). Watches and,
+// outside a throttle,
 // every request are forwarded as they are (the client's bearer token included). Each request is logged with
 // its protocol. It speaks HTTP/2 and HTTP/1.1 as kube-apiserver does, or with `http1Only` HTTP/1.1 alone (a
 // server that does not agree to h2 in ALPN).
@@ -11,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { selfSignedCert } from '../../runtime/self-signed-cert.js';
 import { adminKubeconfig } from '../../sdk/testing/auth.js';
 
-export interface ProxiedRequest { at: number; method: string; path: string; query: URLSearchParams; throttled: boolean; httpVersion: string }
+export interface ProxiedRequest { at: number; method: string; path: string; query: URLSearchParams; throttled: boolean; refused?: boolean; httpVersion: string }
 
 /** Headers HTTP/2 forbids (connection-specific) and its pseudo-headers: not forwarded either way. */
 const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
@@ -23,6 +25,10 @@ export interface ThrottleProxy {
   kubeconfig(token: string): string;
   throttle(retryAfterSeconds: number): void;
   heal(): void;
+  /** TLS connections accepted so far. */
+  readonly connections: number;
+  /** The next HTTP/2 request is not forwarded: GOAWAY with a last stream id below its own (REFUSED_STREAM). */
+  refuseNext(): void;
   readonly requests: ProxiedRequest[];
   close(): Promise<void>;
 }
@@ -31,12 +37,21 @@ export async function startThrottleProxy(upstream: string, o: { http1Only?: bool
   const tls = selfSignedCert('throttle-proxy', ['127.0.0.1']);
   const target = new URL(upstream);
   let retryAfter: number | undefined;
+  let refuse = false;
   const requests: ProxiedRequest[] = [];
   const handle = (req: IncomingMessage | Http2ServerRequest, anyRes: ServerResponse | Http2ServerResponse) => {
     const res = anyRes as ServerResponse; // the calls below exist with these signatures on both
     const watch = /[?&]watch=(true|1)/.test(req.url ?? '');
     const throttled = retryAfter !== undefined && !watch;
     const url = new URL(req.url ?? '/', 'https://proxy');
+    const stream = 'stream' in req ? req.stream : undefined;
+    if (refuse && stream) {
+      refuse = false;
+      requests.push({ at: Date.now(), method: req.method ?? '', path: url.pathname, query: url.searchParams, throttled: false, refused: true, httpVersion: req.httpVersion });
+      stream.on('error', () => undefined); // the refusal is this stream's error, on both ends
+      stream.session?.goaway(0, Math.max(0, (stream.id ?? 1) - 2));
+      return;
+    }
     requests.push({ at: Date.now(), method: req.method ?? '', path: url.pathname, query: url.searchParams, throttled, httpVersion: req.httpVersion });
     if (throttled) {
       req.resume();
@@ -59,7 +74,9 @@ export async function startThrottleProxy(upstream: string, o: { http1Only?: bool
     ? createServer({ cert: tls.cert, key: tls.key }, handle)
     : createSecureServer({ cert: tls.cert, key: tls.key, allowHTTP1: true }, handle);
   const sockets = new Set<import('node:net').Socket>();
+  let connections = 0;
   server.on('secureConnection', (socket: import('node:net').Socket) => {
+    connections++;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -67,9 +84,11 @@ export async function startThrottleProxy(upstream: string, o: { http1Only?: bool
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     server: url, requests,
+    get connections() { return connections; },
     kubeconfig: (token) => adminKubeconfig(url, tls.cert, token),
     throttle(seconds) { retryAfter = seconds; },
     heal() { retryAfter = undefined; },
+    refuseNext() { refuse = true; },
     close: () => new Promise<void>((resolve) => {
       for (const socket of sockets) socket.destroy();
       server.close(() => resolve());
