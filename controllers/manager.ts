@@ -131,7 +131,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const secure = options.metricsSecure ?? true;
   const metricsEndpoint = await serveEndpoints(options.metricsBindAddress ?? (secure ? ':8443' : '127.0.0.1:8080'), {
     registry: metrics, health: false,
-    ...(secure ? { tls: servingCertificate(options, 'featuregates-metrics'), authorize: apiServerAuthorizer(kc, { metrics }) } : {}),
+    ...(secure ? { tls: () => servingCertificate(options, 'featuregates-metrics'), authorize: apiServerAuthorizer(kc, { metrics }) } : {}),
   });
   if (metricsEndpoint) {
     endpoints.push(metricsEndpoint);

@@ -138,7 +138,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   const metricsEndpoint = await serveEndpoints(o.metricsBindAddress ?? (secure ? ':8443' : '127.0.0.1:8080'), {
     registry: metrics, health: false,
     ...(secure ? {
-      tls: servingCertificate(o, 'featuregates-hosted-metrics'),
+      tls: () => servingCertificate(o, 'featuregates-hosted-metrics'),
       authorize: apiServerAuthorizer(kc, { metrics }),
     } : {}),
   });
