@@ -48,9 +48,10 @@ abstract class Family<L extends string, S> {
   }
 
   remove(labels: Labels<L>): void {
-    const entry = this.entries.get(this.keyOf(labels));
+    const key = this.keyOf(labels);
+    const entry = this.entries.get(key);
     if (entry) entry.live = false;
-    this.entries.delete(this.keyOf(labels));
+    this.entries.delete(key);
   }
 
   reset(): void {
