@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { packageRoot } from '../../sdk/testing/index.js';
 
 export const operatorCLI = process.env.FGC_OPERATOR_CLI ?? join(packageRoot(), 'dist', 'cli', 'featuregates.js');
-export const operatorNodeFlags = (process.env.OPERATOR_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+/** OPERATOR_NODE_FLAGS split into flags; undefined when it is not set (set and empty: no flags). */
+const envNodeFlags = process.env.OPERATOR_NODE_FLAGS?.split(' ').filter(Boolean);
+export const operatorNodeFlags = envNodeFlags ?? [];
 
 /** The node flags of the image's ENTRYPOINT in the Containerfile: what "as the image runs it" means. */
 export function imageNodeFlags(): string[] {
@@ -19,8 +21,7 @@ export function imageNodeFlags(): string[] {
 
 /** OPERATOR_NODE_FLAGS when set (even empty: no flags), else the image's. */
 export function nodeFlagsOrImage(): string[] {
-  const set = process.env.OPERATOR_NODE_FLAGS;
-  return set === undefined ? imageNodeFlags() : set.split(' ').filter(Boolean);
+  return envNodeFlags ?? imageNodeFlags();
 }
 
 export function spawnOperatorProcess(kubeconfigPath: string, version: string, nodeFlags: string[] = operatorNodeFlags): ChildProcess {
