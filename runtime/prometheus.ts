@@ -1,21 +1,18 @@
-// prom-client's metric classes, loaded file by file. Its index also loads the Pushgateway (http, https,
-// zlib) and the default process metrics (perf_hooks, GC observers): ~20 MB of RSS and ~60 ms at start
-// that a process serving no metrics never uses. The default metrics load on demand, when /metrics is
-// served. prom-client is pinned (package.json); test/unit/prometheus.test.ts checks that these are the very
-// classes its index exports, so an upgrade that moves them fails there.
+// prom-client's Registry and Gauge, loaded file by file (counters and histograms are runtime/metric-families.ts).
+// Its index also loads the Pushgateway (http, https, zlib) and the default process metrics (perf_hooks, GC
+// observers): ~20 MB of RSS and ~60 ms at start that a process serving no metrics never uses. The default
+// metrics load on demand, when /metrics is served. prom-client is pinned (package.json);
+// test/unit/prometheus.test.ts checks that these are the very classes its index exports, so an upgrade that
+// moves them fails there.
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
 
 const load = createRequire(import.meta.url);
 
 export const Registry = load('prom-client/lib/registry') as typeof PromClient.Registry;
-export const Counter = load('prom-client/lib/counter') as typeof PromClient.Counter;
 export const Gauge = load('prom-client/lib/gauge') as typeof PromClient.Gauge;
-export const Histogram = load('prom-client/lib/histogram') as typeof PromClient.Histogram;
 export type Registry = PromClient.Registry;
-export type Counter<L extends string = string> = PromClient.Counter<L>;
 export type Gauge<L extends string = string> = PromClient.Gauge<L>;
-export type Histogram<L extends string = string> = PromClient.Histogram<L>;
 
 /** prom-client's process and Node.js runtime metrics, registered on `registry`. */
 export function collectDefaultMetrics(registry: PromClient.Registry): void {
