@@ -55,6 +55,8 @@ export interface ReflectorOptions {
   inactivityMs?: number;
   /** Called when list/watch starts failing (the first failure after a success); recovery relists and notifies as usual. */
   onFailing?: (error: string) => void;
+  /** Called when a listing succeeds after failures (lastError() is undefined again), even if it lists nothing. */
+  onRecovered?: () => void;
 }
 
 /** client-go's watch timeouts (minWatchTimeout 5 min, up to twice that): for connections that are pinged. */
@@ -155,6 +157,14 @@ export class Reflector<T extends Named> {
     }
   }
 
+  /** A listing succeeded: the backoff starts over and a failure, if there was one, is over. */
+  private listed(): void {
+    this.backoff.reset();
+    const wasFailing = this.lastErrorText !== undefined;
+    this.lastErrorText = undefined;
+    if (wasFailing) this.options.onRecovered?.();
+  }
+
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const t = setTimeout(() => { this.wake = undefined; resolve(); }, ms);
@@ -211,8 +221,7 @@ export class Reflector<T extends Named> {
         if (needList) {
           await this.relist();
           needList = false;
-          this.backoff.reset();
-          this.lastErrorText = undefined;
+          this.listed();
           if (failures > 0) this.log.info('list/watch recovered', { after: failures });
           failures = 0;
         }
@@ -292,8 +301,7 @@ export class Reflector<T extends Named> {
             const items = [...listing.values()];
             listing = undefined;
             this.replace(items, this.lastResourceVersion);
-            this.backoff.reset();
-            this.lastErrorText = undefined;
+            this.listed();
           }
           return;
         }

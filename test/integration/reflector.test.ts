@@ -62,6 +62,36 @@ describe('Reflector', () => {
     await r.stop();
   });
 
+  it('says when a failing list recovers, also when the listing is empty (its listeners hear nothing then)', async () => {
+    const group = `${uniqueName('recover')}.fgc.test`;
+    const widgets = new ResourceClient(kc, { ...FeatureGateResource, group, version: 'v1', plural: 'widgets' });
+    const failing: string[] = [];
+    let recovered = 0;
+    const r = new Reflector(widgets, { backoffInitialMs: 50, backoffMaxMs: 200, onFailing: (e) => failing.push(e), onRecovered: () => recovered++ });
+    const heard: string[] = [];
+    r.addListener((n) => heard.push(n));
+    r.start();
+    await eventually(() => expect(failing).toHaveLength(1)); // 404: the resource is not served yet
+    expect(recovered).toBe(0);
+    const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    const transport = KubeTransport.for(kc);
+    await transport.request({ method: 'POST', path: crds, body: {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `widgets.${group}` },
+      spec: { group, scope: 'Cluster', names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
+    } });
+    try {
+      await r.synced;
+      await eventually(() => expect(recovered).toBe(1));
+      expect(r.lastError()).toBeUndefined();
+      expect(failing).toHaveLength(1); // told once when it started failing, however many attempts failed
+      expect(heard).toEqual([]);
+    } finally {
+      await r.stop();
+      await transport.request({ method: 'DELETE', path: `${crds}/widgets.${group}` });
+    }
+  });
+
   it('watchList: lists one name in every namespace by watching (no LIST), follows changes, and keeps following across watch restarts', async () => {
     const metrics = new Registry();
     const name = uniqueName('kc');
