@@ -68,15 +68,17 @@ export class GuestConnection {
       backoffInitialMs: tuning.backoffInitialMs ?? 1_000, backoffMaxMs: tuning.backoffMaxMs ?? DEFAULT_GUEST_BACKOFF_MAX_MS,
       ...(tuning.relistIntervalMs !== undefined ? { relistIntervalMs: tuning.relistIntervalMs } : {}),
       ...(tuning.watchTimeoutSeconds ? { watchTimeoutSeconds: tuning.watchTimeoutSeconds } : {}),
-      onFailing: onChange,
+      onFailing: onChange, onRecovered: onChange,
     };
     this.featureGates = new Reflector(this.featureGate, { ...options, name: FEATURE_GATE_NAME });
     this.clusterVersions = new Reflector(new ResourceClient(access, ClusterVersionResource, metrics), { ...options, name: CLUSTER_VERSION_NAME });
     for (const r of this.reflectors()) r.addListener(onChange);
     // ClusterVersion first: while the guest cannot be reached only that one reflector tries (one connection
     // attempt per backoff step, not two); FeatureGate starts once the guest has answered.
+    // Each first listing is reported even when it lists nothing (no listener hears an empty one).
     this.clusterVersions.start();
-    void this.clusterVersions.synced.then(() => { if (!this.stopped) this.featureGates.start(); });
+    void this.clusterVersions.synced.then(() => { if (!this.stopped) { this.featureGates.start(); onChange(); } });
+    void this.featureGates.synced.then(() => { if (!this.stopped) onChange(); });
   }
 
   get server(): string {
@@ -110,6 +112,11 @@ export class GuestConnection {
   /** Listed, and no list/watch failing right now (a guest that went away keeps its last copies but is not written to). */
   healthy(): boolean {
     return this.synced() && this.reflectors().every((r) => r.lastError() === undefined);
+  }
+
+  /** A list or watch of the guest is failing now (its reflectors retry on their own backoff and say when it answers). */
+  failing(): boolean {
+    return this.reflectors().some((r) => r.lastError() !== undefined);
   }
 
   /** Why the guest's objects are not readable yet, naming the API that failed. */

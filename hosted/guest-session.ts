@@ -13,7 +13,11 @@
 //     desired version for the Hypershift profile — written whenever the desired version is known, even
 //     while the guest is unreachable (control-plane components read it, not the guest).
 // Every guest write passes the shard's fence. Problems name the HCP and what is missing; they are recorded
-// (Event, metric, status record) and retried with this guest's backoff.
+// (metric, status record, and an Event unless nothing has failed yet) and followed up by what they wait on:
+// a first read not answered yet (the Secret watch, the guest's lists) and a guest that does not answer (its
+// connection retries on its own backoff) wake the session when they change, so they are not retried by the
+// work queue — at a fleet's start that retry loop, 5 ms and doubling, made every unreachable guest an Event
+// write a few times a second; every other problem is retried with this guest's backoff.
 import type { Registry } from 'prom-client';
 import {
   API_VERSION, ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, HCP_API_VERSION, configMapCarries, featureGateConfigMap,
@@ -58,8 +62,15 @@ export interface GuestSessionDeps {
   logger?: Logger;
 }
 
+/**
+ * How a problem is followed up: `retry` — with the session's backoff (an Event each time, as correlated);
+ * `notified` — an Event, then nothing until what failed tells the session it changed; `pending` — nothing
+ * has failed, a first read is not answered yet: no Event, and the read wakes the session.
+ */
+type FollowUp = 'retry' | 'notified' | 'pending';
+
 class Problem extends Error {
-  constructor(readonly reason: SyncFailureReason, message: string) {
+  constructor(readonly reason: SyncFailureReason, message: string, readonly followUp: FollowUp = 'retry') {
     super(message);
   }
 }
@@ -88,6 +99,10 @@ export class GuestSession {
   private configMap: { cm: ConfigMap; checkedAt: number } | undefined;
   private rendered: { key: string; cm: ConfigMap } | undefined;
   private last: HostedGuestRecord | undefined;
+  /** The message of the problems this session now waits on (logged when it changes). */
+  private waitingOn: string | undefined;
+  /** A wake-up is set for the first listing of the guest kubeconfig Secrets. */
+  private awaitingSecrets = false;
   private readonly namespace: string;
   private readonly name: string;
   /** The HCP as Events name it. */
@@ -197,7 +212,7 @@ export class GuestSession {
         note(isConflict(e) ? new Problem('WriteFailed', 'the guest object changed while writing; retrying') : e instanceof Problem ? e : new Problem('WriteFailed', `guest ${guest.server}: ${apiErrorMessage(e)}`));
       }
     } else if (guest && !guest.healthy()) {
-      problems.push(new Problem('GuestUnreachable', guest.notReadyReason()));
+      problems.push(new Problem('GuestUnreachable', guest.notReadyReason(), guest.failing() ? 'notified' : 'pending'));
     }
     // The management ConfigMap last: the guest's status is what a watcher waits for. It does not wait for the guest.
     if (registry && version) {
@@ -218,9 +233,13 @@ export class GuestSession {
     });
     if (!ok) {
       const reason = problems[0]?.reason ?? 'WriteFailed';
-      this.events.event(this.involved, 'Warning', `FeatureGates${reason}`, message);
-      throw new Error(`${this.d.key}: ${message}`);
+      if (problems.some((p) => p.followUp !== 'pending')) this.events.event(this.involved, 'Warning', `FeatureGates${reason}`, message);
+      if (problems.some((p) => p.followUp === 'retry')) throw new Error(`${this.d.key}: ${message}`);
+      if (message !== this.waitingOn) this.log.info('waiting', { reason, message });
+      this.waitingOn = message;
+      return { requeueAfterMs: RESYNC_MS };
     }
+    this.waitingOn = undefined;
     return result;
   }
 
@@ -233,7 +252,12 @@ export class GuestSession {
     const where = `Secret ${this.namespace}/${ref.name}`;
     const reflector = this.d.secrets.named(ref.name);
     if (!reflector.hasSynced()) {
-      throw new Problem('MissingKubeconfig', `${where} not read yet${reflector.lastError() ? `: ${reflector.lastError()}` : ''}`);
+      if (!this.awaitingSecrets) {
+        this.awaitingSecrets = true;
+        void reflector.synced.then(() => { this.awaitingSecrets = false; this.controller.enqueue(this.d.key); });
+      }
+      const error = reflector.lastError();
+      throw new Problem('MissingKubeconfig', `${where} not read yet${error ? `: ${error}` : ''}`, error ? 'notified' : 'pending');
     }
     const secret = reflector.get(`${this.namespace}/${ref.name}`);
     if (!secret) throw new Problem('MissingKubeconfig', `${where} (the guest kubeconfig) does not exist`);

@@ -38,6 +38,14 @@ const NS = 'fgc-hosted';
 const tempDir = tempDirs();
 const catalog = new ReleaseCatalog(CATALOG);
 
+/** A guest kubeconfig whose server is a closed port: every connection attempt is refused. */
+const CLOSED_PORT_KUBECONFIG = JSON.stringify({
+  apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
+  users: [{ name: 'u', user: { token: 'x' } }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }], 'current-context': 'c',
+});
+
+interface HcpEvent { type: string; reason: string; message: string; count?: number; involvedObject: { kind: string } }
+
 interface Guest { plane: ControlPlane; kc: ClusterAccess; key: string; namespace: string; status: FeatureGateDetails[] }
 
 describe('featuregates hosted: two replicas, a management cluster and guest clusters', () => {
@@ -99,6 +107,11 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     const r = runCLI(['hosted', 'status', '--kubeconfig', mgmt.kubeconfigPath, '--namespace', NS, '-o', 'json']);
     expect(r.code).toBe(0);
     return new Map((JSON.parse(r.stdout) as HostedGuestRecord[]).map((x) => [x.hcp, x]));
+  };
+
+  const hcpEvents = async (namespace: string): Promise<HcpEvent[]> => {
+    const list = await KubeTransport.for(mkc).request({ method: 'GET', path: `/api/v1/namespaces/${namespace}/events` }) as { items: HcpEvent[] };
+    return list.items.filter((e) => e.involvedObject.kind === 'HostedControlPlane');
   };
 
   const shardHolder = async (key: string) => {
@@ -171,6 +184,9 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
       const fg = parse(cm!.data![FEATURE_GATE_CONFIGMAP_KEY]!) as { status: { featureGates: FeatureGateDetails[] } };
       expect(fg.status.featureGates[0]).toEqual(entry({}, '4.22.0'));
     }
+    // Waiting for a guest's first answer is not a failure: no Warning about a guest that answered.
+    await new Promise((r) => setTimeout(r, 1_000)); // Events are sent in the background
+    for (const g of [guests.a, guests.b]) expect((await hcpEvents(g.namespace)).filter((e) => e.type === 'Warning')).toEqual([]);
   }), 90_000);
 
   it('follows an upgrade in guest A\'s history: Partial keeps both entries, Completed too', () => dumpOnFailure(async () => {
@@ -270,9 +286,7 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     }, 20_000, 500);
     for (const ns of ['bad-nokc', 'bad-nokey', 'bad-garbage', 'bad-release', 'bad-nocrd']) {
       await eventually(async () => {
-        const ev = await KubeTransport.for(mkc).request({ method: 'GET', path: `/api/v1/namespaces/${ns}/events` }) as
-          { items: { type: string; reason: string; message: string; involvedObject: { kind: string } }[] };
-        const warning = ev.items.find((e) => e.type === 'Warning' && e.involvedObject.kind === 'HostedControlPlane');
+        const warning = (await hcpEvents(ns)).find((e) => e.type === 'Warning');
         expect(warning?.reason).toMatch(/^FeatureGates(MissingKubeconfig|MissingRelease|GuestUnreachable)$/);
       }, 20_000, 500);
     }
@@ -281,5 +295,22 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     const token = (JSON.parse(secretText) as { users: { user: { token: string } }[] }).users[0]!.user.token;
     expect(JSON.stringify([...(await records()).values()])).not.toContain(token);
     for (const log of logs.values()) expect(log).not.toContain(token);
+  }), 60_000);
+  it('an unreachable guest is reported once, then retried at its connection\'s pace, not in a loop of syncs', () => dumpOnFailure(async () => {
+    // Published now, so its session (and its work queue's rate limiter) is new.
+    const published = Date.now();
+    await publishHostedControlPlane(mkc, { namespace: 'bad-closed', name: 'closed', kubeconfig: CLOSED_PORT_KUBECONFIG });
+    const warnings = async () => (await hcpEvents('bad-closed')).filter((e) => e.type === 'Warning');
+    await eventually(async () => {
+      expect((await records()).get('bad-closed/closed')?.lastError).toContain('ECONNREFUSED');
+      expect((await warnings()).map((e) => e.reason)).toContain('FeatureGatesGuestUnreachable');
+    }, 30_000, 500);
+    // The guest connection retries on its own backoff (--guest-backoff-max 2s here) and a retry that fails as
+    // before is no new sync. Were every failure a sync retried by the work queue's rate limiter (5 ms,
+    // doubling), these 8 s would hold ~11 syncs, each a Warning (count) on the HCP.
+    await new Promise((r) => setTimeout(r, Math.max(0, published + 8_000 - Date.now())));
+    const all = await warnings();
+    expect(all.map((e) => e.message).join('\n')).not.toContain('not read yet');
+    expect(all.reduce((n, e) => n + (e.count ?? 1), 0)).toBeLessThanOrEqual(2);
   }), 60_000);
 });
