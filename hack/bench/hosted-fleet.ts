@@ -10,7 +10,7 @@
 // guests correct) → kill -9 of one replica (its guests written again) → audit: guest writes by non-holders.
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardOf, type FeatureGateDetails } from '../../api-types/index.js';
@@ -199,10 +199,16 @@ async function main(): Promise<void> {
   for (const g of guests) await setFeatureGateStatus(g.kc, []);
   const started = nowMs();
   replicas = [...Array(REPLICAS).keys()].map((k) => spawnReplica(mgmt, `replica-${k + REPLICAS}`));
-  await Promise.all(guests.map((g) => eventually(`guest ${g.i} correct after restart`, () => guestCorrect(g), 120_000)));
+  const correctAt = await Promise.all(guests.map(async (g) => {
+    await eventually(`guest ${g.i} correct after restart`, () => guestCorrect(g), 120_000);
+    return { g, s: (nowMs() - started) / 1000 };
+  }));
   const startToCorrect = nowMs() - started;
   say(`start: ${REPLICAS} replicas spawned → all ${GUESTS} reachable guests' status correct in ${(startToCorrect / 1000).toFixed(1)} s ` +
     `(baseline single-cluster start → first write ${(base.startMs / 1000).toFixed(2)} s)`);
+  const bySpeed = correctAt.sort((a, b) => a.s - b.s);
+  say(`start: per guest ${bySpeed[0]!.s.toFixed(1)} / ${median(bySpeed.map((c) => c.s)).toFixed(1)} / ${bySpeed[bySpeed.length - 1]!.s.toFixed(1)} s (min / median / max); ` +
+    `slowest ${bySpeed.slice(-3).reverse().map((c) => `${c.g.key} (shard ${shardOf(c.g.key, SHARDS)}) ${c.s.toFixed(1)} s`).join(', ')}`);
   await sleep(3_000);
 
   // kill -9 of one replica: seed a stale entry on each of its guests, kill, drop it from history, time until pruned.
@@ -256,6 +262,12 @@ async function main(): Promise<void> {
     `${slope.toFixed(3)} MB slope over the reachable steps ` +
     `(${f.map(([what, , mb]) => `${what}: ${mb.toFixed(1)} MB`).join(', ')}; goal ≤ 1 MB per HCP)`);
   for (const r of replicas) r.proc.kill('SIGKILL');
+  // The replicas' logs (both generations) outlive the management control plane's directory.
+  const logs = join(packageRoot(), '.cache', 'bench', 'hosted-fleet-logs');
+  rmSync(logs, { recursive: true, force: true });
+  mkdirSync(logs, { recursive: true });
+  for (const f of readdirSync(mgmt.dir).filter((n) => /^replica-\d+\.log$/.test(n))) copyFileSync(join(mgmt.dir, f), join(logs, f));
+  say(`replica logs: ${logs}`);
   for (const g of guests) await g.watcher?.stop();
   await baseline.stop();
   for (const g of guests) await g.plane.stop();
