@@ -2,17 +2,21 @@
 // --expose-gc), a management control plane with N unreachable HCPs (kubeconfig → a closed port) and
 // optionally R reachable guests; after a warm-up, a CPU profile of the idle window (node:inspector) summed
 // by function and by file, and retained heap and RSS per HCP after a full GC, against the same process
-// with no HCP.
-//   npm run bench -- hosted-profile [--unreachable 480] [--reachable 0] [--warmup-s 60] [--profile-s 60]
+// with no HCP. With --start, the HCPs are published first and the profile covers the coordinator's start
+// until every reachable guest's status is correct (one replica: it holds every shard).
+//   npm run bench -- hosted-profile [--unreachable 480] [--reachable 0] [--warmup-s 60] [--profile-s 60] [--start]
 // (run.sh runs node without --expose-gc; this script re-executes itself with it.)
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
-import { KubeTransport, createLogger, readKubeconfigFile } from '../../runtime/index.js';
+import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails } from '../../api-types/index.js';
+import { FeatureGateResource, KubeTransport, ReleaseCatalog, ResourceClient, createLogger, readKubeconfigFile } from '../../runtime/index.js';
 import { startHosted } from '../../hosted/index.js';
-import { hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, startControlPlane, upstreamCRDPaths } from '../../sdk/testing/index.js';
+import {
+  hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
+} from '../../sdk/testing/index.js';
 
 if (typeof globalThis.gc !== 'function') {
   execFileSync(process.execPath, ['--expose-gc', process.argv[1]!, ...process.argv.slice(2)], { stdio: 'inherit' });
@@ -21,7 +25,10 @@ if (typeof globalThis.gc !== 'function') {
 const gc = globalThis.gc as () => void;
 
 const { values: flags } = parseArgs({
-  options: { unreachable: { type: 'string', default: '480' }, reachable: { type: 'string', default: '0' }, 'warmup-s': { type: 'string', default: '60' }, 'profile-s': { type: 'string', default: '60' } },
+  options: {
+    unreachable: { type: 'string', default: '480' }, reachable: { type: 'string', default: '0' }, 'warmup-s': { type: 'string', default: '60' },
+    'profile-s': { type: 'string', default: '60' }, start: { type: 'boolean', default: false },
+  },
 });
 const N = Number(flags.unreachable);
 const R = Number(flags.reachable);
@@ -34,6 +41,42 @@ const mem = () => {
   return { heapMB: m.heapUsed / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: (m.external + m.arrayBuffers) / 2 ** 20 };
 };
 
+/** CPU and a sampled profile of `run` in this process, printed summed by file and by function. */
+async function profiled(label: string, run: () => Promise<void>): Promise<void> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await run();
+  const wallS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  const self = new Map<string, number>();
+  const files = new Map<string, number>();
+  const dt = (profile.endTime - profile.startTime) / (profile.samples?.length ?? 1) / 1000;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  for (const id of profile.samples ?? []) {
+    const n = byId.get(id)!;
+    const f = n.callFrame;
+    if (f.functionName === '(idle)' || f.functionName === '(program)') continue;
+    const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + dt);
+    const file = f.url ? f.url.replace(/^.*node_modules\//, 'node_modules/').replace(/^file:\/\/.*\/(dist|\.cache\/bench-build)\//, '') : f.functionName;
+    files.set(file, (files.get(file) ?? 0) + dt);
+  }
+  const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${v.toFixed(0).padStart(6)} ms  ${k}`).join('\n');
+  say(`${label}: ${wallS.toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)})`);
+  say(`by file (self time):\n${top(files, 12)}`);
+  say(`by function (self time):\n${top(self, 20)}`);
+}
+
+const catalogDir = join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'payload-featuregates', 'releases');
+const closed = JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
+  users: [{ name: 'u', user: { token: 'x' } }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }], 'current-context': 'c' });
+
 const mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths() });
 const mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;
 await KubeTransport.for(mkc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fgc' } } });
@@ -42,19 +85,40 @@ const guests = await Promise.all([...Array(R).keys()].map(async (i) => {
   await setClusterVersion(readKubeconfigFile(plane.kubeconfigPath)!, { history: ['4.22.0'] });
   return plane;
 }));
-const c = await startHosted({
-  kubeConfig: mkc, payloadCatalog: join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'payload-featuregates', 'releases'), namespace: 'fgc',
+const coordinator = () => startHosted({
+  kubeConfig: mkc, payloadCatalog: catalogDir, namespace: 'fgc',
   identity: 'profiled', metricsBindAddress: '0', healthProbeBindAddress: '0', logger: createLogger({ level: 'error', format: 'json' }),
 });
+const publishAll = async () => {
+  for (let i = 0; i < N; i += 20) {
+    await Promise.all([...Array(Math.min(20, N - i)).keys()].map((j) => publishHostedControlPlane(mkc, { namespace: `u${i + j}`, name: `u${i + j}`, kubeconfig: closed })));
+  }
+  for (const [i, plane] of guests.entries()) await publishHostedControlPlane(mkc, { namespace: `g${i}`, name: `g${i}`, kubeconfig: readFileSync(plane.kubeconfigPath, 'utf8') });
+};
+
+if (flags.start) {
+  await publishAll();
+  const expected = JSON.stringify([resolveFeatureGateDetails({}, new ReleaseCatalog(catalogDir).registry('4.22.0', ClusterProfiles.IBMCloudManaged), '4.22.0')]);
+  const correct = async (plane: ControlPlane) => {
+    const fg = await new ResourceClient(readKubeconfigFile(plane.kubeconfigPath)!, FeatureGateResource).get(FEATURE_GATE_NAME).catch(() => undefined);
+    return JSON.stringify(fg?.status?.featureGates) === expected;
+  };
+  let started: Awaited<ReturnType<typeof coordinator>> | undefined;
+  await profiled(`start → ${R} reachable guests correct (${N} unreachable HCPs)`, async () => {
+    started = await coordinator();
+    for (const plane of guests) while (!(await correct(plane))) await sleep(50);
+  });
+  await started!.stop();
+  for (const g of guests) await g.stop();
+  await mgmt.stop();
+  process.exit(0);
+}
+
+const c = await coordinator();
 await c.ready;
 await sleep(10_000);
 const before = mem();
-const closed = JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
-  users: [{ name: 'u', user: { token: 'x' } }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }], 'current-context': 'c' });
-for (let i = 0; i < N; i += 20) {
-  await Promise.all([...Array(Math.min(20, N - i)).keys()].map((j) => publishHostedControlPlane(mkc, { namespace: `u${i + j}`, name: `u${i + j}`, kubeconfig: closed })));
-}
-for (const [i, plane] of guests.entries()) await publishHostedControlPlane(mkc, { namespace: `g${i}`, name: `g${i}`, kubeconfig: readFileSync(plane.kubeconfigPath, 'utf8') });
+await publishAll();
 await sleep(Number(flags['warmup-s']) * 1000);
 const after = mem();
 say(`sessions ${c.sessions().length}; after GC: heap ${before.heapMB.toFixed(1)} → ${after.heapMB.toFixed(1)} MB, external ${before.externalMB.toFixed(1)} → ${after.externalMB.toFixed(1)} MB, ` +
@@ -62,32 +126,7 @@ say(`sessions ${c.sessions().length}; after GC: heap ${before.heapMB.toFixed(1)}
   `RSS ${((after.rssMB - before.rssMB) / (N + R) * 1024).toFixed(0)} KB`);
 say(`active resources: ${JSON.stringify(Object.entries(process.getActiveResourcesInfo().reduce<Record<string, number>>((a, r) => ({ ...a, [r]: (a[r] ?? 0) + 1 }), {})))}`);
 
-const session = new Session();
-session.connect();
-await session.post('Profiler.enable');
-await session.post('Profiler.start');
-const cpu0 = process.cpuUsage();
-await sleep(Number(flags['profile-s']) * 1000);
-const cpu = process.cpuUsage(cpu0);
-const { profile } = await session.post('Profiler.stop');
-const self = new Map<string, number>();
-const files = new Map<string, number>();
-const dt = (profile.endTime - profile.startTime) / (profile.samples?.length ?? 1) / 1000;
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-for (const id of profile.samples ?? []) {
-  const n = byId.get(id)!;
-  const f = n.callFrame;
-  if (f.functionName === '(idle)' || f.functionName === '(program)') continue;
-  const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
-  self.set(key, (self.get(key) ?? 0) + dt);
-  const file = f.url ? f.url.replace(/^.*node_modules\//, 'node_modules/').replace(/^file:\/\/.*\/(dist|\.cache\/bench-build)\//, '') : f.functionName;
-  files.set(file, (files.get(file) ?? 0) + dt);
-}
-const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${v.toFixed(0).padStart(6)} ms  ${k}`).join('\n');
-say(`idle ${flags['profile-s']} s: CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)})`);
-say(`by file (self time):\n${top(files, 12)}`);
-say(`by function (self time):\n${top(self, 20)}`);
-session.disconnect();
+await profiled(`idle ${flags['profile-s']} s`, async () => { await sleep(Number(flags['profile-s']) * 1000); });
 await c.stop();
 for (const g of guests) await g.stop();
 await mgmt.stop();
