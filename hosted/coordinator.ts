@@ -131,6 +131,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
       await Promise.all(going.map(([, s]) => s.stop()));
     },
     onLostMembership: (reason) => (o.onLostMembership ?? ((r: string) => log.error('membership lost; the caller did not say what to do', { reason: r })))(reason),
+    claimable: () => hcps.hasSynced() && (namespaces?.hasSynced() ?? true),
   });
 
   const endpoints: ServingEndpoint[] = [];
@@ -153,9 +154,11 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
 
   hcps.start();
   namespaces?.start();
+  // The replica joins while its HCPs are listed (at fleet size the listing takes seconds): its first retry
+  // period after joining only observes the Leases anyway. It claims shards once the HCPs are listed.
+  const listed = Promise.all([hcps.synced, namespaces?.synced]).then(() => manager.nudge());
   const ready = (async () => {
-    await Promise.all([hcps.synced, namespaces?.synced]);
-    await manager.start();
+    await Promise.all([manager.start(), listed]);
     joined = true;
     log.info('coordinator ready', { hcps: hcps.list().length });
   })();

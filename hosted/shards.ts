@@ -56,6 +56,8 @@ export interface ShardManagerOptions {
   onLost(shard: number): Promise<void>;
   /** The membership Lease was lost: the replica must stop (exit non-zero). */
   onLostMembership(reason: string): void;
+  /** Shards may be claimed (default: always). The coordinator joins while it lists its HCPs and claims once they are listed. */
+  claimable?: () => boolean;
   metrics?: Registry;
   logger?: Logger;
   clock?: Clock;
@@ -84,6 +86,8 @@ export class ShardManager {
   private readonly stopping = new AbortController();
   private members: string[] = [];
   private loop: Promise<void> | undefined;
+  /** Ends the wait for the next look at the Leases (nudge()). */
+  private wake: AbortController | undefined;
   private readonly heldGauge;
   private readonly membersGauge;
 
@@ -100,7 +104,12 @@ export class ShardManager {
   async start(): Promise<void> {
     await this.member.acquire(this.stopping.signal);
     this.log.info('joined the coordinator fleet', { namespace: this.o.namespace, shards: this.o.shards });
-    this.loop = this.run();
+    this.loop = this.run(this.clock.now());
+  }
+
+  /** Looks at the Leases now instead of at the next retry period (`claimable` has just become true). */
+  nudge(): void {
+    this.wake?.abort();
   }
 
   /** Shards held right now. */
@@ -108,18 +117,21 @@ export class ShardManager {
     return [...this.electors].filter(([, e]) => e.held && e.elector.isLeader()).map(([s]) => s).sort((a, b) => a - b);
   }
 
-  private async run(): Promise<void> {
-    // The first look only observes: replicas started together (a rollout, a fresh install) see each other
-    // before anyone claims, instead of each claiming every shard and handing two thirds back.
-    let claim = false;
+  private async run(joinedAt: number): Promise<void> {
+    // Looks only observe until a retry period after joining: replicas started together (a rollout, a fresh
+    // install) see each other before anyone claims, instead of each claiming every shard and handing two
+    // thirds back. Then a look claims whenever the caller says shards may be claimed.
+    const period = this.o.timing.retryPeriodMs;
     while (!this.stopping.signal.aborted) {
+      const observing = this.clock.now() - joinedAt < period;
       try {
-        await this.tick(claim);
-        claim = true;
+        await this.tick(!observing && (this.o.claimable?.() ?? true));
       } catch (e) {
         this.log.warn('could not list the coordinator Leases; keeping the current shards', { error: apiErrorMessage(e) });
       }
-      await this.clock.sleep(this.o.timing.retryPeriodMs, this.stopping.signal);
+      this.wake = new AbortController();
+      const wait = observing ? Math.max(0, joinedAt + period - this.clock.now()) : period;
+      await this.clock.sleep(wait, AbortSignal.any([this.stopping.signal, this.wake.signal]));
     }
   }
 
