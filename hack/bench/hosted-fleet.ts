@@ -3,7 +3,9 @@
 // --etcd-prefix, each with openshift/api's CRDs and an audit log of its writes), UNREACHABLE more HCPs whose
 // kubeconfig points at a closed port, and REPLICAS coordinator processes. Baseline in the same run: the
 // single-cluster operator on its own kube-apiserver (same etcd, same audit policy as a guest's): start → first
-// status write, and the same ClusterVersion change → status round trip, samples interleaved.
+// status write, and the same ClusterVersion change → status round trip, samples interleaved. Both run with the
+// node flags of the image's ENTRYPOINT, which the hosted Deployment inherits (OPERATOR_NODE_FLAGS overrides
+// them; set and empty: none).
 //   npm run bench -- hosted-fleet [--guests 20] [--unreachable 480] [--replicas 3] [--samples 100] [--idle-s 60] [--settle-s 180]
 // Phases: footprint (RSS at 0 HCPs, UNREACHABLE, then 1 / 10 / GUESTS reachable) → idle CPU and Lease writes
 // → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
@@ -22,7 +24,7 @@ import { shardLeaseName } from '../../hosted/shards.js';
 import { auditSetup, readAuditWrites } from '../chaos/audit.js';
 import { startBenchCluster } from './bench-cluster.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
-import { exited, usage } from './operator-process.js';
+import { exited, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
 import { median, nowMs, percentile } from './stats.js';
 import { operatorChange } from './status-change.js';
 
@@ -43,6 +45,7 @@ const NS = 'featuregate-hosted';
 const CATALOG = join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'payload-featuregates', 'releases');
 const LEASE = { duration: 15, renew: 10, retry: 2 };
 const cli = join(packageRoot(), 'dist', 'cli', 'featuregates.js');
+const NODE_FLAGS = nodeFlagsOrImage();
 const say = (s: string) => process.stdout.write(`${s}\n`);
 process.setMaxListeners(100); // one exit hook per control plane
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -56,7 +59,7 @@ const expected: FeatureGateDetails = resolveFeatureGateDetails({}, catalog.regis
 
 function spawnReplica(mgmt: ControlPlane, id: string): Replica {
   const log = openSync(join(mgmt.dir, `${id}.log`), 'a');
-  const proc = spawn(process.execPath, [cli, 'hosted', '--kubeconfig', mgmt.kubeconfigPath, '--payload-catalog', CATALOG, '--namespace', NS,
+  const proc = spawn(process.execPath, [...NODE_FLAGS, cli, 'hosted', '--kubeconfig', mgmt.kubeconfigPath, '--payload-catalog', CATALOG, '--namespace', NS,
     '--identity', id, '--shards', String(SHARDS), '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-format', 'json'],
   { stdio: ['ignore', 'ignore', log] });
   closeSync(log);
@@ -100,7 +103,7 @@ function leaseTimeline(mkc: ClusterAccess) {
 
 async function main(): Promise<void> {
   const t00 = Date.now();
-  say(`# hosted-fleet: ${GUESTS} reachable guests + ${UNREACHABLE} unreachable HCPs, ${REPLICAS} replicas, ${SHARDS} shards, lease ${LEASE.duration}s/${LEASE.renew}s/${LEASE.retry}s, node ${process.version}`);
+  say(`# hosted-fleet: ${GUESTS} reachable guests + ${UNREACHABLE} unreachable HCPs, ${REPLICAS} replicas, ${SHARDS} shards, lease ${LEASE.duration}s/${LEASE.renew}s/${LEASE.retry}s, node ${process.version} ${NODE_FLAGS.join(' ') || '(no flags)'}`);
   const mgmtAudit = auditSetup();
   const mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths(), extraAPIServerArgs: mgmtAudit.apiServerArgs });
   const mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;
@@ -119,7 +122,7 @@ async function main(): Promise<void> {
   // The baseline's API server shares the management etcd too and keeps the same audit log as every guest's:
   // same storage, same load, same work per write.
   const baseline = await startBenchCluster({ etcdURL: mgmt.etcdURL, etcdPrefix: '/baseline', extraAPIServerArgs: [...auditSetup().apiServerArgs, '--v=0'] });
-  const base = await baseline.startOperator();
+  const base = await baseline.startOperator((kubeconfigPath, version) => spawnOperatorProcess(kubeconfigPath, version, NODE_FLAGS));
   say(`baseline: single-cluster operator start → first status write ${base.startMs.toFixed(0)} ms`);
 
   await KubeTransport.for(mkc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
