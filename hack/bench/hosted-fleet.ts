@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardOf, type FeatureGateDetails } from '../../api-types/index.js';
 import { FeatureGateResource, KubeTransport, LeaseResource, ReleaseCatalog, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
 import {
-  hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, setFeatureGateStatus, startControlPlane, upstreamCRDPaths, type ControlPlane,
+  UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, setFeatureGateStatus, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { shardLeaseName } from '../../hosted/shards.js';
 import { auditSetup, readAuditWrites } from '../chaos/audit.js';
@@ -134,11 +134,9 @@ async function main(): Promise<void> {
   say(`footprint: 0 HCPs: ${rss().toFixed(1)} MB over ${REPLICAS} replicas`);
 
   // Unreachable HCPs: a kubeconfig whose server is a closed port.
-  const closed = JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'u', user: { token: 'x' } }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }], 'current-context': 'c' });
   for (let i = 0; i < UNREACHABLE; i += 20) {
     await Promise.all([...Array(Math.min(20, UNREACHABLE - i)).keys()].map((j) =>
-      publishHostedControlPlane(mkc, { namespace: `clusters-u${i + j}`, name: `u${i + j}`, kubeconfig: closed })));
+      publishHostedControlPlane(mkc, { namespace: `clusters-u${i + j}`, name: `u${i + j}`, kubeconfig: UNREACHABLE_GUEST_KUBECONFIG })));
   }
   await sleep(30_000);
   footprint.push([`${UNREACHABLE} unreachable`, UNREACHABLE, rss()]);

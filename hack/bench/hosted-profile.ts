@@ -15,7 +15,7 @@ import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails } from '.
 import { FeatureGateResource, KubeTransport, ReleaseCatalog, ResourceClient, createLogger, readKubeconfigFile } from '../../runtime/index.js';
 import { startHosted } from '../../hosted/index.js';
 import {
-  hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
+  UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 
 if (typeof globalThis.gc !== 'function') {
@@ -74,8 +74,6 @@ async function profiled(label: string, run: () => Promise<void>): Promise<void> 
 }
 
 const catalogDir = join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'payload-featuregates', 'releases');
-const closed = JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
-  users: [{ name: 'u', user: { token: 'x' } }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }], 'current-context': 'c' });
 
 const mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths() });
 const mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;
@@ -91,7 +89,7 @@ const coordinator = () => startHosted({
 });
 const publishAll = async () => {
   for (let i = 0; i < N; i += 20) {
-    await Promise.all([...Array(Math.min(20, N - i)).keys()].map((j) => publishHostedControlPlane(mkc, { namespace: `u${i + j}`, name: `u${i + j}`, kubeconfig: closed })));
+    await Promise.all([...Array(Math.min(20, N - i)).keys()].map((j) => publishHostedControlPlane(mkc, { namespace: `u${i + j}`, name: `u${i + j}`, kubeconfig: UNREACHABLE_GUEST_KUBECONFIG })));
   }
   for (const [i, plane] of guests.entries()) await publishHostedControlPlane(mkc, { namespace: `g${i}`, name: `g${i}`, kubeconfig: readFileSync(plane.kubeconfigPath, 'utf8') });
 };

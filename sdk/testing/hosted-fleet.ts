@@ -22,6 +22,12 @@ export interface HostedControlPlaneInput {
   desiredVersion?: string;
 }
 
+/** A guest kubeconfig whose server is a closed port on loopback: every connection attempt is refused at once. */
+export const UNREACHABLE_GUEST_KUBECONFIG = JSON.stringify({
+  apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
+  users: [{ name: 'u', user: { token: 'x' } }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }], 'current-context': 'c',
+});
+
 export function hostedControlPlane(input: Pick<HostedControlPlaneInput, 'namespace' | 'name' | 'featureGate'>): HostedControlPlane {
   return {
     apiVersion: HCP_API_VERSION, kind: 'HostedControlPlane', metadata: { name: input.name, namespace: input.namespace },

@@ -7,5 +7,6 @@ export type { VersionGates } from '../../api-types/index.js';
 export { serviceAccountKubeConfig } from './service-account.js';
 export { hypershiftCRDPaths, hypershiftAPIDir } from './crds.js';
 export {
-  hostedControlPlane, publishHostedControlPlane, putGuestKubeconfigSecret, setHostedFeatureGate, readFeatureGateConfigMap, type HostedControlPlaneInput,
+  UNREACHABLE_GUEST_KUBECONFIG, hostedControlPlane, publishHostedControlPlane, putGuestKubeconfigSecret, setHostedFeatureGate, readFeatureGateConfigMap,
+  type HostedControlPlaneInput,
 } from './hosted-fleet.js';

@@ -23,7 +23,7 @@ import {
   readKubeconfigFile, type ClusterAccess,
 } from '../../runtime/index.js';
 import {
-  completeHead, hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, setClusterVersion,
+  UNREACHABLE_GUEST_KUBECONFIG, completeHead, hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, setClusterVersion,
   setHostedFeatureGate, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { shardLeaseName } from '../../hosted/shards.js';
@@ -37,12 +37,6 @@ const SHARDS = 8;
 const NS = 'fgc-hosted';
 const tempDir = tempDirs();
 const catalog = new ReleaseCatalog(CATALOG);
-
-/** A guest kubeconfig whose server is a closed port: every connection attempt is refused. */
-const CLOSED_PORT_KUBECONFIG = JSON.stringify({
-  apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
-  users: [{ name: 'u', user: { token: 'x' } }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }], 'current-context': 'c',
-});
 
 interface HcpEvent { type: string; reason: string; message: string; count?: number; involvedObject: { kind: string } }
 
@@ -299,7 +293,7 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
   it('an unreachable guest is reported once, then retried at its connection\'s pace, not in a loop of syncs', () => dumpOnFailure(async () => {
     // Published now, so its session (and its work queue's rate limiter) is new.
     const published = Date.now();
-    await publishHostedControlPlane(mkc, { namespace: 'bad-closed', name: 'closed', kubeconfig: CLOSED_PORT_KUBECONFIG });
+    await publishHostedControlPlane(mkc, { namespace: 'bad-closed', name: 'closed', kubeconfig: UNREACHABLE_GUEST_KUBECONFIG });
     const warnings = async () => (await hcpEvents('bad-closed')).filter((e) => e.type === 'Warning');
     await eventually(async () => {
       expect((await records()).get('bad-closed/closed')?.lastError).toContain('ECONNREFUSED');
