@@ -74,9 +74,9 @@ export class Controller {
     this.log = (options.logger ?? silentLogger).with({ controller: spec.name });
     const r = options.metrics;
     const name = spec.name;
-    this.m = r ? {
-      reconciles: Object.fromEntries(OUTCOMES.map((result) => [result,
-        counter(r, 'controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']).labels({ controller: name, result })])) as Record<ReconcileOutcome, { inc(by?: number): void }>,
+    const reconciles = r && counter(r, 'controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']);
+    this.m = r && reconciles ? {
+      reconciles: Object.fromEntries(OUTCOMES.map((result) => [result, reconciles.labels({ controller: name, result })])) as Record<ReconcileOutcome, { inc(by?: number): void }>,
       errors: counter(r, 'controller_runtime_reconcile_errors_total', 'Total number of reconciliation errors per controller', ['controller']).labels({ controller: name }),
       time: histogram(r, 'controller_runtime_reconcile_time_seconds', 'Length of time per reconciliation per controller', ['controller'], DURATION_BUCKETS).labels({ controller: name }),
       workers: gauge(r, 'controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', ['controller']).labels({ controller: name }),
