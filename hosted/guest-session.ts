@@ -101,8 +101,6 @@ export class GuestSession {
   private last: HostedGuestRecord | undefined;
   /** The message of the problems this session now waits on (logged when it changes). */
   private waitingOn: string | undefined;
-  /** A wake-up is set for the first listing of the guest kubeconfig Secrets. */
-  private awaitingSecrets = false;
   private readonly namespace: string;
   private readonly name: string;
   /** The HCP as Events name it. */
@@ -252,10 +250,8 @@ export class GuestSession {
     const where = `Secret ${this.namespace}/${ref.name}`;
     const reflector = this.d.secrets.named(ref.name);
     if (!reflector.hasSynced()) {
-      if (!this.awaitingSecrets) {
-        this.awaitingSecrets = true;
-        void reflector.synced.then(() => { this.awaitingSecrets = false; this.controller.enqueue(this.d.key); });
-      }
+      // Its first listing wakes this session (the queue holds the key once, however many syncs waited).
+      void reflector.synced.then(() => this.controller.enqueue(this.d.key));
       const error = reflector.lastError();
       throw new Problem('MissingKubeconfig', `${where} not read yet${error ? `: ${error}` : ''}`, error ? 'notified' : 'pending');
     }
