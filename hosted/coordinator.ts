@@ -81,39 +81,56 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   let stopping = false;
 
   const selected = (hcp: HostedControlPlane) => !namespaces || namespaces.get(hcp.metadata.namespace) !== undefined;
-  /** Starts the sessions of held shards' HCPs, stops those whose HCP is gone or no longer selected. */
-  const reconcileSessions = () => {
-    if (stopping) return;
-    const want = new Map<string, { hcp: HostedControlPlane; shard: number }>();
-    for (const hcp of hcps.list()) {
-      if (!selected(hcp)) continue;
-      const key = hcpKey(hcp);
-      const shard = shardOf(key, shards);
-      if (fences.has(shard)) want.set(key, { hcp, shard });
-    }
-    for (const [key, s] of sessions) {
-      if (want.has(key)) continue;
-      sessions.delete(key);
-      records.remove(shardOf(key, shards), key);
-      void s.stop();
-    }
-    for (const [key, { shard }] of want) {
-      if (sessions.has(key)) continue;
-      const session = new GuestSession({
-        key, shard, identity, fence: fences.get(shard)!, hcp: () => hcps.get(key), management: kc, secrets, catalog,
-        ...(o.guestKubeconfigSecret ? { secretOverride: o.guestKubeconfigSecret } : {}),
-        clusterOperatorName: o.clusterOperatorName ?? 'config-operator', tuning: o.guest ?? {},
-        record: (r) => records.put(r), metrics: hm, registry: metrics, logger: log,
-      });
-      sessions.set(key, session);
-      session.start();
-    }
+  const wanted = (key: string, hcp: HostedControlPlane | undefined): boolean =>
+    hcp !== undefined && selected(hcp) && fences.has(shardOf(key, shards));
+  const startSession = (key: string) => {
+    const shard = shardOf(key, shards);
+    const session = new GuestSession({
+      key, shard, identity, fence: fences.get(shard)!, hcp: () => hcps.get(key), management: kc, secrets, catalog,
+      ...(o.guestKubeconfigSecret ? { secretOverride: o.guestKubeconfigSecret } : {}),
+      clusterOperatorName: o.clusterOperatorName ?? 'config-operator', tuning: o.guest ?? {},
+      record: (r) => records.put(r), metrics: hm, registry: metrics, logger: log,
+    });
+    sessions.set(key, session);
+    session.start();
   };
-  // A relist reports every HCP again; only a changed one is worth a sync now (sessions resync every minute).
-  hcps.addListener((key) => {
-    sessions.get(key)?.poke();
-    reconcileSessions();
-  }, { changesOnly: true });
+  const stopSession = (key: string, s: GuestSession) => {
+    sessions.delete(key);
+    records.remove(shardOf(key, shards), key);
+    void s.stop();
+  };
+  /** One HCP was added, changed or deleted: its session alone starts, syncs or stops. */
+  const reconcileSession = (key: string) => {
+    if (stopping) return;
+    const s = sessions.get(key);
+    const want = wanted(key, hcps.get(key));
+    if (want && !s) startSession(key);
+    else if (!want && s) stopSession(key, s);
+    else s?.poke();
+  };
+  /** Walks every HCP: starts the sessions of held shards' HCPs, stops those no longer held or selected. */
+  const reconcileAll = () => {
+    reconcileQueued = false;
+    if (stopping) return;
+    const want = new Set<string>();
+    for (const hcp of hcps.list()) {
+      const key = hcpKey(hcp);
+      if (wanted(key, hcp)) want.add(key);
+    }
+    for (const [key, s] of sessions) if (!want.has(key)) stopSession(key, s);
+    for (const key of want) if (!sessions.has(key)) startSession(key);
+  };
+  // A shard acquired or a Namespace's labels changed can concern every HCP; the calls of one turn (a
+  // Namespace listing reports each namespace in turn) share one walk.
+  let reconcileQueued = false;
+  const reconcileSessions = () => {
+    if (reconcileQueued) return;
+    reconcileQueued = true;
+    queueMicrotask(reconcileAll);
+  };
+  // One HCP's event concerns its session alone. A relist reports every HCP again; only a changed one is
+  // worth a sync now (sessions resync every minute).
+  hcps.addListener(reconcileSession, { changesOnly: true });
   namespaces?.addListener(() => reconcileSessions());
 
   const manager = new ShardManager({

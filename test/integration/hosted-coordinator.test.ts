@@ -1,0 +1,99 @@
+// The hosted coordinator in-process, on a real management API server with HyperShift's HCP CRD: which
+// guest sessions it runs as HCPs come and go, and what that costs. Its HCP reflector reports each object
+// of its first listing one by one; the coordinator must start the sessions of all of them with one walk
+// of its HCPs, not with one walk per HCP (at a fleet's 500 HCPs that was 250 000 shard hashes per replica
+// at every start). The guests do not answer (a closed port): sessions start and wait, nothing is written.
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { join } from 'node:path';
+import { HostedControlPlaneResource, NamespaceResource, Reflector, ResourceClient, readKubeconfigFile, retryOnConflict, type ClusterAccess } from '../../runtime/index.js';
+import { UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, publishHostedControlPlane, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
+import { startHosted, type RunningCoordinator } from '../../hosted/index.js';
+import { eventually } from '../support/eventually.js';
+import { PAYLOAD_ROOT } from '../support/payloads.js';
+
+const HCPS = 60;
+const NAMESPACES = 3;
+const keys = Array.from({ length: HCPS }, (_, i) => `clusters-${i % NAMESPACES}/hcp-${i}`).sort();
+
+describe('hosted coordinator: sessions of the HCPs of held shards', () => {
+  let mgmt: ControlPlane;
+  let kc: ClusterAccess;
+  let coordinator: RunningCoordinator | undefined;
+
+  beforeAll(async () => {
+    mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths() });
+    kc = readKubeconfigFile(mgmt.kubeconfigPath)!;
+    for (const key of keys) {
+      const [namespace, name] = key.split('/') as [string, string];
+      await publishHostedControlPlane(kc, { namespace, name, kubeconfig: UNREACHABLE_GUEST_KUBECONFIG });
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await coordinator?.stop();
+    await mgmt?.stop();
+  });
+
+  /** Every walk of the HCPs starts with their reflector's list(): counts those calls. */
+  const countHcpWalks = () => {
+    const list = jest.spyOn(Reflector.prototype, 'list');
+    const hcpWalks = () => list.mock.contexts
+      .filter((r) => (r as unknown as { client: ResourceClient<never> }).client.resource.plural === 'hostedcontrolplanes').length;
+    return { hcpWalks, restore: () => list.mockRestore() };
+  };
+
+  it('starts a session per HCP after one walk of the first listing, then follows adds and deletes', async () => {
+    const { hcpWalks, restore } = countHcpWalks();
+    try {
+      coordinator = await startHosted({
+        kubeConfig: kc, payloadCatalog: join(PAYLOAD_ROOT, 'releases'), namespace: 'default', identity: 'only', shards: 1,
+        metricsBindAddress: '0', healthProbeBindAddress: '0',
+      });
+      await coordinator.ready;
+      await eventually(() => expect(coordinator!.sessions()).toEqual(keys));
+      // The ready log line lists once; the first listing and the shard's acquisition each walk once at most.
+      expect(hcpWalks()).toBeLessThanOrEqual(4);
+
+      const hcps = new ResourceClient(kc, HostedControlPlaneResource, undefined, { namespace: 'clusters-0' });
+      await hcps.delete('hcp-0');
+      await eventually(() => expect(coordinator!.sessions()).toEqual(keys.filter((k) => k !== 'clusters-0/hcp-0')));
+      await publishHostedControlPlane(kc, { namespace: 'clusters-0', name: 'hcp-new', kubeconfig: UNREACHABLE_GUEST_KUBECONFIG });
+      await eventually(() => expect(coordinator!.sessions()).toEqual([...keys.filter((k) => k !== 'clusters-0/hcp-0'), 'clusters-0/hcp-new'].sort()));
+    } finally {
+      restore();
+    }
+    await coordinator.stop();
+    coordinator = undefined;
+  }, 120_000);
+
+  const label = (name: string, labels: Record<string, string>) => retryOnConflict(async () => {
+    const client = new ResourceClient(kc, NamespaceResource);
+    const ns = await client.get(name);
+    await client.replace({ ...ns, metadata: { ...ns.metadata, labels } });
+  });
+
+  it('with a namespace selector: only selected namespaces\' HCPs, following the Namespaces\' labels', async () => {
+    await label('clusters-1', { hosted: 'yes' });
+    await label('clusters-2', { hosted: 'yes' });
+    const inNamespaces = (...ns: string[]) => (k: string) => ns.some((n) => k.startsWith(`${n}/`));
+    const { hcpWalks, restore } = countHcpWalks();
+    try {
+      coordinator = await startHosted({
+        kubeConfig: kc, payloadCatalog: join(PAYLOAD_ROOT, 'releases'), namespace: 'default', identity: 'selective', shards: 1,
+        metricsBindAddress: '0', healthProbeBindAddress: '0', namespaceSelector: 'hosted=yes',
+      });
+      await coordinator.ready;
+      await eventually(() => expect(coordinator!.sessions()).toEqual(keys.filter(inNamespaces('clusters-1', 'clusters-2'))));
+      // The Namespaces' first listing reports each namespace in turn; they share one walk (and the shard's
+      // acquisition and the ready log line one each).
+      expect(hcpWalks()).toBeLessThanOrEqual(3);
+    } finally {
+      restore();
+    }
+    await label('clusters-1', {});
+    await eventually(() => expect(coordinator!.sessions()).toEqual(keys.filter(inNamespaces('clusters-2'))));
+    await label('clusters-0', { hosted: 'yes' });
+    await eventually(() => expect(coordinator!.sessions()).toEqual([...keys.filter(inNamespaces('clusters-0', 'clusters-2')), 'clusters-0/hcp-new']
+      .filter((k) => k !== 'clusters-0/hcp-0').sort()));
+  }, 120_000);
+});
