@@ -21,6 +21,8 @@ export interface GuestTuning {
   watchTimeoutSeconds?: [number, number];
   /** Each guest request's timeout (default 10 s). */
   requestTimeoutMs?: number;
+  /** How often a session syncs when nothing told it to (default 60 s). */
+  resyncMs?: number;
 }
 
 /** The User-Agent of guest requests: names the replica, so a guest's audit log says which one wrote. */

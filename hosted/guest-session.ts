@@ -17,7 +17,8 @@
 // a first read not answered yet (the Secret watch, the guest's lists) and a guest that does not answer (its
 // connection retries on its own backoff) wake the session when they change, so they are not retried by the
 // work queue — at a fleet's start that retry loop, 5 ms and doubling, made every unreachable guest an Event
-// write a few times a second; every other problem is retried with this guest's backoff.
+// write a few times a second — and a guest that does not answer is a Warning when it starts, then every 10
+// minutes while it lasts, not at every resync; every other problem is retried with this guest's backoff.
 import type { Registry } from 'prom-client';
 import {
   API_VERSION, ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, HCP_API_VERSION, configMapCarries, featureGateConfigMap,
@@ -36,6 +37,12 @@ import type { GuestSecrets } from './guest-secrets.js';
 import type { HostedMetrics, SyncFailureReason } from './metrics.js';
 
 export const RESYNC_MS = 60_000;
+/**
+ * A problem that is followed up by what failed (`notified`) is written as a Warning when it starts or its
+ * message changes, and again this often while it lasts — well within an Event's life in the API server (1 h
+ * by default), and not once per resync: 480 unreachable guests made ~8 Event writes a second that way.
+ */
+export const NOTIFIED_REPEAT_MS = 10 * 60_000;
 /** The management ConfigMap is re-read from the API this often (between, what this session wrote is trusted). */
 const CONFIGMAP_RECHECK_MS = 10 * 60_000;
 export const DEFAULT_GUEST_KUBECONFIG_KEY = 'kubeconfig';
@@ -101,6 +108,8 @@ export class GuestSession {
   private last: HostedGuestRecord | undefined;
   /** The message of the problems this session now waits on (logged when it changes). */
   private waitingOn: string | undefined;
+  /** The last Warning written for a `notified` problem, and when. */
+  private notified: { message: string; at: number } | undefined;
   private readonly namespace: string;
   private readonly name: string;
   /** The HCP as Events name it. */
@@ -176,7 +185,8 @@ export class GuestSession {
         problems.push(new Problem('MissingRelease', (e as Error).message));
       }
     }
-    let result: ReconcileResult = { requeueAfterMs: RESYNC_MS };
+    const resync: ReconcileResult = { requeueAfterMs: this.d.tuning.resyncMs ?? RESYNC_MS };
+    let result = resync;
     if (guest && registry && version && guest.healthy()) {
       try {
         const wrote = await this.syncSpec(guest, spec);
@@ -231,14 +241,26 @@ export class GuestSession {
     });
     if (!ok) {
       const reason = problems[0]?.reason ?? 'WriteFailed';
-      if (problems.some((p) => p.followUp !== 'pending')) this.events.event(this.involved, 'Warning', `FeatureGates${reason}`, message);
-      if (problems.some((p) => p.followUp === 'retry')) throw new Error(`${this.d.key}: ${message}`);
+      const retry = problems.some((p) => p.followUp === 'retry');
+      if (retry || (problems.some((p) => p.followUp === 'notified') && this.notifyDue(message))) {
+        this.events.event(this.involved, 'Warning', `FeatureGates${reason}`, message);
+      }
+      if (retry) throw new Error(`${this.d.key}: ${message}`);
       if (message !== this.waitingOn) this.log.info('waiting', { reason, message });
       this.waitingOn = message;
-      return { requeueAfterMs: RESYNC_MS };
+      return resync;
     }
     this.waitingOn = undefined;
+    this.notified = undefined;
     return result;
+  }
+
+  /** A `notified` problem's Warning is due: new, changed, or last written NOTIFIED_REPEAT_MS ago. */
+  private notifyDue(message: string): boolean {
+    const now = Date.now();
+    if (this.notified?.message === message && now - this.notified.at < NOTIFIED_REPEAT_MS) return false;
+    this.notified = { message, at: now };
+    return true;
   }
 
   /** The guest connection for the HCP's kubeconfig Secret, (re)made when the Secret changes. */

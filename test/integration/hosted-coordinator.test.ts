@@ -1,18 +1,23 @@
 // The hosted coordinator in-process, on a real management API server with HyperShift's HCP CRD: which
-// guest sessions it runs as HCPs come and go, and what that costs. Its HCP reflector reports each object
-// of its first listing one by one; the coordinator must start the sessions of all of them with one walk
-// of its HCPs, not with one walk per HCP (at a fleet's 500 HCPs that was 250 000 shard hashes per replica
-// at every start). The guests do not answer (a closed port): sessions start and wait, nothing is written.
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+// guest sessions it runs as HCPs, Namespaces' labels and its permissions change, and what that costs. Its
+// HCP reflector reports each object of its first listing one by one; the coordinator must start the
+// sessions of all of them with one walk of its HCPs, not with one walk per HCP (at a fleet's 500 HCPs that
+// was 250 000 shard hashes per replica at every start). The guests do not answer (a closed port): sessions
+// start and wait.
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { join } from 'node:path';
-import { HostedControlPlaneResource, NamespaceResource, Reflector, ResourceClient, readKubeconfigFile, retryOnConflict, type ClusterAccess } from '../../runtime/index.js';
+import {
+  HostedControlPlaneResource, KubeTransport, NamespaceResource, Reflector, ResourceClient, readKubeconfigFile, retryOnConflict, type ClusterAccess,
+} from '../../runtime/index.js';
 import { UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, publishHostedControlPlane, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { startHosted, type RunningCoordinator } from '../../hosted/index.js';
-import { eventually } from '../support/eventually.js';
+import { eventually, sleep } from '../support/eventually.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 
 const HCPS = 60;
 const NAMESPACES = 3;
+interface HcpEvent { reason: string; message: string; count?: number; involvedObject: { name: string } }
+
 const keys = Array.from({ length: HCPS }, (_, i) => `clusters-${i % NAMESPACES}/hcp-${i}`).sort();
 
 describe('hosted coordinator: sessions of the HCPs of held shards', () => {
@@ -29,8 +34,12 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
     }
   }, 120_000);
 
-  afterAll(async () => {
+  // Each test runs one coordinator; a failed test's is stopped too, so it holds no shard the next one wants.
+  afterEach(async () => {
     await coordinator?.stop();
+    coordinator = undefined;
+  });
+  afterAll(async () => {
     await mgmt?.stop();
   });
 
@@ -62,8 +71,23 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
     } finally {
       restore();
     }
-    await coordinator.stop();
-    coordinator = undefined;
+  }, 120_000);
+
+  it('an unreachable guest is one Warning while it lasts, not one per resync', async () => {
+    const t = KubeTransport.for(kc);
+    await t.request({ method: 'DELETE', path: '/api/v1/namespaces/clusters-1/events' });
+    coordinator = await startHosted({
+      kubeConfig: kc, payloadCatalog: join(PAYLOAD_ROOT, 'releases'), namespace: 'default', identity: 'resyncing', shards: 1,
+      metricsBindAddress: '0', healthProbeBindAddress: '0', guest: { resyncMs: 250 },
+    });
+    await coordinator.ready;
+    const unreachable = async () => ((await t.request({ method: 'GET', path: '/api/v1/namespaces/clusters-1/events' })) as { items: HcpEvent[] }).items
+      .filter((e) => e.reason === 'FeatureGatesGuestUnreachable' && e.involvedObject.name === 'hcp-1');
+    await eventually(async () => expect((await unreachable()).length).toBeGreaterThan(0));
+    await sleep(4_000); // 16 resyncs, each finding the guest as unreachable as before
+    const events = await unreachable();
+    expect(events.map((e) => e.message).join('\n')).toContain('ECONNREFUSED');
+    expect(events.reduce((n, e) => n + (e.count ?? 1), 0)).toBe(1);
   }, 120_000);
 
   const label = (name: string, labels: Record<string, string>) => retryOnConflict(async () => {
