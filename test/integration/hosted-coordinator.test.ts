@@ -2,14 +2,17 @@
 // guest sessions it runs as HCPs, Namespaces' labels and its permissions change, and what that costs. Its
 // HCP reflector reports each object of its first listing one by one; the coordinator must start the
 // sessions of all of them with one walk of its HCPs, not with one walk per HCP (at a fleet's 500 HCPs that
-// was 250 000 shard hashes per replica at every start). The guests do not answer (a closed port): sessions
-// start and wait.
+// was 250 000 shard hashes per replica at every start). A replica that may not list HCPs joins and holds
+// no shard until it may. The guests do not answer (a closed port): sessions start and wait.
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { join } from 'node:path';
 import {
-  HostedControlPlaneResource, KubeTransport, NamespaceResource, Reflector, ResourceClient, readKubeconfigFile, retryOnConflict, type ClusterAccess,
+  HostedControlPlaneResource, KubeTransport, LeaseResource, NamespaceResource, Reflector, ResourceClient, readKubeconfigFile, retryOnConflict, type ClusterAccess,
 } from '../../runtime/index.js';
-import { UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, publishHostedControlPlane, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
+import {
+  UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, publishHostedControlPlane, serviceAccountKubeConfig, startControlPlane, type ControlPlane,
+} from '../../sdk/testing/index.js';
+import { memberLeaseName, shardLeaseName } from '../../hosted/shards.js';
 import { startHosted, type RunningCoordinator } from '../../hosted/index.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
@@ -119,5 +122,52 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
     await label('clusters-0', { hosted: 'yes' });
     await eventually(() => expect(coordinator!.sessions()).toEqual([...keys.filter(inNamespaces('clusters-0', 'clusters-2')), 'clusters-0/hcp-new']
       .filter((k) => k !== 'clusters-0/hcp-0').sort()));
+  }, 120_000);
+
+  it('a replica that may not list HCPs joins and claims nothing, and claims its shards once it may', async () => {
+    const ns = 'fgc-limited';
+    const t = KubeTransport.for(kc);
+    const post = (path: string, body: object) => t.request({ method: 'POST', path, body });
+    await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await post(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'coordinator' } });
+    const subjects = [{ kind: 'ServiceAccount', name: 'coordinator', namespace: ns }];
+    // Its own namespace's Leases and records only: no rule for HostedControlPlanes yet.
+    await post(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'coordinator' },
+      rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'create', 'update'] },
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'update'] }],
+    });
+    await post(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'coordinator' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'coordinator' }, subjects,
+    });
+    const sa = await serviceAccountKubeConfig(mgmt, ns, 'coordinator');
+    coordinator = await startHosted({
+      kubeConfig: sa, payloadCatalog: join(PAYLOAD_ROOT, 'releases'), namespace: ns, identity: 'limited', shards: 1,
+      metricsBindAddress: '0', healthProbeBindAddress: '0', leaderElection: { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 },
+    });
+    let ready = false;
+    void coordinator.ready.then(() => { ready = true; });
+    const leases = new ResourceClient(kc, LeaseResource, undefined, { namespace: ns });
+    await eventually(async () => expect((await leases.get(memberLeaseName('limited'))).spec?.holderIdentity).toBe('limited'));
+    await sleep(3_000); // six retry periods: it would have claimed the only shard by now
+    expect(coordinator.heldShards()).toEqual([]);
+    expect(coordinator.sessions()).toEqual([]);
+    expect(ready).toBe(false);
+    expect((await leases.list()).items.map((l) => l.metadata.name)).not.toContain(shardLeaseName(0));
+
+    await post('/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'fgc-limited-hcps' },
+      rules: [{ apiGroups: ['hypershift.openshift.io'], resources: ['hostedcontrolplanes'], verbs: ['get', 'list', 'watch'] }],
+    });
+    await post('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'fgc-limited-hcps' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'fgc-limited-hcps' }, subjects,
+    });
+    await coordinator.ready;
+    await eventually(() => expect(coordinator!.heldShards()).toEqual([0]));
+    const all = (await new ResourceClient(kc, HostedControlPlaneResource).list()).items.map((h) => `${h.metadata.namespace}/${h.metadata.name}`).sort();
+    await eventually(() => expect(coordinator!.sessions()).toEqual(all));
+    expect(all.length).toBe(HCPS);
   }, 120_000);
 });
