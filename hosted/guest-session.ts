@@ -14,11 +14,13 @@
 //     while the guest is unreachable (control-plane components read it, not the guest).
 // Every guest write passes the shard's fence. Problems name the HCP and what is missing; they are recorded
 // (metric, status record, and an Event unless nothing has failed yet) and followed up by what they wait on:
-// a first read not answered yet (the Secret watch, the guest's lists) and a guest that does not answer (its
-// connection retries on its own backoff) wake the session when they change, so they are not retried by the
-// work queue — at a fleet's start that retry loop, 5 ms and doubling, made every unreachable guest an Event
-// write a few times a second — and a guest that does not answer is a Warning when it starts, then every 10
-// minutes while it lasts, not at every resync; every other problem is retried with this guest's backoff.
+// a first read not answered yet (the Secret watch, the guest's lists), missing or bad input (the HCP's
+// status.kubeConfig, its Secret, a release or version) and a guest that does not answer (its connection
+// retries on its own backoff) wake the session when they change, so they are not retried by the work queue —
+// at a fleet's start that retry loop, 5 ms and doubling, made every unreachable guest an Event write a few
+// times a second, and every HCP created before its kubeconfig was published a dozen — and each is a Warning
+// when it starts, then every 10 minutes while it lasts, not at every resync; a failed write is retried with
+// this guest's backoff.
 import type { Registry } from 'prom-client';
 import {
   API_VERSION, ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, HCP_API_VERSION, configMapCarries, featureGateConfigMap,
@@ -70,9 +72,11 @@ export interface GuestSessionDeps {
 }
 
 /**
- * How a problem is followed up: `retry` — with the session's backoff (an Event each time, as correlated);
- * `notified` — an Event, then nothing until what failed tells the session it changed; `pending` — nothing
- * has failed, a first read is not answered yet: no Event, and the read wakes the session.
+ * How a problem is followed up: `retry` — with the session's backoff (an Event each time, as correlated): a
+ * write that failed; `notified` — an Event, then nothing until what it waits on tells the session it changed
+ * (the HCP, its kubeconfig Secret, the guest's objects, the guest answering again; the minute's resync as a
+ * net): bad or missing input, a guest that does not answer; `pending` — nothing has failed, a first read is
+ * not answered yet: no Event, and the read wakes the session.
  */
 type FollowUp = 'retry' | 'notified' | 'pending';
 
@@ -177,12 +181,12 @@ export class GuestSession {
     let upgradeable: string | undefined;
     let registry;
     if (!version) {
-      if (guest?.synced()) problems.push(new Problem('MissingVersion', 'the guest ClusterVersion/version has no desired version or history yet'));
+      if (guest?.synced()) problems.push(new Problem('MissingVersion', 'the guest ClusterVersion/version has no desired version or history yet', 'notified'));
     } else {
       try {
         registry = this.d.catalog.registry(version, ClusterProfiles.IBMCloudManaged);
       } catch (e) {
-        problems.push(new Problem('MissingRelease', (e as Error).message));
+        problems.push(new Problem('MissingRelease', (e as Error).message, 'notified'));
       }
     }
     const resync: ReconcileResult = { requeueAfterMs: this.d.tuning.resyncMs ?? RESYNC_MS };
@@ -268,7 +272,7 @@ export class GuestSession {
     const ref = this.d.secretOverride
       ? { name: this.d.secretOverride.name, key: this.d.secretOverride.key ?? DEFAULT_GUEST_KUBECONFIG_KEY }
       : hcp.status?.kubeConfig;
-    if (!ref) throw new Problem('MissingKubeconfig', `HostedControlPlane ${this.d.key} has no status.kubeConfig (the guest kubeconfig Secret is not published yet)`);
+    if (!ref) throw new Problem('MissingKubeconfig', `HostedControlPlane ${this.d.key} has no status.kubeConfig (the guest kubeconfig Secret is not published yet)`, 'notified');
     const where = `Secret ${this.namespace}/${ref.name}`;
     const reflector = this.d.secrets.named(ref.name);
     if (!reflector.hasSynced()) {
@@ -278,10 +282,10 @@ export class GuestSession {
       throw new Problem('MissingKubeconfig', `${where} not read yet${error ? `: ${error}` : ''}`, error ? 'notified' : 'pending');
     }
     const secret = reflector.get(`${this.namespace}/${ref.name}`);
-    if (!secret) throw new Problem('MissingKubeconfig', `${where} (the guest kubeconfig) does not exist`);
+    if (!secret) throw new Problem('MissingKubeconfig', `${where} (the guest kubeconfig) does not exist`, 'notified');
     const b64 = secret.data?.[ref.key];
     if (b64 === undefined) {
-      throw new Problem('MissingKubeconfig', `${where} has no key ${JSON.stringify(ref.key)} (keys: ${Object.keys(secret.data ?? {}).join(', ') || 'none'})`);
+      throw new Problem('MissingKubeconfig', `${where} has no key ${JSON.stringify(ref.key)} (keys: ${Object.keys(secret.data ?? {}).join(', ') || 'none'})`, 'notified');
     }
     const text = Buffer.from(b64, 'base64').toString('utf8');
     if (this.guest?.kubeconfigText !== text) {
@@ -292,7 +296,7 @@ export class GuestSession {
           this.d.tuning, this.d.registry, this.log);
         this.log.info('guest connection made', { server: this.guest.server });
       } catch (e) {
-        throw new Problem('MissingKubeconfig', e instanceof GuestInputError ? e.message : `${where}: ${(e as Error).message}`);
+        throw new Problem('MissingKubeconfig', e instanceof GuestInputError ? e.message : `${where}: ${(e as Error).message}`, 'notified');
       }
     }
     return this.guest;
@@ -318,7 +322,7 @@ export class GuestSession {
       if (isConflict(e) && fg) throw e;
       if (statusCode(e) === 422 || statusCode(e) === 400) {
         throw new Problem('SpecRejected', `the guest refused FeatureGate/cluster spec featureSet=${JSON.stringify(spec.featureSet ?? '')} ` +
-          `(from HostedControlPlane ${this.d.key} spec.configuration.featureGate): ${apiErrorMessage(e)}`);
+          `(from HostedControlPlane ${this.d.key} spec.configuration.featureGate): ${apiErrorMessage(e)}`, 'notified');
       }
       throw e;
     }

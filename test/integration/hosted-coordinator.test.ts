@@ -170,4 +170,29 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
     await eventually(() => expect(coordinator!.sessions()).toEqual(all));
     expect(all.length).toBe(HCPS);
   }, 120_000);
+
+  it('an HCP created before its kubeconfig is published is one Warning, and its session goes on when the status names the Secret', async () => {
+    coordinator = await startHosted({
+      kubeConfig: kc, payloadCatalog: join(PAYLOAD_ROOT, 'releases'), namespace: 'default', identity: 'early', shards: 1,
+      metricsBindAddress: '0', healthProbeBindAddress: '0',
+    });
+    await coordinator.ready;
+    // As HyperShift does it: the HCP first, its status.kubeConfig once the guest's API server is up.
+    await publishHostedControlPlane(kc, { namespace: 'clusters-late', name: 'late', kubeconfig: UNREACHABLE_GUEST_KUBECONFIG, publishKubeConfig: false });
+    const t = KubeTransport.for(kc);
+    const warnings = async (reason: string) => ((await t.request({ method: 'GET', path: '/api/v1/namespaces/clusters-late/events' })) as { items: HcpEvent[] }).items
+      .filter((e) => e.reason === reason);
+    const counted = (events: HcpEvent[]) => events.reduce((n, e) => n + (e.count ?? 1), 0);
+    await eventually(async () => expect(counted(await warnings('FeatureGatesMissingKubeconfig'))).toBeGreaterThan(0));
+    await sleep(3_000); // retried by the work queue (5 ms, doubling) this would be ~10 more
+    expect(counted(await warnings('FeatureGatesMissingKubeconfig'))).toBe(1);
+
+    const hcps = new ResourceClient(kc, HostedControlPlaneResource, undefined, { namespace: 'clusters-late' });
+    await retryOnConflict(async () => {
+      const hcp = await hcps.get('late');
+      await hcps.replaceStatus({ ...hcp, status: { ...hcp.status, kubeConfig: { name: 'admin-kubeconfig', key: 'kubeconfig' } } });
+    });
+    // The HCP's event wakes its session (the minute's resync is not due): it reads the Secret and tries the guest.
+    await eventually(async () => expect(counted(await warnings('FeatureGatesGuestUnreachable'))).toBe(1), 15_000);
+  }, 120_000);
 });
