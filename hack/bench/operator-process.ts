@@ -24,10 +24,19 @@ export function nodeFlagsOrImage(): string[] {
   return envNodeFlags ?? imageNodeFlags();
 }
 
-export function spawnOperatorProcess(kubeconfigPath: string, version: string, nodeFlags: string[] = operatorNodeFlags): ChildProcess {
+export interface OperatorSpawnOptions {
+  /** More operator flags (after the benchmarks' own). */
+  args?: string[];
+  /** The operator's stderr (its log) on a pipe instead of ignored. */
+  pipeStderr?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function spawnOperatorProcess(kubeconfigPath: string, version: string, nodeFlags: string[] = operatorNodeFlags, o: OperatorSpawnOptions = {}): ChildProcess {
   return spawn(process.execPath, [...nodeFlags, operatorCLI, 'operator', '--kubeconfig', kubeconfigPath, '--operator-version', version,
     '--authoritative-feature-gate-dir', join(packageRoot(), 'deploy', 'base', 'payload'),
-    '--metrics-bind-address', '0', '--health-probe-bind-address', '127.0.0.1:0'], { stdio: 'ignore' });
+    '--metrics-bind-address', '0', '--health-probe-bind-address', '127.0.0.1:0', ...(o.args ?? [])],
+  { stdio: ['ignore', 'ignore', o.pipeStderr ? 'pipe' : 'ignore'], ...(o.env ? { env: o.env } : {}) });
 }
 
 export function exited(p: ChildProcess): Promise<void> {

@@ -13,9 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBenchCluster } from './bench-cluster.js';
 import { changeScenario } from './status-change.js';
-import { exited, nodeFlagsOrImage, operatorCLI } from './operator-process.js';
+import { exited, nodeFlagsOrImage, spawnOperatorProcess } from './operator-process.js';
 import { median } from './stats.js';
-import { packageRoot } from '../../sdk/testing/index.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const IDLE_MS = 60_000;
@@ -79,9 +78,8 @@ const rows: { phase: string; op: Report; bare: Report; watching: Report }[] = []
 for (let run = 1; run <= RUNS; run++) {
   const opFile = join(dir, `operator-${run}.jsonl`);
   const bareFile = join(dir, `bare-${run}.jsonl`);
-  const { proc: op } = await cluster.startOperator((kubeconfigPath, version) => spawnWith(opFile, [operatorCLI, 'operator', '--kubeconfig', kubeconfigPath,
-    '--operator-version', version, '--authoritative-feature-gate-dir', join(packageRoot(), 'deploy', 'base', 'payload'),
-    '--metrics-bind-address', '0', '--health-probe-bind-address', '127.0.0.1:0']));
+  const { proc: op } = await cluster.startOperator((kubeconfigPath, version) =>
+    spawnOperatorProcess(kubeconfigPath, version, [...flags, '--require', preload], { env: { ...process.env, FGC_MEMORY_REPORT: opFile } }));
   const bare = spawnWith(bareFile, ['-e', 'setInterval(() => {}, 3600e3)']);
   const watchFile = join(dir, `watcher-${run}.jsonl`);
   const watching = spawnWith(watchFile, [watcher], { FGC_SERVER: cluster.plane.server, FGC_TOKEN: cluster.plane.adminToken });

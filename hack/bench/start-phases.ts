@@ -5,10 +5,8 @@
 // → "serving" (health endpoint listening), → "caches synced" (connection, three lists), → first status write
 // seen by the watcher. Beside them, a bare `node -e ''` spawn → exit with the same flags.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { packageRoot } from '../../sdk/testing/index.js';
 import { startBenchCluster } from './bench-cluster.js';
-import { exited, nodeFlagsOrImage, operatorCLI } from './operator-process.js';
+import { exited, nodeFlagsOrImage, operatorCLI, spawnOperatorProcess } from './operator-process.js';
 import { median, ms, nowMs } from './stats.js';
 
 const STARTS = Number(process.env.STARTS ?? 10);
@@ -23,9 +21,7 @@ for (let i = 0; i < STARTS; i++) {
   phases['bare node exit']!.push(nowMs() - t0);
   const seen = new Map<string, number>();
   const { proc, startMs } = await cluster.startOperator((kubeconfigPath, version) => {
-    const p = spawn(process.execPath, [...flags, operatorCLI, 'operator', '--kubeconfig', kubeconfigPath, '--operator-version', version,
-      '--authoritative-feature-gate-dir', join(packageRoot(), 'deploy', 'base', 'payload'), '--log-format', 'json',
-      '--metrics-bind-address', '0', '--health-probe-bind-address', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawnOperatorProcess(kubeconfigPath, version, flags, { args: ['--log-format', 'json'], pipeStderr: true });
     const spawnedAt = nowMs();
     let buf = '';
     p.stderr!.setEncoding('utf8').on('data', (d: string) => {
