@@ -13,7 +13,7 @@ import {
   UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, publishHostedControlPlane, serviceAccountKubeConfig, startControlPlane, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { memberLeaseName, shardLeaseName } from '../../hosted/shards.js';
-import { startHosted, type RunningCoordinator } from '../../hosted/index.js';
+import { startHosted, type HostedOptions, type RunningCoordinator } from '../../hosted/index.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 
@@ -46,6 +46,17 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
     await mgmt?.stop();
   });
 
+  /** A coordinator holding the one shard (Leases in `default` unless said otherwise), no endpoints served. */
+  const start = (identity: string, o: Partial<HostedOptions> = {}) => startHosted({
+    kubeConfig: kc, payloadCatalog: join(PAYLOAD_ROOT, 'releases'), namespace: 'default', identity, shards: 1,
+    metricsBindAddress: '0', healthProbeBindAddress: '0', ...o,
+  });
+  /** The Warnings of one reason on HCPs of a namespace, and their count (an aggregated Event counts `count` times). */
+  const warnings = async (namespace: string, reason: string) =>
+    ((await KubeTransport.for(kc).request({ method: 'GET', path: `/api/v1/namespaces/${namespace}/events` })) as { items: HcpEvent[] }).items
+      .filter((e) => e.reason === reason);
+  const counted = (events: HcpEvent[]) => events.reduce((n, e) => n + (e.count ?? 1), 0);
+
   /** Every walk of the HCPs starts with their reflector's list(): counts those calls. */
   const countHcpWalks = () => {
     const list = jest.spyOn(Reflector.prototype, 'list');
@@ -57,10 +68,7 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
   it('starts a session per HCP after one walk of the first listing, then follows adds and deletes', async () => {
     const { hcpWalks, restore } = countHcpWalks();
     try {
-      coordinator = await startHosted({
-        kubeConfig: kc, payloadCatalog: join(PAYLOAD_ROOT, 'releases'), namespace: 'default', identity: 'only', shards: 1,
-        metricsBindAddress: '0', healthProbeBindAddress: '0',
-      });
+      coordinator = await start('only');
       await coordinator.ready;
       await eventually(() => expect(coordinator!.sessions()).toEqual(keys));
       // The ready log line lists once; the first listing and the shard's acquisition each walk once at most.
@@ -79,18 +87,14 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
   it('an unreachable guest is one Warning while it lasts, not one per resync', async () => {
     const t = KubeTransport.for(kc);
     await t.request({ method: 'DELETE', path: '/api/v1/namespaces/clusters-1/events' });
-    coordinator = await startHosted({
-      kubeConfig: kc, payloadCatalog: join(PAYLOAD_ROOT, 'releases'), namespace: 'default', identity: 'resyncing', shards: 1,
-      metricsBindAddress: '0', healthProbeBindAddress: '0', guest: { resyncMs: 250 },
-    });
+    coordinator = await start('resyncing', { guest: { resyncMs: 250 } });
     await coordinator.ready;
-    const unreachable = async () => ((await t.request({ method: 'GET', path: '/api/v1/namespaces/clusters-1/events' })) as { items: HcpEvent[] }).items
-      .filter((e) => e.reason === 'FeatureGatesGuestUnreachable' && e.involvedObject.name === 'hcp-1');
+    const unreachable = async () => (await warnings('clusters-1', 'FeatureGatesGuestUnreachable')).filter((e) => e.involvedObject.name === 'hcp-1');
     await eventually(async () => expect((await unreachable()).length).toBeGreaterThan(0));
     await sleep(4_000); // 16 resyncs, each finding the guest as unreachable as before
     const events = await unreachable();
     expect(events.map((e) => e.message).join('\n')).toContain('ECONNREFUSED');
-    expect(events.reduce((n, e) => n + (e.count ?? 1), 0)).toBe(1);
+    expect(counted(events)).toBe(1);
   }, 120_000);
 
   const label = (name: string, labels: Record<string, string>) => retryOnConflict(async () => {
@@ -105,10 +109,7 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
     const inNamespaces = (...ns: string[]) => (k: string) => ns.some((n) => k.startsWith(`${n}/`));
     const { hcpWalks, restore } = countHcpWalks();
     try {
-      coordinator = await startHosted({
-        kubeConfig: kc, payloadCatalog: join(PAYLOAD_ROOT, 'releases'), namespace: 'default', identity: 'selective', shards: 1,
-        metricsBindAddress: '0', healthProbeBindAddress: '0', namespaceSelector: 'hosted=yes',
-      });
+      coordinator = await start('selective', { namespaceSelector: 'hosted=yes' });
       await coordinator.ready;
       await eventually(() => expect(coordinator!.sessions()).toEqual(keys.filter(inNamespaces('clusters-1', 'clusters-2'))));
       // The Namespaces' first listing reports each namespace in turn; they share one walk (and the shard's
@@ -142,10 +143,7 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'coordinator' }, subjects,
     });
     const sa = await serviceAccountKubeConfig(mgmt, ns, 'coordinator');
-    coordinator = await startHosted({
-      kubeConfig: sa, payloadCatalog: join(PAYLOAD_ROOT, 'releases'), namespace: ns, identity: 'limited', shards: 1,
-      metricsBindAddress: '0', healthProbeBindAddress: '0', leaderElection: { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 },
-    });
+    coordinator = await start('limited', { kubeConfig: sa, namespace: ns, leaderElection: { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 } });
     let ready = false;
     void coordinator.ready.then(() => { ready = true; });
     const leases = new ResourceClient(kc, LeaseResource, undefined, { namespace: ns });
@@ -172,20 +170,13 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
   }, 120_000);
 
   it('an HCP created before its kubeconfig is published is one Warning, and its session goes on when the status names the Secret', async () => {
-    coordinator = await startHosted({
-      kubeConfig: kc, payloadCatalog: join(PAYLOAD_ROOT, 'releases'), namespace: 'default', identity: 'early', shards: 1,
-      metricsBindAddress: '0', healthProbeBindAddress: '0',
-    });
+    coordinator = await start('early');
     await coordinator.ready;
     // As HyperShift does it: the HCP first, its status.kubeConfig once the guest's API server is up.
     await publishHostedControlPlane(kc, { namespace: 'clusters-late', name: 'late', kubeconfig: UNREACHABLE_GUEST_KUBECONFIG, publishKubeConfig: false });
-    const t = KubeTransport.for(kc);
-    const warnings = async (reason: string) => ((await t.request({ method: 'GET', path: '/api/v1/namespaces/clusters-late/events' })) as { items: HcpEvent[] }).items
-      .filter((e) => e.reason === reason);
-    const counted = (events: HcpEvent[]) => events.reduce((n, e) => n + (e.count ?? 1), 0);
-    await eventually(async () => expect(counted(await warnings('FeatureGatesMissingKubeconfig'))).toBeGreaterThan(0));
+    await eventually(async () => expect(counted(await warnings('clusters-late', 'FeatureGatesMissingKubeconfig'))).toBeGreaterThan(0));
     await sleep(3_000); // retried by the work queue (5 ms, doubling) this would be ~10 more
-    expect(counted(await warnings('FeatureGatesMissingKubeconfig'))).toBe(1);
+    expect(counted(await warnings('clusters-late', 'FeatureGatesMissingKubeconfig'))).toBe(1);
 
     const hcps = new ResourceClient(kc, HostedControlPlaneResource, undefined, { namespace: 'clusters-late' });
     await retryOnConflict(async () => {
@@ -193,6 +184,6 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
       await hcps.replaceStatus({ ...hcp, status: { ...hcp.status, kubeConfig: { name: 'admin-kubeconfig', key: 'kubeconfig' } } });
     });
     // The HCP's event wakes its session (the minute's resync is not due): it reads the Secret and tries the guest.
-    await eventually(async () => expect(counted(await warnings('FeatureGatesGuestUnreachable'))).toBe(1), 15_000);
+    await eventually(async () => expect(counted(await warnings('clusters-late', 'FeatureGatesGuestUnreachable'))).toBe(1), 15_000);
   }, 120_000);
 });
