@@ -108,6 +108,9 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     else if (!want && s) stopSession(key, s);
     else s?.poke();
   };
+  // A shard acquired or a Namespace's labels changed can concern every HCP; the calls of one turn (a
+  // Namespace listing reports each namespace in turn) share one walk (reconcileSessions queues it).
+  let reconcileQueued = false;
   /** Walks every HCP: starts the sessions of held shards' HCPs, stops those no longer held or selected. */
   const reconcileAll = () => {
     reconcileQueued = false;
@@ -120,9 +123,6 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     for (const [key, s] of sessions) if (!want.has(key)) stopSession(key, s);
     for (const key of want) if (!sessions.has(key)) startSession(key);
   };
-  // A shard acquired or a Namespace's labels changed can concern every HCP; the calls of one turn (a
-  // Namespace listing reports each namespace in turn) share one walk.
-  let reconcileQueued = false;
   const reconcileSessions = () => {
     if (reconcileQueued) return;
     reconcileQueued = true;
