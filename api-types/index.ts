@@ -23,3 +23,4 @@ export * from './hosted-control-plane.js';
 export * from './hosted-outputs.js';
 export * from './hosted-status.js';
 export * from './shard.js';
+export * from './untrusted-text.js';

@@ -1,17 +1,16 @@
 // KnownGatesParamsController: keeps the admission policy's params ConfigMap (api-types/admission-params.ts)
 // current — this version's known gate names, and no keys for versions that left ClusterVersion history.
 // Triggered by ClusterVersion changes; a GET only when the data last seen would change, a write only when the
-// data read differs; writes are fenced like every other write; a 409 is retried through the rate limiter.
+// data read differs; writes go through ResourceClient with the leader fence, like every other write; a 409 is
+// retried through the rate limiter.
 // (A hand edit of the ConfigMap is corrected at the next change that touches it or at operator start.)
 import {
-  CLUSTER_VERSION_NAME, desiredKnownGatesData, KNOWN_GATES_CONFIGMAP, knownGates, type ClusterVersion, type FeatureSetRegistry,
+  CLUSTER_VERSION_NAME, desiredKnownGatesData, KNOWN_GATES_CONFIGMAP, knownGates, type ClusterVersion, type ConfigMap, type FeatureSetRegistry,
 } from '../api-types/index.js';
-import { isConflict, isNotFound, KubeTransport, type ClusterAccess, type ControllerSpec, type ReconcileResult, type Reflector } from '../runtime/index.js';
+import { ConfigMapResource, isConflict, isNotFound, ResourceClient, type ClusterAccess, type ControllerSpec, type ReconcileResult, type Reflector } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
 
 export const KNOWN_GATES_CONTROLLER = 'KnownGatesParamsController';
-
-interface ConfigMap { metadata: { name: string; namespace: string; resourceVersion?: string }; data?: Record<string, string> }
 
 export interface KnownGatesParamsDeps {
   kubeConfig: ClusterAccess;
@@ -20,14 +19,15 @@ export interface KnownGatesParamsDeps {
   registry: FeatureSetRegistry;
   clusterVersions: Pick<Reflector<ClusterVersion>, 'get' | 'addListener'>;
   fence?: () => void;
+  /** Ends a write in flight (the operator stopping). */
+  signal?: AbortSignal;
   metrics?: Registry;
 }
 
 export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Promise<ReconcileResult> {
-  const t = KubeTransport.for(deps.kubeConfig);
-  const collection = `/api/v1/namespaces/${encodeURIComponent(deps.namespace)}/configmaps`;
-  const path = `${collection}/${KNOWN_GATES_CONFIGMAP}`;
-  const common = { resource: 'configmaps', ...(deps.metrics ? { metrics: deps.metrics } : {}) };
+  const configMaps = new ResourceClient<ConfigMap>(deps.kubeConfig, ConfigMapResource, deps.metrics, {
+    namespace: deps.namespace, ...(deps.fence ? { fence: deps.fence } : {}), ...(deps.signal ? { signal: deps.signal } : {}),
+  });
   const known = knownGates(deps.registry);
   // ClusterVersion status changes often (heartbeats, and history during upgrades), the ConfigMap rarely: the
   // data last read or written is kept, and the GET happens only when that data would have to change.
@@ -38,7 +38,7 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
     if (lastData && !desiredKnownGatesData(lastData, deps.operatorVersion, known, history)) return {};
     let current: ConfigMap | undefined;
     try {
-      current = await t.request({ ...common, method: 'GET', path }) as ConfigMap;
+      current = await configMaps.get(KNOWN_GATES_CONFIGMAP);
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }
@@ -47,15 +47,9 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
       lastData = current?.data ?? {};
       return {};
     }
-    deps.fence?.();
     try {
-      if (current) await t.request({ ...common, method: 'PUT', path, body: { ...current, data } });
-      else {
-        await t.request({
-          ...common, method: 'POST', path: collection,
-          body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: KNOWN_GATES_CONFIGMAP, namespace: deps.namespace }, data },
-        });
-      }
+      if (current) await configMaps.replace({ ...current, data });
+      else await configMaps.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: KNOWN_GATES_CONFIGMAP, namespace: deps.namespace }, data });
     } catch (e) {
       if (isConflict(e)) return { requeue: true };
       throw e;

@@ -114,7 +114,9 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     },
   }) : undefined;
   const fence = elector ? () => elector.fence() : undefined;
-  const writeOptions = fence ? { fence } : {};
+  // Writers carry the fence (judged by the transport before each attempt leaves) and the manager's signal:
+  // stopping or losing the Lease ends their requests in flight instead of waiting out a server's Retry-After.
+  const writeOptions = { ...(fence ? { fence } : {}), signal: abort.signal };
 
   const reflectorOptions = { logger: log, metrics, ...options.reflector };
   const fgClient = new ResourceClient(kc, FeatureGateResource, metrics, writeOptions);
@@ -180,7 +182,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     }));
     if (options.okdBuild) run(okdMigrationController({ featureGates, client: fgClient, events, payloadHasOKD: registry.featureSets.has(FeatureSets.OKD), logger: log }));
     run(knownGatesParamsController({
-      kubeConfig: kc, namespace, operatorVersion: options.operatorVersion, registry, clusterVersions, metrics, ...(fence ? { fence } : {}),
+      kubeConfig: kc, namespace, operatorVersion: options.operatorVersion, registry, clusterVersions, metrics, ...(fence ? { fence } : {}), signal: abort.signal,
     }));
     accessor.start();
     log.info('waiting for FeatureGate status to hold this version', { version: options.operatorVersion });

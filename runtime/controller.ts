@@ -5,7 +5,10 @@
 //    result "requeue" (someone wrote first: the cache will catch up); `requeue: true` → addRateLimited;
 //    `requeueAfterMs > 0` → forget + addAfter; otherwise forget. There is no "requeue now" path, so a stale
 //    cache cannot turn into a storm of writes;
-//  - a write refused by the leader fence (NotLeaderError) is dropped: the process is stepping down.
+//  - a write refused by the leader fence (NotLeaderError) is dropped: the process is stepping down;
+//  - stop() aborts the signal each reconcile is given (clients built with it end their requests in flight at
+//    once), then waits for the reconciles in flight; an exception a reconcile throws is that key's error, never
+//    the process's.
 // Metrics: controller_runtime_reconcile_total{result}, _errors_total, _time_seconds, _active_workers,
 // _max_concurrent_reconciles, plus the queue's workqueue_*.
 import type { Registry } from 'prom-client';
@@ -24,7 +27,8 @@ export interface ReconcileResult {
   requeue?: boolean;
 }
 
-export type Reconciler = (key: string) => Promise<ReconcileResult | void>;
+/** `signal` is aborted when the controller stops: pass it to requests that should not outlive it. */
+export type Reconciler = (key: string, signal: AbortSignal) => Promise<ReconcileResult | void>;
 
 /** Something that reports the names of objects that changed (a Reflector, a condition set). */
 export interface WatchSource {
@@ -58,6 +62,7 @@ const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'error', 'requeue', 'r
 
 export class Controller {
   readonly queue: WorkQueue;
+  private readonly stopping = new AbortController();
   private readonly log: Logger;
   private readonly unsubscribe: (() => void)[] = [];
   private workers: Promise<void>[] = [];
@@ -114,10 +119,16 @@ export class Controller {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stops taking work; resolves when the reconciles in flight have ended. */
+  /** Aborted by stop(): what a reconcile in flight passes to its requests. */
+  get signal(): AbortSignal {
+    return this.stopping.signal;
+  }
+
+  /** Stops taking work, aborts the requests of the reconciles in flight, and resolves when they have ended. */
   async stop(): Promise<void> {
     for (const u of this.unsubscribe.splice(0)) u();
     this.queue.shutDown();
+    this.stopping.abort(new Error(`controller ${this.spec.name} stopped`));
     await Promise.all(this.workers);
   }
 
@@ -137,7 +148,7 @@ export class Controller {
     this.m?.active.inc();
     let outcome: ReconcileOutcome;
     try {
-      const result = (await this.spec.reconcile(key)) ?? {};
+      const result = (await this.spec.reconcile(key, this.stopping.signal)) ?? {};
       if (result.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
         this.queue.forget(key);
         this.queue.addAfter(key, result.requeueAfterMs);
@@ -150,7 +161,10 @@ export class Controller {
         outcome = 'success';
       }
     } catch (e) {
-      if (e instanceof NotLeaderError) {
+      if (this.stopping.signal.aborted) {
+        this.log.info('reconcile ended: the controller is stopping', { key, error: apiErrorMessage(e) });
+        outcome = 'error';
+      } else if (e instanceof NotLeaderError) {
         this.log.info('write refused: not the leader', { key });
         this.queue.forget(key);
         outcome = 'error';

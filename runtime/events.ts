@@ -9,6 +9,7 @@ import type { ClusterAccess } from './kube-config.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
+import { boundedText } from '../api-types/untrusted-text.js';
 import { apiErrorMessage, isNotFound } from './api-errors.js';
 import { EventCorrelator, type CorrelatorOptions } from './event-correlator.js';
 import { KubeTransport } from './kube-transport.js';
@@ -44,6 +45,8 @@ export interface EventRecorderOptions {
 }
 
 const MAX_PENDING = 1000;
+/** An Event's message is cut to this many characters (and cleaned of control characters). */
+export const MAX_EVENT_MESSAGE_CHARS = 1024;
 
 export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOptions): EventRecorder {
   const transport = KubeTransport.for(kc);
@@ -72,18 +75,16 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
       type, reason, message,
     }, at.getTime());
     if (c.action === 'drop') return;
-    try {
-      options.fence?.();
-    } catch {
-      return;
-    }
-    const text = c.message.slice(0, 1024);
+    // The fence goes with each request: the transport judges it right before the PATCH, the POST after it and
+    // every resend leave, so a recorder whose process lost its Lease sends nothing more.
+    const fence = options.fence ? { fence: options.fence } : {};
+    const text = boundedText(c.message, MAX_EVENT_MESSAGE_CHARS);
     try {
       if (c.action === 'patch') {
         try {
           await transport.request({
             method: 'PATCH', path: `${collection}/${c.name}`, contentType: 'application/merge-patch+json',
-            body: { count: c.count, lastTimestamp: at.toISOString(), message: text }, resource: 'events', ...metrics,
+            body: { count: c.count, lastTimestamp: at.toISOString(), message: text }, resource: 'events', ...metrics, ...fence,
           });
           return;
         } catch (e) {
@@ -93,7 +94,7 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
       }
       const name = `${object.name}.${randomBytes(8).toString('hex')}`;
       await transport.request({
-        method: 'POST', path: collection, resource: 'events', ...metrics,
+        method: 'POST', path: collection, resource: 'events', ...metrics, ...fence,
         body: {
           apiVersion: 'v1', kind: 'Event',
           metadata: { name, namespace: options.namespace },
@@ -108,6 +109,7 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
       });
       correlator.recordSent(c.key, name, c.action === 'patch' ? c.count : 1);
     } catch (e) {
+      if ((e as Error).name === 'NotLeaderError') return; // stepping down: nothing to say
       log.warn('could not record event', { reason, error: apiErrorMessage(e) });
     }
   };

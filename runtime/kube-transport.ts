@@ -6,14 +6,23 @@
 //    streams of one connection, health-checked by pings (http2-session.ts); a server that does not agree to
 //    h2, a plain-http server and DISABLE_HTTP2 get HTTP/1.1 over a pooled keep-alive agent whose sockets use
 //    TCP keep-alive (30 s, like client-go's dialer). `pingsConnections` says which, for the reflector;
-//  - every non-watch request has a timeout (default 10 s); on expiry an HTTP/1.1 socket is destroyed, never
-//    reused, and an HTTP/2 stream is cancelled and its connection pinged at once;
+//  - every non-watch request has one deadline for its whole life (default 10 s): connection, every attempt and
+//    every Retry-After wait between them; a wait that would end past it is not waited (the server's answer is
+//    the error), as client-go bounds its waits by the request's context. On expiry an HTTP/1.1 socket is
+//    destroyed, never reused, and an HTTP/2 stream is cancelled and its connection pinged at once. An abort
+//    signal ends it at any point;
+//  - a write's fence (the leader elector's or a shard's "still holding" check) is judged immediately before
+//    each attempt's bytes leave — after its connection is up, on the first send and on every resend — so a
+//    process that lost its Lease while waiting sends nothing more;
+//  - reads are bounded: a response body over MAX_OBJECT_BYTES (a list's over MAX_LIST_BYTES) and a watch event
+//    over MAX_OBJECT_BYTES end the request with ResponseTooLargeError, and the server's error message is cut
+//    to MAX_UNTRUSTED_MESSAGE_CHARS and cleaned of control characters before anything else sees it;
 //  - a watch resolves once its response headers arrive (bounded by the same timeout) and then streams;
 //    its liveness is the connection's pings and the reflector's inactivity timer.
 //  - when the server asks to be retried later — 429, or a 5xx, with a Retry-After of whole seconds (what API
 //    priority-and-fairness and a starting kube-apiserver send) — the same request or watch is sent again after
-//    that wait (a 5xx's capped at 1 s: retryAfterMs), up to 10 times, as client-go's rest client does; each
-//    attempt has its own timeout and is counted in the request metrics; an abort signal ends the wait.
+//    that wait (a 5xx's capped at 1 s: retryAfterMs), up to 10 times and within the request's deadline, as
+//    client-go's rest client does; each attempt is counted in the request metrics.
 // Errors: ApiError for an HTTP status (with the Status body's reason and message), RequestTimeoutError
 // when the deadline passed, the socket's own error (ECONNREFUSED, ECONNRESET, ...) otherwise.
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from 'node:http';
@@ -25,6 +34,7 @@ import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { realClock } from './clock.js';
 import { CLIENT_GO_SESSION_TIMING, NotHttp2, PingedSession, StreamRefused, type SessionTiming } from './http2-session.js';
+import { boundedText } from '../api-types/untrusted-text.js';
 import { countedRequest } from './metrics.js';
 import { http } from './node-http.js';
 import { userAgent } from './version.js';
@@ -33,6 +43,22 @@ import { lineSplitter } from './watch-lines.js';
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 /** Retries of one request the server answered with a Retry-After (client-go's rest client: 10). */
 export const MAX_RETRY_AFTER_RETRIES = 10;
+/**
+ * The largest response body read for one object, and the largest watch event: etcd takes requests of up to
+ * 1.5 MiB by default (a FeatureGate with 100 versions is about 1 MiB), and an object's JSON on the wire stays
+ * under twice that.
+ */
+export const MAX_OBJECT_BYTES = 3 * 1024 * 1024;
+/** The largest list response read (a list is many objects; lists of a guest's named object use MAX_OBJECT_BYTES). */
+export const MAX_LIST_BYTES = 64 * 1024 * 1024;
+
+/** A response body or a watch event was larger than the request allows; the request was ended there. */
+export class ResponseTooLargeError extends Error {
+  override name = 'ResponseTooLargeError';
+  constructor(readonly method: string, readonly path: string, readonly limitBytes: number, what = 'response body') {
+    super(`${method} ${path}: the API server's ${what} is larger than ${limitBytes} bytes; not read further`);
+  }
+}
 
 /** An HTTP error status from the API server. */
 export class ApiError extends Error {
@@ -44,6 +70,9 @@ export class ApiError extends Error {
     super(`${method} ${path}: HTTP ${code}${serverMessage ? `: ${serverMessage}` : ''}`);
   }
 }
+
+/** A fence refused a write, or the request's signal was aborted: never retried. */
+const notRetried = (e: unknown) => !(e instanceof ApiError) && !(e instanceof StreamRefused);
 
 /** The most a 5xx's Retry-After is waited (a 429's is waited in full). */
 export const MAX_5XX_RETRY_AFTER_MS = 1000;
@@ -74,19 +103,34 @@ function abortReason(signal: AbortSignal): Error {
 
 /**
  * `attempt` again while it fails with a Retry-After, or at once when its HTTP/2 stream was refused (the request
- * was not processed; the refusing connection takes no new streams), at most MAX_RETRY_AFTER_RETRIES times.
+ * was not processed; the refusing connection takes no new streams), at most MAX_RETRY_AFTER_RETRIES times and
+ * never past `deadlineAt` (epoch ms): a wait that would end after it is not started, the error is thrown.
+ * Each attempt gets the time left.
  */
-async function withRetryAfter<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+async function withRetryAfter<T>(attempt: (remainingMs: number | undefined) => Promise<T>, signal: AbortSignal | undefined,
+  deadlineAt: number | undefined, timeoutError: () => Error): Promise<T> {
+  const remaining = () => (deadlineAt === undefined ? undefined : deadlineAt - Date.now());
   for (let retries = 0; ; retries++) {
+    signal?.throwIfAborted();
+    const left = remaining();
+    if (left !== undefined && left <= 0) throw timeoutError();
     try {
-      return await attempt();
+      return await attempt(left);
     } catch (e) {
+      if (notRetried(e)) throw e;
       const wait = e instanceof StreamRefused ? 0 : retryAfterMs(e);
       if (wait === undefined || retries >= MAX_RETRY_AFTER_RETRIES) throw e;
+      const after = remaining();
+      if (after !== undefined && wait >= after) throw e; // the server's wait would outlive the request
       await realClock.sleep(wait, signal); // resolves early on abort
       if (signal?.aborted) throw abortReason(signal);
     }
   }
+}
+
+/** The epoch ms a request with this timeout must end by (undefined: no bound, as kubectl's --request-timeout=0). */
+function deadlineFor(timeoutMs: number): number | undefined {
+  return timeoutMs > 0 && Number.isFinite(timeoutMs) ? Date.now() + timeoutMs : undefined;
 }
 
 /** The request's deadline passed before a complete answer (connection, headers or body). */
@@ -104,9 +148,16 @@ export interface KubeRequest {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   contentType?: string;
-  /** Default: the transport's timeout (10 s). */
+  /** The bound of the whole call, retries and their waits included. Default: the transport's timeout (10 s). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Judged immediately before each attempt's bytes leave (after its connection is up); throws to refuse the
+   * write — the refusal is the call's error and nothing is sent. Writes pass their leader or shard fence here.
+   */
+  fence?: () => void;
+  /** The largest body read. Default: MAX_LIST_BYTES for a LIST (metricMethod), else MAX_OBJECT_BYTES. */
+  maxBodyBytes?: number;
   /** For rest_client_requests_total{resource}. */
   resource?: string;
   /** The method label for metrics (LIST for a collection GET). */
@@ -121,10 +172,12 @@ export interface WatchHandle {
 export interface WatchRequest {
   path: string;
   query: Record<string, string | number | boolean | undefined>;
-  /** Bound on the time until the response headers arrive. */
+  /** Bound on the time until the response headers arrive, Retry-After waits included. */
   timeoutMs?: number;
-  /** Ends a wait the server asked for (Retry-After) before the watch is sent again. */
+  /** Ends the start of the watch, or a wait the server asked for (Retry-After) before it is sent again. */
   signal?: AbortSignal;
+  /** The largest watch event (one line) read. Default MAX_OBJECT_BYTES. */
+  maxEventBytes?: number;
   resource?: string;
   metrics?: Registry;
   /** Every decoded watch event. */
@@ -140,27 +193,64 @@ function queryString(q: KubeRequest['query']): string {
   return s ? `?${s}` : '';
 }
 
-function readBody(res: Readable): Promise<string> {
+/** The body, up to `limit` bytes: a longer one is not read further (the stream is destroyed) and rejects with `tooLarge`. */
+function readBody(res: Readable, limit: number, tooLarge: () => Error): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
+    let size = 0;
+    res.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        chunks.length = 0;
+        reject(tooLarge());
+        res.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
     res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     res.on('error', reject);
     res.on('aborted', () => reject(new Error('response aborted')));
   });
 }
 
+/** An error body is read up to this much (a Status is a few hundred bytes; its message is cut further). */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** The reason is a CamelCase word in a Status; anything longer is not one. */
+const MAX_REASON_CHARS = 64;
+
 function apiError(code: number, body: string, method: string, path: string, retryAfterSeconds?: number): ApiError {
   let reason: string | undefined;
   let message: string | undefined;
   try {
     const s = JSON.parse(body) as { reason?: unknown; message?: unknown };
-    if (typeof s.reason === 'string') reason = s.reason;
-    if (typeof s.message === 'string') message = s.message;
+    if (typeof s.reason === 'string') reason = boundedText(s.reason, MAX_REASON_CHARS);
+    if (typeof s.message === 'string') message = boundedText(s.message);
   } catch {
-    message = body.slice(0, 300) || undefined;
+    message = boundedText(body, 300) || undefined;
   }
   return new ApiError(code, reason, message, method, path, retryAfterSeconds);
+}
+
+/** The error body of a failed exchange (never more than MAX_ERROR_BODY_BYTES; a longer one reads as its start). */
+async function errorBody(res: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  return new Promise((resolve, reject) => {
+    res.on('data', (c: Buffer) => {
+      if (size >= MAX_ERROR_BODY_BYTES) return;
+      chunks.push(c);
+      size += c.length;
+      if (size >= MAX_ERROR_BODY_BYTES) {
+        res.destroy();
+        resolve(Buffer.concat(chunks).toString('utf8', 0, MAX_ERROR_BODY_BYTES));
+      }
+    });
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
 }
 
 const transports = new WeakMap<ClusterAccess, KubeTransport>();
@@ -311,9 +401,10 @@ export class KubeTransport {
   /**
    * Sends one exchange: over HTTP/2 unless the URL is plain HTTP, DISABLE_HTTP2 is set, `http2` is off or this
    * identity's server did not agree to it (then HTTP/1.1, on the pooled keep-alive agent). `deadline` bounds the wait for
-   * an HTTP/2 connection (a connect into a black hole never finishes).
+   * an HTTP/2 connection (a connect into a black hole never finishes). `fence` is judged once the connection is
+   * up, immediately before the request is written; when it throws nothing is written.
    */
-  private async exchange(t: Target, body: Buffer | undefined, waitForConnection: Promise<never>): Promise<Exchange> {
+  private async exchange(t: Target, body: Buffer | undefined, waitForConnection: Promise<never>, fence?: () => void): Promise<Exchange> {
     if (t.secure && this.http2 && !this.http1Only.has(t.key) && !http2Disabled()) {
       const session = this.sessionFor(t);
       session.hold();
@@ -325,26 +416,29 @@ export class KubeTransport {
           throw e;
         }
         this.http1Only.add(t.key);
-        return this.exchange(t, body, waitForConnection);
+        return this.exchange(t, body, waitForConnection, fence);
       } finally {
         session.release();
       }
       this.lastProtocol = 'h2';
+      fence?.();
       return http2Exchange(session, t, body);
     }
     this.lastProtocol = 'http/1.1';
-    return http1Exchange(t, this.agentFor(t), body);
+    return http1Exchange(t, this.agentFor(t), body, fence);
   }
 
   /** One REST call; resolves with the decoded JSON body (undefined when empty). */
   request(r: KubeRequest): Promise<unknown> {
     const metricMethod = r.metricMethod ?? r.method;
-    return withRetryAfter(() => countedRequest(r.metrics, metricMethod, r.resource ?? '', () => this.requestOnce(r)), r.signal);
+    const timeoutMs = r.timeoutMs ?? this.defaultTimeoutMs;
+    const timeoutError = () => new RequestTimeoutError(r.method, r.path, timeoutMs);
+    return withRetryAfter((left) => countedRequest(r.metrics, metricMethod, r.resource ?? '', () => this.requestOnce(r, left, timeoutError)),
+      r.signal, deadlineFor(timeoutMs), timeoutError);
   }
 
-  private async requestOnce(r: KubeRequest): Promise<unknown> {
+  private async requestOnce(r: KubeRequest, leftMs: number | undefined, timeoutError: () => Error): Promise<unknown> {
     const path = `${r.path}${queryString(r.query)}`;
-    const timeoutMs = r.timeoutMs ?? this.defaultTimeoutMs;
     const started = Date.now();
     const t = await this.target(r.method, path);
     const body = r.body === undefined ? undefined : Buffer.from(JSON.stringify(r.body));
@@ -353,21 +447,28 @@ export class KubeTransport {
       t.headers['Content-Length'] = body.length;
     }
     r.signal?.throwIfAborted();
-    const deadline = new Deadline(timeoutMs > 0 && Number.isFinite(timeoutMs) ? Math.max(1, timeoutMs - (Date.now() - started)) : undefined,
-      () => new RequestTimeoutError(r.method, r.path, timeoutMs), r.signal);
+    const deadline = new Deadline(leftMs === undefined ? undefined : Math.max(1, leftMs - (Date.now() - started)), timeoutError, r.signal);
+    const limit = r.maxBodyBytes ?? (r.metricMethod === 'LIST' ? MAX_LIST_BYTES : MAX_OBJECT_BYTES);
     let x: Exchange | undefined;
+    let cancel = false;
     try {
-      x = await this.exchange(t, body, deadline.expired);
+      x = await this.exchange(t, body, deadline.expired, r.fence);
       const res = await Promise.race([x.response, deadline.expired]);
-      const text = await Promise.race([readBody(res.body), deadline.expired]);
-      if (res.status < 200 || res.status >= 300) throw apiError(res.status, text, r.method, r.path, retryAfterHeader(res.headers));
+      if (res.status < 200 || res.status >= 300) {
+        const text = await Promise.race([errorBody(res.body), deadline.expired]);
+        throw apiError(res.status, text, r.method, r.path, retryAfterHeader(res.headers));
+      }
+      const text = await Promise.race([readBody(res.body, limit, () => {
+        cancel = true;
+        return new ResponseTooLargeError(r.method, r.path, limit);
+      }), deadline.expired]);
       try {
         return text ? JSON.parse(text) as unknown : undefined;
       } catch {
         throw new Error(`${r.method} ${r.path}: the API server answered with malformed JSON`);
       }
     } catch (e) {
-      if (deadline.fired) x?.cancel();
+      if (deadline.fired || cancel) x?.cancel();
       throw e;
     } finally {
       deadline.clear();
@@ -376,21 +477,22 @@ export class KubeTransport {
 
   /** Starts a watch; resolves once the server accepted it (HTTP 200), rejects on an error status or timeout. */
   watch(w: WatchRequest): Promise<WatchHandle> {
-    return withRetryAfter(() => countedRequest(w.metrics, 'WATCH', w.resource ?? '', () => this.watchOnce(w)), w.signal);
+    const timeoutMs = w.timeoutMs ?? this.defaultTimeoutMs;
+    const timeoutError = () => new RequestTimeoutError('WATCH', w.path, timeoutMs);
+    return withRetryAfter((left) => countedRequest(w.metrics, 'WATCH', w.resource ?? '', () => this.watchOnce(w, left, timeoutError)),
+      w.signal, deadlineFor(timeoutMs), timeoutError);
   }
 
-  private async watchOnce(w: WatchRequest): Promise<WatchHandle> {
+  private async watchOnce(w: WatchRequest, leftMs: number | undefined, timeoutError: () => Error): Promise<WatchHandle> {
     const path = `${w.path}${queryString({ ...w.query, watch: true })}`;
-    const timeoutMs = w.timeoutMs ?? this.defaultTimeoutMs;
     const t = await this.target('GET', path);
-    const deadline = new Deadline(timeoutMs > 0 && Number.isFinite(timeoutMs) ? timeoutMs : undefined,
-      () => new RequestTimeoutError('WATCH', w.path, timeoutMs));
+    const deadline = new Deadline(leftMs === undefined ? undefined : Math.max(1, leftMs), timeoutError, w.signal);
     let x: Exchange | undefined;
     let res: Awaited<Exchange['response']>;
     try {
       x = await this.exchange(t, undefined, deadline.expired);
       res = await Promise.race([x.response, deadline.expired]);
-      if (res.status !== 200) throw apiError(res.status, await readBody(res.body), 'WATCH', w.path, retryAfterHeader(res.headers));
+      if (res.status !== 200) throw apiError(res.status, await Promise.race([errorBody(res.body), deadline.expired]), 'WATCH', w.path, retryAfterHeader(res.headers));
     } catch (e) {
       if (deadline.fired) x?.cancel();
       throw e;
@@ -407,8 +509,10 @@ export class KubeTransport {
       w.onEnd(err);
     };
     const stream = res.body;
-    stream.setEncoding('utf8');
-    stream.on('data', lineSplitter((line) => {
+    const maxEventBytes = w.maxEventBytes ?? MAX_OBJECT_BYTES;
+    stream.on('data', lineSplitter(maxEventBytes, () => {
+      end(new ResponseTooLargeError('WATCH', w.path, maxEventBytes, 'watch event'));
+    }, (line) => {
       if (aborted) return;
       let ev: { type?: unknown; object?: unknown };
       try {
@@ -455,10 +559,17 @@ class Deadline {
   }
 }
 
-function http1Exchange(t: Target, agent: HttpAgent, body: Buffer | undefined): Exchange {
+/**
+ * An HTTP/1.1 exchange. Nothing is written until the request has a connected socket (a pooled one, or a new one
+ * after its TLS handshake); then `fence` is judged and the request written at once — or, when it throws, the
+ * request is destroyed unsent and the response rejects with the fence's error.
+ */
+function http1Exchange(t: Target, agent: HttpAgent, body: Buffer | undefined, fence?: () => void): Exchange {
   const req: ClientRequest = (t.secure ? httpsRequest : http.request)(t.url, { method: t.method, headers: t.headers, agent });
+  let refuse: (e: unknown) => void = () => undefined;
   const response = new Promise<Awaited<Exchange['response']>>((resolve, reject) => {
     let res: IncomingMessage | undefined;
+    refuse = reject;
     // An error after the response arrived is the body's (a connection reset mid-stream).
     req.on('error', (e) => (res ? res.destroy(e) : reject(e)));
     req.on('response', (r) => {
@@ -467,7 +578,24 @@ function http1Exchange(t: Target, agent: HttpAgent, body: Buffer | undefined): E
     });
   });
   response.catch(() => undefined);
-  req.end(body);
+  const send = () => {
+    try {
+      fence?.();
+    } catch (e) {
+      refuse(e);
+      req.destroy();
+      return;
+    }
+    req.end(body);
+  };
+  if (!fence) {
+    req.end(body);
+  } else {
+    req.once('socket', (socket) => {
+      if (!socket.connecting) send();
+      else socket.once(t.secure ? 'secureConnect' : 'connect', send);
+    });
+  }
   return { response, cancel: () => req.destroy() };
 }
 

@@ -3,6 +3,8 @@
 // fields (for machines; the default when stderr is not a terminal) — and `text` — `HH:MM:SS.mmm LEVEL msg
 // key=value …`, coloured by level on a terminal unless NO_COLOR is set (https://no-color.org).
 
+import { boundedText } from '../api-types/untrusted-text.js';
+
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -43,8 +45,13 @@ export function formatTextLine(entry: Record<string, unknown>, color: boolean): 
   return `${time.slice(11, 23)} ${color ? `${COLORS[level]}${lvl}\x1b[0m` : lvl} ${msg}${kv ? ` ${kv}` : ''}\n`;
 }
 
+/** The most characters of one string field kept in a log line (untrusted text is cut shorter where it enters). */
+export const MAX_LOG_FIELD_CHARS = 4096;
+
+/** Errors as their message; strings cut and cleaned of control characters (a field never carries a terminal escape). */
 function serializable(v: unknown): unknown {
-  return v instanceof Error ? v.message : v;
+  const value = v instanceof Error ? v.message : v;
+  return typeof value === 'string' ? boundedText(value, MAX_LOG_FIELD_CHARS) : value;
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {

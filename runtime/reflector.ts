@@ -22,6 +22,7 @@
 // object, then a bookmark marked k8s.io/initial-events-end, and streams on — one request, authorized as a
 // `watch` (so a cluster-wide watch of one Secret name in every namespace needs `watch` on that name only).
 import type { Registry } from 'prom-client';
+import { boundedText } from '../api-types/untrusted-text.js';
 import { Backoff } from './backoff.js';
 import { apiErrorMessage, isGone, statusCode } from './api-errors.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -86,6 +87,8 @@ export class Reflector<T extends Named> {
   private running: Promise<void> | undefined;
   private abortWatch: (() => void) | undefined;
   private wake: (() => void) | undefined;
+  /** Aborted by stop(): ends a list in flight at once. */
+  private stopping: AbortController | undefined;
   private lastResourceVersion = '';
   private lastListAt = 0;
   private lastErrorText: string | undefined;
@@ -129,6 +132,7 @@ export class Reflector<T extends Named> {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.stopping = new AbortController();
     this.running = this.loop();
   }
 
@@ -141,6 +145,7 @@ export class Reflector<T extends Named> {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping?.abort(new Error('reflector stopped'));
     this.abortWatch?.();
     this.wake?.();
     await this.running;
@@ -177,7 +182,7 @@ export class Reflector<T extends Named> {
   }
 
   private async relist(): Promise<void> {
-    const { items, resourceVersion } = await this.client.list(this.fieldSelector(), this.options.labelSelector);
+    const { items, resourceVersion } = await this.client.list(this.fieldSelector(), this.options.labelSelector, this.stopping?.signal);
     if (this.stopped) return;
     this.replace(items, resourceVersion);
   }
@@ -306,7 +311,8 @@ export class Reflector<T extends Named> {
           return;
         }
         if (type === 'ERROR') {
-          finish(Object.assign(new Error(`watch error: ${obj?.message ?? 'unknown'}`), { statusCode: obj?.code }));
+          const message = typeof obj?.message === 'string' ? boundedText(obj.message) : 'unknown';
+          finish(Object.assign(new Error(`watch error: ${message}`), { statusCode: obj?.code }));
           return;
         }
         const name = obj?.metadata ? objectKey({ metadata: obj.metadata }) : '';

@@ -1,7 +1,8 @@
 // A typed client for one resource — cluster-scoped (config.openshift.io/v1 FeatureGate, ClusterVersion,
 // ClusterOperator), or namespaced in one namespace or across all (HostedControlPlane, Secret, ConfigMap,
-// Lease): decode on read, PUT with resourceVersion, every call counted and bounded by a request timeout. Writes pass through an optional fence (the leader elector's "still
-// leader" check) right before they are sent.
+// Lease): decode on read, PUT with resourceVersion, every call counted and bounded by one request deadline
+// (retries included) and by the client's abort signal. Writes carry an optional fence (the leader elector's
+// "still leader" check) that the transport judges immediately before each attempt leaves.
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { isConflict, isNotFound } from './api-errors.js';
@@ -24,8 +25,12 @@ export interface ListResult<T> {
 export interface ResourceClientOptions {
   /** Per-request timeout (default 10 s). */
   timeoutMs?: number;
-  /** Called synchronously right before every write is sent; throws to refuse it (e.g. not the leader). */
+  /** Judged immediately before every attempt of every write leaves; throws to refuse it (e.g. not the leader). */
   fence?: () => void;
+  /** Ends every call of this client in flight, and refuses new ones, once aborted (a stopping controller or guest). */
+  signal?: AbortSignal;
+  /** The largest list response read (default MAX_LIST_BYTES; a client of one named object can say MAX_OBJECT_BYTES). */
+  maxListBytes?: number;
   /** Namespaced resources: the namespace of every call (absent: all namespaces for list and watch). */
   namespace?: string;
 }
@@ -48,16 +53,23 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
   }
 
   private call(r: Omit<KubeRequest, 'resource' | 'metrics'>): Promise<unknown> {
-    if (r.method !== 'GET') this.options.fence?.();
+    const { fence, signal, timeoutMs } = this.options;
     return this.transport.request({
+      ...(signal ? { signal } : {}),
       ...r, resource: this.resource.plural,
       ...(this.metrics ? { metrics: this.metrics } : {}),
-      ...(r.timeoutMs === undefined && this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
+      ...(r.timeoutMs === undefined && timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(r.method !== 'GET' && fence ? { fence } : {}),
     });
   }
 
-  async list(fieldSelector?: string, labelSelector?: string): Promise<ListResult<T>> {
-    const raw = await this.call({ method: 'GET', metricMethod: 'LIST', path: this.path, query: { fieldSelector, labelSelector } }) as
+  /** `signal` ends this list early (as well as the client's own). */
+  async list(fieldSelector?: string, labelSelector?: string, signal?: AbortSignal): Promise<ListResult<T>> {
+    const { maxListBytes } = this.options;
+    const own = this.options.signal;
+    const either = signal && own ? AbortSignal.any([signal, own]) : signal ?? own;
+    const raw = await this.call({ method: 'GET', metricMethod: 'LIST', path: this.path, query: { fieldSelector, labelSelector },
+      ...(maxListBytes !== undefined ? { maxBodyBytes: maxListBytes } : {}), ...(either ? { signal: either } : {}) }) as
       { items?: unknown[]; metadata?: { resourceVersion?: unknown } } | undefined;
     const items = raw?.items ?? [];
     return { items: items.map((i) => this.resource.decode(i)), resourceVersion: String(raw?.metadata?.resourceVersion ?? '') };

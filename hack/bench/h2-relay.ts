@@ -7,6 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { FeatureGate } from '../../api-types/index.js';
 import type { FeatureGateWatcher } from './fg-watcher.js';
 import { lineSplitter } from '../../runtime/watch-lines.js';
+import { MAX_OBJECT_BYTES } from '../../runtime/kube-transport.js';
 import { prunedFor } from './status-change.js';
 
 export async function startH2Relay(kc: KubeConfig, watcher: FeatureGateWatcher, name = 'h2'): Promise<{ stop(): Promise<void> }> {
@@ -29,7 +30,7 @@ export async function startH2Relay(kc: KubeConfig, watcher: FeatureGateWatcher, 
   let synced!: () => void;
   const ready = new Promise<void>((r) => { synced = r; });
   watch.setEncoding('utf8');
-  watch.on('data', lineSplitter((line) => {
+  watch.on('data', lineSplitter(MAX_OBJECT_BYTES, () => watch.destroy(), (line) => {
     const ev = JSON.parse(line) as { object: { status?: { history?: { version: string }[] } } };
     synced();
     const pruned = prunedFor(name, new Set((ev.object.status?.history ?? []).map((h) => h.version)), watcher.current());
