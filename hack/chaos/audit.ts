@@ -67,7 +67,7 @@ export function writesByNonHolders(writes: AuditWrite[], users: string[]): Audit
 }
 
 /** A kubeconfig file for a new ServiceAccount `name` in "default", bound to cluster-admin. */
-export async function replicaKubeconfig(plane: ControlPlane, name: string): Promise<{ path: string; user: string }> {
+export async function replicaKubeconfig(plane: ControlPlane, name: string): Promise<{ path: string; user: string; token: string }> {
   await plane.kubeConfig.makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace: 'default', body: { metadata: { name } } });
   await plane.kubeConfig.makeApiClient(RbacAuthorizationV1Api).createClusterRoleBinding({ body: {
     metadata: { name: `chaos-${name}` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
@@ -75,5 +75,5 @@ export async function replicaKubeconfig(plane: ControlPlane, name: string): Prom
   const kc = await serviceAccountKubeConfig(plane, 'default', name);
   const path = join(plane.dir, `kubeconfig-${name}`);
   writeFileSync(path, kc.exportConfig(), { mode: 0o600 });
-  return { path, user: `system:serviceaccount:default:${name}` };
+  return { path, user: `system:serviceaccount:default:${name}`, token: kc.getCurrentUser()?.token ?? '' };
 }

@@ -8,6 +8,7 @@ import { openshiftTimingOutage } from './openshift-timing.js';
 import { concurrentWriters } from './writers.js';
 import { sdkAcrossRestarts } from './sdk-restarts.js';
 import { eventSpam } from './events.js';
+import { throttledLeader } from './throttled-leader.js';
 
 export interface Scenario {
   name: string;
@@ -23,4 +24,5 @@ export const SCENARIOS: Scenario[] = [
   { name: 'writers', run: (short) => concurrentWriters(short ? { writers: 30, writesEach: 2 } : { writers: 200, writesEach: 2 }) },
   { name: 'sdk-restarts', run: (short) => sdkAcrossRestarts(short ? { accessors: 10, restarts: 1 } : { accessors: 50, restarts: 3 }) },
   { name: 'events', run: (short) => eventSpam({ changes: short ? 40 : 100 }) },
+  { name: 'throttled-leader', run: (short) => throttledLeader({ pauseMs: 20_000, retryAfterSeconds: 3, rounds: short ? 1 : 3 }) },
 ];

@@ -23,7 +23,8 @@ export interface ThrottleProxy {
   readonly server: string;
   /** A kubeconfig for the proxy with this bearer token. */
   kubeconfig(token: string): string;
-  throttle(retryAfterSeconds: number): void;
+  /** Answer 429 with this Retry-After — every non-watch request, or only those `only` picks. */
+  throttle(retryAfterSeconds: number, only?: (method: string, path: string) => boolean): void;
   heal(): void;
   /** TLS connections accepted so far. */
   readonly connections: number;
@@ -37,13 +38,14 @@ export async function startThrottleProxy(upstream: string, o: { http1Only?: bool
   const tls = selfSignedCert('throttle-proxy', ['127.0.0.1']);
   const target = new URL(upstream);
   let retryAfter: number | undefined;
+  let picks: ((method: string, path: string) => boolean) | undefined;
   let refuse = false;
   const requests: ProxiedRequest[] = [];
   const handle = (req: IncomingMessage | Http2ServerRequest, anyRes: ServerResponse | Http2ServerResponse) => {
     const res = anyRes as ServerResponse; // the calls below exist with these signatures on both
     const watch = /[?&]watch=(true|1)/.test(req.url ?? '');
-    const throttled = retryAfter !== undefined && !watch;
     const url = new URL(req.url ?? '/', 'https://proxy');
+    const throttled = retryAfter !== undefined && !watch && (picks?.(req.method ?? '', url.pathname) ?? true);
     const stream = 'stream' in req ? req.stream : undefined;
     if (refuse && stream) {
       refuse = false;
@@ -86,8 +88,8 @@ export async function startThrottleProxy(upstream: string, o: { http1Only?: bool
     server: url, requests,
     get connections() { return connections; },
     kubeconfig: (token) => adminKubeconfig(url, tls.cert, token),
-    throttle(seconds) { retryAfter = seconds; },
-    heal() { retryAfter = undefined; },
+    throttle(seconds, only) { retryAfter = seconds; picks = only; },
+    heal() { retryAfter = undefined; picks = undefined; },
     refuseNext() { refuse = true; },
     close: () => new Promise<void>((resolve) => {
       for (const socket of sockets) socket.destroy();
