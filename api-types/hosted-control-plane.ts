@@ -153,6 +153,7 @@ export function summarizeHostedControlPlane(hcp: HostedControlPlane): HostedCont
   const fg = hcp.spec.configuration?.featureGate;
   const s = hcp.status;
   const desired = s?.versionStatus?.desired?.version;
+  const release = controlPlaneVersion(hcp);
   return {
     apiVersion: HCP_API_VERSION, kind: 'HostedControlPlane',
     metadata: { name, namespace, ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}), ...(generation !== undefined ? { generation } : {}) },
@@ -162,7 +163,39 @@ export function summarizeHostedControlPlane(hcp: HostedControlPlane): HostedCont
         ...(s.kubeConfig ? { kubeConfig: s.kubeConfig } : {}),
         ...(desired !== undefined ? { versionStatus: { desired: { version: desired } } } : {}),
         ...(typeof s.version === 'string' ? { version: s.version } : {}),
+        ...(release !== undefined ? { controlPlaneVersion: { desired: { version: release } } } : {}),
       },
     } : {}),
   };
+}
+
+/** status.controlPlaneVersion.desired.version, when it is a string. */
+function controlPlaneVersion(hcp: HostedControlPlane): string | undefined {
+  const cpv = hcp.status?.controlPlaneVersion as { desired?: { version?: unknown } } | undefined;
+  const v = cpv?.desired?.version;
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** Who decides an HCP's release version, as hcpReleaseVersion found it. */
+export type ReleaseVersionSource = 'status.controlPlaneVersion.desired.version' | 'status.version' | 'status.versionStatus.desired.version';
+
+/**
+ * The release an HCP's control plane runs, from the management side: what the management-side outputs (the
+ * `feature-gate` ConfigMap the HCP's kube-apiserver, KCM, scheduler and OpenShift API servers read) are
+ * rendered for — never the guest's own ClusterVersion, which the guest's admin can write.
+ *  1. `status.controlPlaneVersion.desired.version` — HyperShift's control-plane operator derives it from the
+ *     HCP's release image (as its feature-gate render takes PAYLOAD_VERSION from the release image);
+ *  2. `status.version` — the release the control-plane operator applied (deprecated, older HyperShift);
+ *  3. only when neither exists: `status.versionStatus.desired.version` — HyperShift's hosted-cluster-config
+ *     operator copies it from the guest's ClusterVersion, so it is guest-influenced (with a lag); it is still a
+ *     version the HCP itself names, and the threat model in docs/hosted.md says what it can reach.
+ */
+export function hcpReleaseVersion(hcp: HostedControlPlane): { version: string; source: ReleaseVersionSource } | undefined {
+  const release = controlPlaneVersion(hcp);
+  if (release) return { version: release, source: 'status.controlPlaneVersion.desired.version' };
+  const applied = hcp.status?.version;
+  if (typeof applied === 'string' && applied !== '') return { version: applied, source: 'status.version' };
+  const copied = hcp.status?.versionStatus?.desired?.version;
+  if (copied) return { version: copied, source: 'status.versionStatus.desired.version' };
+  return undefined;
 }

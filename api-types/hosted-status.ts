@@ -2,6 +2,7 @@
 // records about each HCP it owns (kept on the management cluster, one ConfigMap per shard, data key
 // `<namespace>_<name>` → this record as JSON), and how the CLI prints it.
 import { DecodeError, obj, str } from './decode.js';
+import { boundedText } from './untrusted-text.js';
 
 export interface HostedGuestRecord {
   /** `namespace/name` of the HostedControlPlane. */
@@ -48,6 +49,52 @@ export function decodeHostedGuestRecord(v: unknown, path: string): HostedGuestRe
   return r;
 }
 
+/** The most status versions a record lists (a guest's status beyond that is its own error). */
+export const MAX_RECORD_VERSIONS = 100;
+/** The most characters of a version string, the Upgradeable text and the error a record keeps. */
+const MAX_RECORD_VERSION_CHARS = 64;
+const MAX_RECORD_UPGRADEABLE_CHARS = 256;
+/** What one shard's records may take in all: the ConfigMap's limit is 1 MiB, with room for its metadata. */
+export const SHARD_RECORD_BUDGET_BYTES = 900 * 1024;
+
+/**
+ * A record cut to its bounds: guest-written text (versions, the Upgradeable reason, error messages) never makes
+ * one HCP's record more than a few KiB, whatever its guest answers.
+ */
+export function boundedRecord(r: HostedGuestRecord): HostedGuestRecord {
+  const version = (v: string) => boundedText(v, MAX_RECORD_VERSION_CHARS);
+  const versions = r.versions.slice(0, MAX_RECORD_VERSIONS).map(version);
+  if (r.versions.length > MAX_RECORD_VERSIONS) versions.push(`… ${r.versions.length - MAX_RECORD_VERSIONS} more`);
+  return {
+    ...r, versions,
+    ...(r.desiredVersion !== undefined ? { desiredVersion: version(r.desiredVersion) } : {}),
+    ...(r.upgradeable !== undefined ? { upgradeable: boundedText(r.upgradeable, MAX_RECORD_UPGRADEABLE_CHARS) } : {}),
+    ...(r.lastError !== undefined ? { lastError: boundedText(r.lastError) } : {}),
+  };
+}
+
+/**
+ * One shard's ConfigMap data: key → record JSON, bounded records, and within `budget` bytes in all — when the
+ * records of many HCPs do not fit, the largest are cut to a line that says so, so every HCP keeps its line and
+ * no HCP's record can stop the others' from being written.
+ */
+export function shardRecordData(records: Iterable<[string, HostedGuestRecord]>, budget = SHARD_RECORD_BUDGET_BYTES): Record<string, string> {
+  const entries = [...records].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, r]) => [k, JSON.stringify(boundedRecord(r))] as [string, string]);
+  let total = entries.reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v) + 8, 0);
+  if (total > budget) {
+    const bySize = entries.map((e, i) => [i, Buffer.byteLength(e[1])] as const).sort((a, b) => b[1] - a[1]);
+    for (const [i, size] of bySize) {
+      if (total <= budget) break;
+      const r = JSON.parse(entries[i]![1]) as HostedGuestRecord;
+      const cut = JSON.stringify({ hcp: r.hcp, shard: r.shard, owner: r.owner, featureSet: r.featureSet, versions: [],
+        lastError: 'record cut: the shard record is full (see the coordinator log and this HCP\'s Events)' });
+      entries[i]![1] = cut;
+      total -= size - Buffer.byteLength(cut);
+    }
+  }
+  return Object.fromEntries(entries);
+}
+
 /** The records in one shard's ConfigMap data; a malformed entry becomes a record that says so. */
 export function decodeShardRecords(data: Record<string, string> | undefined, source: string): HostedGuestRecord[] {
   return Object.entries(data ?? {}).map(([key, text]) => {
@@ -67,7 +114,7 @@ export function hostedStatusTable(records: readonly HostedGuestRecord[], wide = 
     r.hcp, r.desiredVersion ?? '-', r.featureSet || 'Default', String(r.versions.length), r.upgradeable ?? '-', r.owner || '-',
     r.lastSync ?? 'never', r.lastError || '-',
     ...(wide ? [String(r.shard), r.versions.join(',') || '-'] : []),
-  ]);
+  ].map((cell) => boundedText(cell)));
   const header = [...COLUMNS, ...(wide ? ['SHARD', 'VERSIONS'] : [])];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();

@@ -44,12 +44,13 @@ export const hostedCommand: CommandSpec = {
     'leader-elect-lease-duration': { type: 'string', help: 'shard and membership Lease duration (default 15s)' },
     'leader-elect-renew-deadline': { type: 'string', help: 'how long a holder keeps trying to renew before it stops writing (default 10s)' },
     'leader-elect-retry-period': { type: 'string', help: 'how often the Leases are listed and a claim or a failed renewal retried (default 2s; held Leases are renewed every third of the lease duration)' },
+    'allow-insecure-guest-tls': { type: 'boolean', help: 'accept guest kubeconfigs with insecure-skip-tls-verify (test set-ups only; refused by default: a guest kubeconfig is untrusted)' },
     'guest-backoff-max': { type: 'string', help: 'longest wait between tries to reach a failing guest (default 3m; a change of its HostedControlPlane or Secret tries at once)' },
     ...SERVING_OPTIONS,
     output: { type: 'string', short: 'o', help: 'status: table (default), wide, json or yaml' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
   },
-  async run(values, _flags, positionals) {
+  async run(values, flags, positionals) {
     if (positionals[0] === 'status') return status(values);
     if (positionals[0] !== undefined) throw new UsageError(`unknown subcommand ${JSON.stringify(positionals[0])} (hosted takes: status)`);
     const catalog = values['payload-catalog'];
@@ -72,7 +73,10 @@ export const hostedCommand: CommandSpec = {
       ...(guestKubeconfigSecret ? { guestKubeconfigSecret } : {}),
       ...(values['cluster-operator-name'] ? { clusterOperatorName: values['cluster-operator-name'] } : {}),
       leaderElection: timing,
-      guest: { backoffMaxMs: durationFlag(values['guest-backoff-max'], '--guest-backoff-max', DEFAULT_GUEST_BACKOFF_MAX_MS) },
+      guest: {
+        backoffMaxMs: durationFlag(values['guest-backoff-max'], '--guest-backoff-max', DEFAULT_GUEST_BACKOFF_MAX_MS),
+        ...(flags['allow-insecure-guest-tls'] === true ? { allowInsecureSkipTLSVerify: true } : {}),
+      },
       ...serving,
       logger,
       onLostMembership: (reason) => {

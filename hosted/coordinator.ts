@@ -98,6 +98,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     sessions.delete(key);
     records.remove(shardOf(key, shards), key);
     void s.stop();
+    reconcileSessions(); // the walk forgets the Secret names no session needs any more
   };
   /** One HCP was added, changed or deleted: its session alone starts, syncs or stops. */
   const reconcileSession = (key: string) => {
@@ -122,6 +123,11 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     }
     for (const [key, s] of sessions) if (!want.has(key)) stopSession(key, s);
     for (const key of want) if (!sessions.has(key)) startSession(key);
+    // The Secret names no session of this replica reads any more are forgotten (their watches stop).
+    const names = new Set<string>();
+    if (o.guestKubeconfigSecret) names.add(o.guestKubeconfigSecret.name);
+    else for (const key of want) { const n = hcps.get(key)?.status?.kubeConfig?.name; if (n) names.add(n); }
+    secrets.retain(names);
   };
   const reconcileSessions = () => {
     if (reconcileQueued) return;

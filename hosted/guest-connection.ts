@@ -2,11 +2,15 @@
 // transport (every request bounded by a timeout), typed clients whose writes pass the shard's fence, and
 // reflectors of FeatureGate/cluster and ClusterVersion/version (two watch connections per guest; the
 // coordinator's ClusterOperator, which only it writes, is read when a sync needs it). The reflectors back off on their own (a guest that is down costs a refused connection per backoff step and
-// never touches another guest). Credentials live only in memory, in the ClusterAccess.
+// never touches another guest). The kubeconfig is untrusted data (readUntrustedKubeconfigText: inline
+// credentials, https only, nothing read from this process's disk); credentials live only in memory, in the
+// ClusterAccess. Every request is bounded — one deadline per call, lists and events of one object at most
+// MAX_OBJECT_BYTES — and stop() aborts whatever is in flight.
 import type { Registry } from 'prom-client';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterOperator, type ClusterVersion, type FeatureGate } from '../api-types/index.js';
 import {
-  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, Reflector, ResourceClient, isNotFound, readKubeconfigText, userAgent,
+  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, MAX_OBJECT_BYTES, Reflector, ResourceClient, isNotFound,
+  readUntrustedKubeconfigText, userAgent,
   type ClusterAccess, type Logger,
 } from '../runtime/index.js';
 
@@ -23,6 +27,8 @@ export interface GuestTuning {
   requestTimeoutMs?: number;
   /** How often a session syncs when nothing told it to (default 60 s). */
   resyncMs?: number;
+  /** Accept guest kubeconfigs with insecure-skip-tls-verify (test set-ups; --allow-insecure-guest-tls). */
+  allowInsecureSkipTLSVerify?: boolean;
 }
 
 /** The User-Agent of guest requests: names the replica, so a guest's audit log says which one wrote. */
@@ -43,6 +49,8 @@ export class GuestConnection {
   readonly featureGates: Reflector<FeatureGate>;
   readonly clusterVersions: Reflector<ClusterVersion>;
   private readonly transport: KubeTransport;
+  /** Aborted by stop(): every request of this guest in flight ends at once. */
+  private readonly stopping = new AbortController();
   private stopped = false;
 
   /** Throws GuestInputError when the kubeconfig cannot be used (naming `source`, never quoting credentials). */
@@ -50,11 +58,10 @@ export class GuestConnection {
     onChange: () => void, tuning: GuestTuning, metrics: Registry | undefined, logger: Logger) {
     let access: ClusterAccess | undefined;
     try {
-      access = readKubeconfigText(kubeconfigText, source);
+      access = readUntrustedKubeconfigText(kubeconfigText, source, { allowInsecureSkipTLSVerify: tuning.allowInsecureSkipTLSVerify === true });
     } catch (e) {
       throw new GuestInputError((e as Error).message);
     }
-    if (!access) throw new GuestInputError(`kubeconfig ${source} needs an exec plugin or an auth provider; a guest kubeconfig must carry its credentials`);
     this.access = access;
     this.transport = KubeTransport.for(access);
     this.transport.userAgent = guestUserAgent(identity);
@@ -62,7 +69,9 @@ export class GuestConnection {
     // per reachable guest (0.09 MB on HTTP/1.1) and a slower fleet start, not yet explained (docs/hosted.md).
     this.transport.http2 = false;
     if (tuning.requestTimeoutMs !== undefined) this.transport.defaultTimeoutMs = tuning.requestTimeoutMs;
-    const writes = { fence };
+    // Every list of a guest is of one named object: its answer is never larger than one object may be.
+    const bounds = { signal: this.stopping.signal, maxListBytes: MAX_OBJECT_BYTES };
+    const writes = { fence, ...bounds };
     this.featureGate = new ResourceClient(access, FeatureGateResource, metrics, writes);
     this.clusterOperator = new ResourceClient(access, ClusterOperatorResource, metrics, writes);
     const options = {
@@ -73,7 +82,7 @@ export class GuestConnection {
       onFailing: onChange, onRecovered: onChange,
     };
     this.featureGates = new Reflector(this.featureGate, { ...options, name: FEATURE_GATE_NAME });
-    this.clusterVersions = new Reflector(new ResourceClient(access, ClusterVersionResource, metrics), { ...options, name: CLUSTER_VERSION_NAME });
+    this.clusterVersions = new Reflector(new ResourceClient(access, ClusterVersionResource, metrics, bounds), { ...options, name: CLUSTER_VERSION_NAME });
     for (const r of this.reflectors()) r.addListener(onChange);
     // ClusterVersion first: while the guest cannot be reached only that one reflector tries (one connection
     // attempt per backoff step, not two); FeatureGate starts once the guest has answered.
@@ -137,6 +146,7 @@ export class GuestConnection {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort(new Error('guest session stopped'));
     await Promise.all(this.reflectors().map((r) => r.stop()));
     this.transport.close();
   }

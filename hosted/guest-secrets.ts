@@ -27,6 +27,20 @@ export class GuestSecrets {
     return r;
   }
 
+  /** Names watched now. */
+  names(): string[] {
+    return [...this.byName.keys()].sort();
+  }
+
+  /** Stops watching every name not in `inUse` (no HCP of this replica names it any more): the cache forgets it. */
+  retain(inUse: ReadonlySet<string>): void {
+    for (const [name, r] of this.byName) {
+      if (inUse.has(name)) continue;
+      this.byName.delete(name);
+      void r.stop();
+    }
+  }
+
   async stop(): Promise<void> {
     await Promise.all([...this.byName.values()].map((r) => r.stop()));
   }

@@ -2,17 +2,20 @@
 // replica's watch of that Secret name, guest-secrets.ts), its guest connection, and one controller (its own
 // queue and rate limiter, so a failing guest backs off alone) whose sync does, in order:
 //  1. guest FeatureGate/cluster spec = HCP spec.configuration.featureGate (created when missing; a change
-//     the guest refuses — its CEL rules keep NoUpgrade one-way — is an Event and a status line);
+//     the guest refuses — HyperShift's `config` admission policy, the CEL rules that keep NoUpgrade one-way —
+//     is an Event and a status line, and steps 2 and 3 still run: they never wait for the spec);
 //  2. guest FeatureGate status, by the single-cluster operator's own reconciler, for the guest's desired
-//     version, with the guest's own ClusterVersion history (never HyperShift's lagging copy: a version still
-//     in the guest's history is never pruned);
+//     version, with the guest's own ClusterVersion history and the spec the guest has (what its components
+//     read) — a history longer than the cluster-version operator keeps (100) is that guest's error;
 //  3. the guest ClusterOperator (default `config-operator`), by the single-cluster operator's reconciler:
-//     Upgradeable=False with CCO's reason and message for a NoUpgrade set, so the guest CVO reports it and
-//     HyperShift's ClusterVersionUpgradeable blocks minor upgrades;
-//  4. management side: the `feature-gate` ConfigMap in the HCP namespace, the rendered FeatureGate of the
-//     desired version for the Hypershift profile — written whenever the desired version is known, even
-//     while the guest is unreachable (control-plane components read it, not the guest).
-// Every guest write passes the shard's fence. Problems name the HCP and what is missing; they are recorded
+//     Upgradeable=False with CCO's reason and message for a NoUpgrade set — the guest's, or the HCP's while
+//     the guest refuses it — so the guest CVO reports it and HyperShift's ClusterVersionUpgradeable blocks
+//     minor upgrades;
+//  4. management side: the `feature-gate` ConfigMap in the HCP namespace, rendered for the HCP's spec and the
+//     HCP's release (hcpReleaseVersion: never the guest's ClusterVersion, which its admin can write), for the
+//     Hypershift profile — written even while the guest is unreachable (control-plane components read it).
+// Every guest write passes the shard's fence (judged by the transport before each attempt). The guest
+// kubeconfig is untrusted (guest-connection.ts). Problems name the HCP and what is missing; they are recorded
 // (metric, status record, and an Event unless nothing has failed yet) and followed up by what they wait on:
 // a first read not answered yet (the Secret watch, the guest's lists), missing or bad input (the HCP's
 // status.kubeConfig, its Secret, a release or version) and a guest that does not answer (its connection
@@ -24,7 +27,7 @@
 import type { Registry } from 'prom-client';
 import {
   API_VERSION, ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, HCP_API_VERSION, configMapCarries, featureGateConfigMap,
-  featureGatesUpgradeable, featureSetName, hostedFeatureGateSpec, jsonEqual, mergeConfigMap, type ConfigMap, type ClusterVersion,
+  featureGatesUpgradeable, featureSetName, hcpReleaseVersion, hostedFeatureGateSpec, jsonEqual, mergeConfigMap, type ConfigMap, type ClusterVersion,
   type FeatureGate, type FeatureGateSpec, type FeatureSetRegistry, type HostedControlPlane, type HostedGuestRecord,
 } from '../api-types/index.js';
 import {
@@ -95,6 +98,21 @@ export function sameFeatureGateSpec(a: FeatureGateSpec, b: FeatureGateSpec): boo
   return jsonEqual(norm(a), norm(b));
 }
 
+/** The most ClusterVersion history entries a guest may have (the cluster-version operator keeps 100). */
+export const MAX_GUEST_HISTORY = 100;
+
+/**
+ * The feature set that decides Upgradeable while the guest's spec and the HCP's may differ: a NoUpgrade choice
+ * on either side blocks minor upgrades (the HCP's is one-way even while the guest refuses it, and the control
+ * plane already runs it from the ConfigMap); otherwise the guest's own.
+ */
+export function upgradeBlockingFeatureSet(guest: string | undefined, hcp: string | undefined): string | undefined {
+  const blocks = (s: string | undefined) => featureGatesUpgradeable(s).status === 'False';
+  if (blocks(guest)) return guest;
+  if (blocks(hcp)) return hcp;
+  return guest;
+}
+
 /** The guest's desired version: ClusterVersion status.desired, else its newest history entry. */
 export function guestDesiredVersion(cv: ClusterVersion | undefined): string | undefined {
   return cv?.status?.desired?.version || cv?.status?.history[0]?.version || undefined;
@@ -106,6 +124,10 @@ export class GuestSession {
   private readonly conditions = OperatorConditions.atStart();
   private readonly events: EventRecorder;
   private readonly listeners = new Set<(name: string) => void>();
+  /** The Secret name whose first listing will wake this session (one wake-up attached per name). */
+  private wakeOnListing: string | undefined;
+  /** Aborted by stop(): the management-side write in flight ends at once. */
+  private readonly stopping = new AbortController();
   private guest: GuestConnection | undefined;
   private configMap: { cm: ConfigMap; checkedAt: number } | undefined;
   private rendered: { key: string; cm: ConfigMap } | undefined;
@@ -129,7 +151,7 @@ export class GuestSession {
     this.events = createEventRecorder(d.management, {
       namespace: this.namespace, component: 'featuregate-coordinator', logger: this.log, fence: d.fence, regarding: this.involved,
     });
-    this.configMaps = new ResourceClient(d.management, ConfigMapResource, d.registry, { namespace: this.namespace, fence: d.fence });
+    this.configMaps = new ResourceClient(d.management, ConfigMapResource, d.registry, { namespace: this.namespace, fence: d.fence, signal: this.stopping.signal });
     this.controller = new Controller({
       name: `hosted:${d.key}`,
       reconcile: () => this.sync(),
@@ -153,6 +175,8 @@ export class GuestSession {
   };
 
   async stop(): Promise<void> {
+    this.stopping.abort(new Error(`session ${this.d.key} stopped`));
+    void this.guest?.stop(); // aborts the guest requests of a sync in flight
     await this.controller.stop();
     await this.guest?.stop();
     this.guest = undefined;
@@ -175,41 +199,69 @@ export class GuestSession {
       note(e);
     }
     const cv = guest?.synced() ? guest.clusterVersions.get('version') : undefined;
-    const version = guestDesiredVersion(cv) ?? hcp.status?.versionStatus?.desired?.version ?? (typeof hcp.status?.version === 'string' ? hcp.status.version : undefined);
+    // Two versions, from two sides: the guest's own (its ClusterVersion: what its components run, so its
+    // FeatureGate status and ClusterOperator follow it — a guest admin changing it reaches only that guest) and
+    // the management side's (the HCP's release: what the control-plane components on the management cluster
+    // run, so the `feature-gate` ConfigMap follows it, never the guest).
+    const release = hcpReleaseVersion(hcp);
+    const guestVersion = guestDesiredVersion(cv);
+    const version = guestVersion ?? release?.version;
     const spec = hostedFeatureGateSpec(hcp);
     let versions: string[] = (guest?.synced() ? guest.featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates.map((e) => e.version) : undefined) ?? [];
     let upgradeable: string | undefined;
-    let registry;
-    if (!version) {
-      if (guest?.synced()) problems.push(new Problem('MissingVersion', 'the guest ClusterVersion/version has no desired version or history yet', 'notified'));
-    } else {
+    const registryOf = (v: string, whose: string) => {
       try {
-        registry = this.d.catalog.registry(version, ClusterProfiles.IBMCloudManaged);
+        return this.d.catalog.registry(v, ClusterProfiles.IBMCloudManaged);
       } catch (e) {
-        problems.push(new Problem('MissingRelease', (e as Error).message, 'notified'));
+        problems.push(new Problem('MissingRelease', `${whose}: ${(e as Error).message}`, 'notified'));
+        return undefined;
+      }
+    };
+    let registry;
+    if (guest?.synced()) {
+      const tooLong = (cv?.status?.history.length ?? 0) > MAX_GUEST_HISTORY;
+      if (tooLong) {
+        // The guest's error, not the replica's memory: the CVO keeps at most 100 entries.
+        problems.push(new Problem('GuestInputRejected', `the guest ClusterVersion/version has ${cv?.status?.history.length} history entries, ` +
+          `more than the ${MAX_GUEST_HISTORY} the cluster-version operator keeps; its FeatureGate status is not written until it has at most ${MAX_GUEST_HISTORY}`, 'notified'));
+      } else if (!guestVersion) {
+        problems.push(new Problem('MissingVersion', 'the guest ClusterVersion/version has no desired version or history yet', 'notified'));
+      } else {
+        registry = registryOf(guestVersion, `guest version ${guestVersion}`);
       }
     }
     const resync: ReconcileResult = { requeueAfterMs: this.d.tuning.resyncMs ?? RESYNC_MS };
     let result = resync;
-    if (guest && registry && version && guest.healthy()) {
+    if (guest && registry && guestVersion && guest.healthy()) {
       try {
-        const wrote = await this.syncSpec(guest, spec);
+        let wrote = false;
+        try {
+          wrote = await this.syncSpec(guest, spec);
+        } catch (e) {
+          // A refused spec (HyperShift's `config` admission policy, a NoUpgrade set's one-way rule) is reported; the
+          // status of the guest's versions and its ClusterOperator are still kept, from the spec the guest has.
+          if (!(e instanceof Problem)) throw e;
+          problems.push(e);
+        }
         if (wrote) {
           // The guest's watch brings the new object back and syncs again; the ConfigMap follows the HCP now.
-          await this.syncConfigMap(this.desiredConfigMap(spec, registry, version)).catch(() => undefined);
+          if (release) {
+            const cmRegistry = registryOf(release.version, `HostedControlPlane release ${release.version}`);
+            if (cmRegistry) await this.syncConfigMap(this.desiredConfigMap(spec, cmRegistry, release.version)).catch(() => undefined);
+          }
           return {};
         }
         const fgResult = await featureGateStatusReconciler({
-          operatorVersion: version, registry, featureGates: guest.featureGates, clusterVersions: guest.clusterVersions,
+          operatorVersion: guestVersion, registry, featureGates: guest.featureGates, clusterVersions: guest.clusterVersions,
           client: guest.featureGate, conditions: this.conditions, events: this.events, logger: this.log,
         })(FEATURE_GATE_NAME);
         if (fgResult.requeue) result = { requeue: true };
         const fg = guest.featureGates.get(FEATURE_GATE_NAME);
-        this.conditions.set(featureGatesUpgradeable(fg?.spec.featureSet));
+        this.conditions.set(featureGatesUpgradeable(upgradeBlockingFeatureSet(fg?.spec.featureSet, spec.featureSet)));
         const stored = await guest.readClusterOperator(this.d.clusterOperatorName);
         let co = stored;
         await clusterOperatorStatusReconciler({
-          name: this.d.clusterOperatorName, operatorVersion: version, namespace: GUEST_CONFIG_NAMESPACE,
+          name: this.d.clusterOperatorName, operatorVersion: guestVersion, namespace: GUEST_CONFIG_NAMESPACE,
           clusterOperators: { get: () => stored, addListener: () => () => undefined }, featureGates: guest.featureGates,
           client: {
             create: async (o) => (co = await guest.clusterOperator.create(o)),
@@ -226,13 +278,18 @@ export class GuestSession {
     } else if (guest && !guest.healthy()) {
       problems.push(new Problem('GuestUnreachable', guest.notReadyReason(), guest.failing() ? 'notified' : 'pending'));
     }
-    // The management ConfigMap last: the guest's status is what a watcher waits for. It does not wait for the guest.
-    if (registry && version) {
+    // The management ConfigMap last: the guest's status is what a watcher waits for. It does not wait for the
+    // guest, and it is rendered from management-side input only (the HCP's spec and release).
+    const cmRegistry = release ? registryOf(release.version, `HostedControlPlane release ${release.version}`) : undefined;
+    if (release && cmRegistry) {
       try {
-        await this.syncConfigMap(this.desiredConfigMap(spec, registry, version));
+        await this.syncConfigMap(this.desiredConfigMap(spec, cmRegistry, release.version));
       } catch (e) {
         note(new Problem('WriteFailed', `ConfigMap ${this.namespace}/${FEATURE_GATE_CONFIGMAP}: ${apiErrorMessage(e)}`));
       }
+    } else if (!release && guest?.synced()) {
+      problems.push(new Problem('MissingVersion', `HostedControlPlane ${this.d.key} names no release version yet (status.controlPlaneVersion, status.version); ` +
+        'the feature-gate ConfigMap waits for it', 'notified'));
     }
     const ok = problems.length === 0;
     const message = problems.map((p) => p.message).join('; ');
@@ -276,8 +333,12 @@ export class GuestSession {
     const where = `Secret ${this.namespace}/${ref.name}`;
     const reflector = this.d.secrets.named(ref.name);
     if (!reflector.hasSynced()) {
-      // Its first listing wakes this session (the queue holds the key once, however many syncs waited).
-      void reflector.synced.then(() => this.controller.enqueue(this.d.key));
+      // Its first listing wakes this session: one wake-up per session and Secret name, however many syncs wait
+      // (each would otherwise attach a closure holding the session until the listing comes).
+      if (this.wakeOnListing !== ref.name) {
+        this.wakeOnListing = ref.name;
+        void reflector.synced.then(() => { if (!this.stopping.signal.aborted) this.controller.enqueue(this.d.key); });
+      }
       const error = reflector.lastError();
       throw new Problem('MissingKubeconfig', `${where} not read yet${error ? `: ${error}` : ''}`, error ? 'notified' : 'pending');
     }

@@ -2,7 +2,7 @@
 // coordinator's namespace (`featuregates-hosted-shard-NN`), data key per HCP → its HostedGuestRecord as
 // JSON. Only the shard's owner writes it (through the shard's fence); writes are coalesced (at most one per
 // shard per second) and the whole data is replaced, so an HCP that left the shard leaves the record too.
-import { decodeShardRecords, featureSetName, hcpKey, recordKey, shardRecordName, type ConfigMap, type HostedGuestRecord } from '../api-types/index.js';
+import { decodeShardRecords, featureSetName, hcpKey, recordKey, shardRecordData, shardRecordName, type ConfigMap, type HostedGuestRecord } from '../api-types/index.js';
 import {
   ConfigMapResource, HostedControlPlaneResource, LeaseResource, ResourceClient, apiErrorMessage, isConflict, isNotFound, silentLogger,
   type ClusterAccess, type Logger,
@@ -72,7 +72,7 @@ export class StatusRecords {
   private async flush(shard: number, s: ShardState): Promise<void> {
     if (!s.dirty || this.shards.get(shard) !== s) return;
     s.dirty = false;
-    const data = Object.fromEntries([...s.records].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, r]) => [k, JSON.stringify(r)]));
+    const data = shardRecordData(s.records);
     const name = shardRecordName(shard);
     const fenced = new ResourceClient<ConfigMap>(this.client.kubeConfig, ConfigMapResource, undefined, { namespace: this.namespace, fence: s.fence });
     try {

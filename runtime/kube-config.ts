@@ -100,12 +100,16 @@ export function readKubeconfigFile(path: string): StaticKubeConfig | undefined {
   return readKubeconfigText(text, path, dirname(path));
 }
 
-/**
- * A kubeconfig held in memory (a guest cluster's, from a Secret): `source` names it in errors; file
- * references resolve against `baseDir` (none: only absolute paths). Undefined when its user needs
- * client-node (exec, auth-provider).
- */
-export function readKubeconfigText(text: string, source: string, baseDir?: string): StaticKubeConfig | undefined {
+/** The current context of a kubeconfig text: its cluster and user entries (raw), named for errors. */
+interface CurrentContext {
+  path: string;
+  clusterName: unknown;
+  cluster: Record<string, unknown>;
+  userName: unknown;
+  user: Record<string, unknown>;
+}
+
+function currentContext(text: string, source: string): CurrentContext {
   const path = source;
   let doc: KubeconfigFile;
   try {
@@ -116,11 +120,6 @@ export function readKubeconfigText(text: string, source: string, baseDir?: strin
     const m = (e as Error).message;
     throw new Error(m.startsWith(source) ? `kubeconfig ${m}` : `kubeconfig ${path}: ${m}`, { cause: e });
   }
-  const resolve = (p: string) => {
-    if (isAbsolute(p)) return p;
-    if (baseDir === undefined) throw new Error(`kubeconfig ${path}: relative file reference ${JSON.stringify(p)} has nothing to resolve against`);
-    return join(baseDir, p);
-  };
   const named = <T>(list: Named<T>[] | undefined, name: unknown, what: string): T => {
     const hit = Array.isArray(list) ? list.find((e) => e?.name === name) : undefined;
     if (!hit) throw new Error(`kubeconfig ${path} has no ${what} ${JSON.stringify(name)}`);
@@ -131,10 +130,25 @@ export function readKubeconfigText(text: string, source: string, baseDir?: strin
   const context = named(doc.contexts, contextName, 'context').context ?? {};
   const cluster = named(doc.clusters, context.cluster, 'cluster').cluster ?? {};
   const user = context.user === undefined ? {} : named(doc.users, context.user, 'user').user ?? {};
+  return { path, clusterName: context.cluster, cluster, userName: context.user, user };
+}
+
+/**
+ * A kubeconfig held in memory: `source` names it in errors; file references resolve against `baseDir`
+ * (none: only absolute paths). Undefined when its user needs client-node (exec, auth-provider). For a
+ * kubeconfig someone else controls (a guest cluster's, from a Secret) use readUntrustedKubeconfigText.
+ */
+export function readKubeconfigText(text: string, source: string, baseDir?: string): StaticKubeConfig | undefined {
+  const { path, clusterName, cluster, user } = currentContext(text, source);
+  const resolve = (p: string) => {
+    if (isAbsolute(p)) return p;
+    if (baseDir === undefined) throw new Error(`kubeconfig ${path}: relative file reference ${JSON.stringify(p)} has nothing to resolve against`);
+    return join(baseDir, p);
+  };
   if (user.exec !== undefined || user['auth-provider'] !== undefined) return undefined;
 
   const server = str(cluster.server);
-  if (!server) throw new Error(`kubeconfig ${path}: cluster ${JSON.stringify(context.cluster)} has no server`);
+  if (!server) throw new Error(`kubeconfig ${path}: cluster ${JSON.stringify(clusterName)} has no server`);
   const fileOrData = (file: unknown, data: unknown): Buffer | undefined => {
     if (str(file)) return readFileSync(resolve(str(file)!));
     if (str(data)) return Buffer.from(str(data)!, 'base64');
@@ -152,6 +166,76 @@ export function readKubeconfigText(text: string, source: string, baseDir?: strin
       key: fileOrData(user['client-key'], user['client-key-data']),
       token: str(user.token),
       tokenFile: str(user.tokenFile) ? resolve(str(user.tokenFile)!) : undefined,
+      username: str(user.username),
+      password: typeof user.password === 'string' ? user.password : undefined,
+    },
+  );
+}
+
+/** The largest untrusted kubeconfig read (HyperShift's are a few KiB: a CA bundle and a client certificate). */
+export const MAX_UNTRUSTED_KUBECONFIG_BYTES = 256 * 1024;
+
+export interface UntrustedKubeconfigOptions {
+  /** Accept `insecure-skip-tls-verify: true` (test set-ups only; a coordinator flag). Default: refused. */
+  allowInsecureSkipTLSVerify?: boolean;
+}
+
+/** An untrusted kubeconfig asks for something this process will not do; the message names the field. */
+export class UntrustedKubeconfigError extends Error {
+  override name = 'UntrustedKubeconfigError';
+}
+
+/**
+ * A kubeconfig someone else controls (a guest cluster's admin kubeconfig, from a Secret in its HCP's
+ * namespace), read as data: the credentials must be inline. Refused, naming the field, before anything is
+ * read or sent: any file reference (certificate-authority, client-certificate, client-key, tokenFile) — it
+ * would make this process read, and send, its own files (its ServiceAccount token); an exec plugin or auth
+ * provider — it would run a command here; `proxy-url`; a server that is not `https://`; and, unless
+ * allowed, `insecure-skip-tls-verify`. Relative or absolute, nothing is resolved against this process's disk.
+ */
+export function readUntrustedKubeconfigText(text: string, source: string, options: UntrustedKubeconfigOptions = {}): StaticKubeConfig {
+  if (Buffer.byteLength(text) > MAX_UNTRUSTED_KUBECONFIG_BYTES) {
+    throw new UntrustedKubeconfigError(`kubeconfig ${source} is larger than ${MAX_UNTRUSTED_KUBECONFIG_BYTES} bytes`);
+  }
+  const { cluster, clusterName, user, userName } = currentContext(text, source);
+  const refuse = (field: string, why: string) => {
+    throw new UntrustedKubeconfigError(`kubeconfig ${source}: ${field} is not accepted in a guest kubeconfig (${why})`);
+  };
+  const c = `clusters[${JSON.stringify(clusterName)}].cluster`;
+  const u = `users[${JSON.stringify(userName)}].user`;
+  const file = 'a file reference; put the data inline';
+  if (cluster['certificate-authority'] !== undefined) refuse(`${c}.certificate-authority`, `${file} (certificate-authority-data)`);
+  if (cluster['proxy-url'] !== undefined) refuse(`${c}.proxy-url`, 'requests go to the server itself');
+  if (cluster['insecure-skip-tls-verify'] === true && !options.allowInsecureSkipTLSVerify) {
+    refuse(`${c}.insecure-skip-tls-verify`, 'the server must prove who it is; only --allow-insecure-guest-tls accepts this');
+  }
+  if (user['client-certificate'] !== undefined) refuse(`${u}.client-certificate`, `${file} (client-certificate-data)`);
+  if (user['client-key'] !== undefined) refuse(`${u}.client-key`, `${file} (client-key-data)`);
+  if (user.tokenFile !== undefined || user['token-file'] !== undefined) refuse(`${u}.tokenFile`, `${file} (token)`);
+  if (user.exec !== undefined) refuse(`${u}.exec`, 'no command is run for a guest');
+  if (user['auth-provider'] !== undefined) refuse(`${u}.auth-provider`, 'no command is run for a guest');
+  const server = str(cluster.server);
+  if (!server) throw new UntrustedKubeconfigError(`kubeconfig ${source}: ${c}.server is missing`);
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw new UntrustedKubeconfigError(`kubeconfig ${source}: ${c}.server is not a URL`);
+  }
+  if (url.protocol !== 'https:') refuse(`${c}.server ${url.protocol}//…`, 'only https:// servers');
+  if (url.username || url.password) refuse(`${c}.server with user information`, 'credentials belong in the user entry');
+  const data = (v: unknown): Buffer | undefined => (str(v) ? Buffer.from(str(v)!, 'base64') : undefined);
+  return new StaticKubeConfig(
+    {
+      server: url.origin + url.pathname.replace(/\/$/, ''),
+      ca: data(cluster['certificate-authority-data']),
+      skipTLSVerify: cluster['insecure-skip-tls-verify'] === true,
+      tlsServerName: str(cluster['tls-server-name']),
+    },
+    {
+      cert: data(user['client-certificate-data']),
+      key: data(user['client-key-data']),
+      token: str(user.token),
       username: str(user.username),
       password: typeof user.password === 'string' ? user.password : undefined,
     },

@@ -521,7 +521,14 @@ export class KubeTransport {
         end(new Error(`WATCH ${w.path}: malformed watch event`));
         return false;
       }
-      if (typeof ev.type === 'string') w.onEvent(ev.type, ev.object);
+      if (typeof ev.type !== 'string') return;
+      try {
+        w.onEvent(ev.type, ev.object);
+      } catch (e) {
+        // A fault in the handling of one event ends this watch (its owner restarts it), never the process.
+        end(new Error(`WATCH ${w.path}: handling an event failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }));
+        return false;
+      }
     }));
     stream.on('end', () => end());
     stream.on('aborted', () => end(new Error(`WATCH ${w.path}: connection closed mid-stream`)));

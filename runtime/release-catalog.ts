@@ -1,15 +1,26 @@
 // A payload catalog: one folder per release (`release-X.Y/`, as openshift/api's payload-featuregates
 // releases are laid out), each holding that release's payload FeatureGate manifests for every cluster
-// profile. The hosted coordinator serves many versions at once: a version's registry is read from its
-// release folder on first use and kept (per version and profile). A missing folder is an error naming
-// the folder, never a guess from a neighbouring release.
+// profile. The hosted coordinator serves many versions at once, and the versions come from guests (a
+// guest's admin writes its ClusterVersion history): so what is kept is bounded by the catalog, never by the
+// versions asked for. A release folder is read once; its registry is built once per profile and serves
+// every z-version of the release — except a version a manifest of that folder names in its own status
+// entries, which gets a registry of its own (bounded by what the payload names). A missing folder is an
+// error naming the folder, never a guess from a neighbouring release.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { releaseFolder, type ClusterProfile, type FeatureSetRegistry } from '../api-types/index.js';
-import { loadRegistry } from './payload-manifests.js';
+import { buildRegistry, parsePayloadVersion, releaseFolder, type ClusterProfile, type FeatureSetRegistry, type PayloadManifest } from '../api-types/index.js';
+import { readPayloadManifests } from './payload-manifests.js';
+
+interface Release {
+  manifests: PayloadManifest[];
+  /** Versions the manifests' status entries name explicitly (most payloads name none: their entry is ""). */
+  named: Set<string>;
+  /** Per profile (and per named version), the registry built. */
+  registries: Map<string, FeatureSetRegistry>;
+}
 
 export class ReleaseCatalog {
-  private readonly cache = new Map<string, FeatureSetRegistry>();
+  private readonly releasesRead = new Map<string, Release>();
 
   constructor(readonly dir: string) {
     if (!existsSync(dir)) throw new Error(`payload catalog ${dir} does not exist`);
@@ -20,19 +31,46 @@ export class ReleaseCatalog {
     return readdirSync(this.dir).filter((n) => /^release-\d+\.\d+$/.test(n)).sort();
   }
 
+  /** Registries held: at most (release folders × profiles) plus the versions the payloads name. */
+  get size(): number {
+    let n = 0;
+    for (const r of this.releasesRead.values()) n += r.registries.size;
+    return n;
+  }
+
   /** The registry of `version` for `profile`; throws (naming the folder) when its release is not in the catalog. */
   registry(version: string, profile: ClusterProfile): FeatureSetRegistry {
-    const key = `${version}\u0000${profile}`;
-    const hit = this.cache.get(key);
-    if (hit) return hit;
     const folder = releaseFolder(version);
+    const release = this.release(folder, version);
+    const exact = release.named.has(version);
+    const key = exact ? `${profile}\u0000${version}` : profile;
+    let registry = release.registries.get(key);
+    if (!registry) {
+      // Built for the release (X.Y.0) unless the payload names this very version: the same gates for every z-version.
+      const { major, minor } = parsePayloadVersion(version);
+      registry = buildRegistry(release.manifests, { operatorVersion: exact ? version : `${major}.${minor}.0`, clusterProfile: profile });
+      release.registries.set(key, registry);
+    }
+    return registry;
+  }
+
+  private release(folder: string, version: string): Release {
+    const hit = this.releasesRead.get(folder);
+    if (hit) return hit;
     const path = join(this.dir, folder);
     if (!existsSync(path)) {
       throw new Error(`release ${folder} (for version ${version}) is not in the payload catalog ${this.dir} ` +
         `(it has ${this.releases().join(', ') || 'no release folders'})`);
     }
-    const registry = loadRegistry(path, { operatorVersion: version, clusterProfile: profile });
-    this.cache.set(key, registry);
-    return registry;
+    const manifests = readPayloadManifests(path);
+    if (manifests.length === 0) throw new Error(`no payload FeatureGate manifests (*.yaml, *.yml, *.json) in ${path}`);
+    const named = new Set<string>();
+    for (const m of manifests) {
+      const entries = (m.object as { status?: { featureGates?: { version?: unknown }[] } } | null)?.status?.featureGates;
+      for (const e of Array.isArray(entries) ? entries : []) if (typeof e?.version === 'string' && e.version !== '') named.add(e.version);
+    }
+    const release = { manifests, named, registries: new Map<string, FeatureSetRegistry>() };
+    this.releasesRead.set(folder, release);
+    return release;
   }
 }

@@ -145,7 +145,7 @@ async function main(): Promise<void> {
   for (const step of [1, 10, GUESTS].filter((n, k, a) => n <= GUESTS && a.indexOf(n) === k)) {
     for (; added < step; added++) {
       const g = guests[added]!;
-      await publishHostedControlPlane(mkc, { namespace: `clusters-g${g.i}`, name: `g${g.i}`, kubeconfig: readFileSync(g.plane.kubeconfigPath, 'utf8') });
+      await publishHostedControlPlane(mkc, { namespace: `clusters-g${g.i}`, name: `g${g.i}`, kubeconfig: readFileSync(g.plane.kubeconfigPath, 'utf8'), releaseVersion: '4.22.0' });
     }
     await Promise.all(guests.slice(0, step).map((g) => eventually(`guest ${g.i} correct`, () => guestCorrect(g), 120_000)));
     await sleep(10_000);

@@ -20,11 +20,13 @@ export interface HostedControlPlaneInput {
   publishKubeConfig?: boolean;
   /** status.versionStatus.desired.version, as HyperShift copies it from the guest. */
   desiredVersion?: string;
+  /** status.controlPlaneVersion.desired (version and image), as HyperShift derives it from the HCP's release image. */
+  releaseVersion?: string;
 }
 
 /** A guest kubeconfig whose server is a closed port on loopback: every connection attempt is refused at once. */
 export const UNREACHABLE_GUEST_KUBECONFIG = JSON.stringify({
-  apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
+  apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1' } }],
   users: [{ name: 'u', user: { token: 'x' } }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }], 'current-context': 'c',
 });
 
@@ -86,7 +88,22 @@ export async function publishHostedControlPlane(kc: ClusterAccess, input: Hosted
           history: [],
         },
       } : {}),
+      ...(input.releaseVersion ? { controlPlaneVersion: controlPlaneVersionStatus(input.releaseVersion) } : {}),
     },
+  });
+}
+
+function controlPlaneVersionStatus(version: string): Record<string, unknown> {
+  const image = `quay.io/openshift-release-dev/ocp-release:${version}-x86_64`;
+  return { desired: { version, image }, history: [{ version, image, state: 'Completed', startedTime: '2026-01-01T00:00:00Z', completionTime: '2026-01-01T00:10:00Z' }], observedGeneration: 1 };
+}
+
+/** Sets the HCP's status.controlPlaneVersion to `version`, as HyperShift does when the HostedCluster's release changes. */
+export async function setHostedReleaseVersion(kc: ClusterAccess, namespace: string, name: string, version: string): Promise<HostedControlPlane> {
+  const client = new ResourceClient(kc, HostedControlPlaneResource, undefined, { namespace });
+  return retryOnConflict(async () => {
+    const hcp = await client.get(name);
+    return client.replaceStatus({ ...hcp, status: { ...(hcp.status ?? {}), controlPlaneVersion: controlPlaneVersionStatus(version) } });
   });
 }
 

@@ -170,6 +170,21 @@ describe('bounded reads', () => {
     transport.close();
   });
 
+  it('an exception thrown while handling a watch event ends that watch with the error, not the process', async () => {
+    const { server, access } = await hostile(false);
+    server.answer = (_q, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(`${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' } } })}\n`);
+    };
+    const transport = new KubeTransport(access);
+    const err = await new Promise<Error | undefined>((resolve) => {
+      void transport.watch({ path: '/apis/config.openshift.io/v1/featuregates', query: {}, onEnd: resolve,
+        onEvent: () => { throw new RangeError('Invalid array length'); } });
+    });
+    expect(err?.message).toContain('handling an event failed: Invalid array length');
+    transport.close();
+  });
+
   it('a 2 MiB error message with terminal escapes is cut and cleaned in the error, the log line and a real Event', async () => {
     const { server, access } = await hostile(true);
     const huge = `\x1b[31mred\x1b[0m\n${'m'.repeat(2 * 1024 * 1024)}`;

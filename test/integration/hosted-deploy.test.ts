@@ -52,7 +52,7 @@ describe('deploy/hosted with its RBAC proven on a real API server', () => {
     await setClusterVersion(gkc, { history: ['4.22.0'] });
     const admin = readKubeconfigFile(mgmt.kubeconfigPath)!;
     await publishHostedControlPlane(admin, {
-      namespace: 'clusters-a', name: 'a', kubeconfig: readFileSync(guest.kubeconfigPath, 'utf8'), secretName: 'admin-kubeconfig',
+      namespace: 'clusters-a', name: 'a', kubeconfig: readFileSync(guest.kubeconfigPath, 'utf8'), secretName: 'admin-kubeconfig', releaseVersion: '4.22.0',
     });
     await putGuestKubeconfigSecret(admin, 'clusters-a', 'service-network-admin-kubeconfig', { kubeconfig: readFileSync(guest.kubeconfigPath, 'utf8') });
 
@@ -110,5 +110,31 @@ describe('deploy/hosted with its RBAC proven on a real API server', () => {
     await forbidden(new ResourceClient(sa, SecretResource).list('metadata.name=service-network-admin-kubeconfig'));
     // Other ConfigMaps of an HCP namespace are out of reach too.
     await forbidden(new ResourceClient(sa, ConfigMapResource, undefined, { namespace: 'clusters-a' }).get('kube-root-ca.crt'));
+  });
+
+  it('the status reader, bound as the manifest says, runs `hosted status` and lists no ConfigMap or Lease elsewhere', async () => {
+    const admin = KubeTransport.for(readKubeconfigFile(mgmt.kubeconfigPath)!);
+    await admin.request({ method: 'POST', path: `/api/v1/namespaces/${NS}/serviceaccounts`, body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'status-reader' } } });
+    const subjects = [{ kind: 'ServiceAccount', name: 'status-reader', namespace: NS }];
+    await admin.request({ method: 'POST', path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', body: {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'status-reader' }, subjects,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'featuregate-hosted-status-reader' } } });
+    await admin.request({ method: 'POST', path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings`, body: {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'status-reader', namespace: NS }, subjects,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'featuregate-hosted-status-reader' } } });
+    const path = join(tempDir('fgc-status-reader-'), 'kubeconfig');
+    writeFileSync(path, (await serviceAccountKubeConfig(mgmt, NS, 'status-reader')).exportConfig());
+    const reader = readKubeconfigFile(path)!;
+    await eventually(async () => {
+      const r = spawnCLI(['hosted', 'status', '--kubeconfig', path, '--namespace', NS, '-o', 'json']);
+      let out = '';
+      r.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+      const code = await new Promise<number | null>((resolve) => r.once('close', resolve));
+      expect(code).toBe(0);
+      expect((JSON.parse(out) as { hcp: string }[]).map((x) => x.hcp)).toEqual(['clusters-a/a']);
+    }, 20_000, 500);
+    await forbidden(new ResourceClient(reader, ConfigMapResource).list());
+    await forbidden(new ResourceClient(reader, ConfigMapResource, undefined, { namespace: 'clusters-a' }).list());
+    await forbidden(new ResourceClient(reader, SecretResource, undefined, { namespace: NS }).list());
   });
 });

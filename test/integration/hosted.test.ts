@@ -10,13 +10,12 @@
 // kubeconfig that does not parse, a release missing from the catalog, a guest without the FeatureGate CRD)
 // each get an Event and a `hosted status` line naming what is missing, and never stop the others.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import {
   ClusterProfiles, FEATURE_GATE_CONFIGMAP_KEY, FEATURE_GATE_NAME, PAYLOAD_VERSION_ANNOTATION, desiredFeatureGates, releaseFolder,
-  resolveFeatureGateDetails, shardOf, type FeatureGateDetails, type FeatureGateSpec, type HostedGuestRecord,
+  resolveFeatureGateDetails, shardOf, type FeatureGateDetails, type FeatureGateSpec,
 } from '../../api-types/index.js';
 import {
   ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, LeaseResource, ReleaseCatalog, ResourceClient,
@@ -24,10 +23,11 @@ import {
 } from '../../runtime/index.js';
 import {
   UNREACHABLE_GUEST_KUBECONFIG, completeHead, hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, setClusterVersion,
-  setHostedFeatureGate, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
+  setHostedFeatureGate, setHostedReleaseVersion, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { shardLeaseName } from '../../hosted/shards.js';
-import { runCLI, spawnCLI } from '../support/cli.js';
+import { runCLI } from '../support/cli.js';
+import { hostedReplicas } from '../support/hosted-replicas.js';
 import { eventually } from '../support/eventually.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 import { tempDirs } from '../support/temp.js';
@@ -40,25 +40,17 @@ const catalog = new ReleaseCatalog(CATALOG);
 
 interface HcpEvent { type: string; reason: string; message: string; count?: number; involvedObject: { kind: string } }
 
-interface Guest { plane: ControlPlane; kc: ClusterAccess; key: string; namespace: string; status: FeatureGateDetails[] }
+/** `release`: the HCP's release (status.controlPlaneVersion), which the management-side ConfigMap follows. */
+interface Guest { plane: ControlPlane; kc: ClusterAccess; key: string; namespace: string; status: FeatureGateDetails[]; release: string }
 
 describe('featuregates hosted: two replicas, a management cluster and guest clusters', () => {
   let mgmt: ControlPlane;
   let mkc: ClusterAccess;
   let guestC: ControlPlane;
   const guests: Record<'a' | 'b', Guest> = {} as Record<'a' | 'b', Guest>;
-  const procs = new Map<string, ChildProcess>();
-  const logs = new Map<string, string>();
-
-  const startReplica = (identity: string) => {
-    const p = spawnCLI(['hosted', '--kubeconfig', mgmt.kubeconfigPath, '--payload-catalog', CATALOG, '--namespace', NS,
-      '--identity', identity, '--shards', String(SHARDS), '--metrics-bind-address', '0', '--health-probe-bind-address', '0',
-      '--leader-elect-lease-duration', '4s', '--leader-elect-renew-deadline', '3s', '--leader-elect-retry-period', '1s',
-      '--guest-backoff-max', '2s', '--log-format', 'json']);
-    logs.set(identity, '');
-    p.stderr!.on('data', (d: Buffer) => logs.set(identity, logs.get(identity) + d.toString()));
-    procs.set(identity, p);
-  };
+  const replicas = hostedReplicas({ kubeconfig: () => mgmt.kubeconfigPath, catalog: CATALOG, namespace: NS, shards: SHARDS });
+  const { procs, logs, records, dumpOnFailure } = replicas;
+  const startReplica = (identity: string) => replicas.start(identity);
 
   const fgOf = (g: Guest) => new ResourceClient(g.kc, FeatureGateResource).get(FEATURE_GATE_NAME);
   const coOf = (g: Guest) => new ResourceClient(g.kc, ClusterOperatorResource).get('config-operator');
@@ -74,8 +66,8 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
       expect(fg.spec.featureSet ?? '').toBe(spec.featureSet ?? '');
       expect(fg.status?.featureGates).toEqual(expected);
       const cm = await readFeatureGateConfigMap(mkc, g.namespace);
-      expect(cm?.metadata.annotations?.[PAYLOAD_VERSION_ANNOTATION]).toBe(version);
-      expect(cm?.data?.[FEATURE_GATE_CONFIGMAP_KEY]).toBe(render(spec, version));
+      expect(cm?.metadata.annotations?.[PAYLOAD_VERSION_ANNOTATION]).toBe(g.release);
+      expect(cm?.data?.[FEATURE_GATE_CONFIGMAP_KEY]).toBe(render(spec, g.release));
     }, timeoutMs, 200);
     g.status = expected;
     return expected;
@@ -97,10 +89,10 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     return rendered.get(key)!;
   };
 
-  const records = async (): Promise<Map<string, HostedGuestRecord>> => {
-    const r = runCLI(['hosted', 'status', '--kubeconfig', mgmt.kubeconfigPath, '--namespace', NS, '-o', 'json']);
-    expect(r.code).toBe(0);
-    return new Map((JSON.parse(r.stdout) as HostedGuestRecord[]).map((x) => [x.hcp, x]));
+  /** HyperShift rolls the HCP's control plane to `version` (HostedCluster release → status.controlPlaneVersion). */
+  const release = async (g: Guest, version: string) => {
+    await setHostedReleaseVersion(mkc, g.namespace, g.key.split('/')[1]!, version);
+    g.release = version;
   };
 
   const hcpEvents = async (namespace: string): Promise<HcpEvent[]> => {
@@ -129,8 +121,8 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
       const kc = readKubeconfigFile(plane.kubeconfigPath)!;
       // The guest's cluster-version operator has installed 4.22.0.
       await setClusterVersion(kc, { history: ['4.22.0'] });
-      guests[id] = { plane, kc, key: `clusters-${id}/${id}`, namespace: `clusters-${id}`, status: [] };
-      await publishHostedControlPlane(mkc, { namespace: `clusters-${id}`, name: id, kubeconfig: readFileSync(plane.kubeconfigPath, 'utf8') });
+      guests[id] = { plane, kc, key: `clusters-${id}/${id}`, namespace: `clusters-${id}`, status: [], release: '4.22.0' };
+      await publishHostedControlPlane(mkc, { namespace: `clusters-${id}`, name: id, kubeconfig: readFileSync(plane.kubeconfigPath, 'utf8'), releaseVersion: '4.22.0' });
     }
     await KubeTransport.for(mkc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
     // Bad input, each on its own HCP.
@@ -140,29 +132,16 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     await putGuestKubeconfigSecret(mkc, 'bad-nokey', 'kc2', { other: 'x' });
     await publishHostedControlPlane(mkc, { namespace: 'bad-garbage', name: 'garbage', kubeconfig: 'clusters: [unclosed' });
     await publishHostedControlPlane(mkc, { namespace: 'bad-release', name: 'norelease', desiredVersion: '9.9.0' });
-    await publishHostedControlPlane(mkc, { namespace: 'bad-nocrd', name: 'nocrd', kubeconfig: readFileSync(c.kubeconfigPath, 'utf8') });
+    await publishHostedControlPlane(mkc, { namespace: 'bad-nocrd', name: 'nocrd', kubeconfig: readFileSync(c.kubeconfigPath, 'utf8'), releaseVersion: '4.22.0' });
     startReplica('replica-1');
     startReplica('replica-2');
   }, 180_000);
 
   afterAll(async () => {
-    for (const p of procs.values()) p.kill('SIGKILL');
+    replicas.killAll();
     await Promise.all([guests.a?.plane.stop(), guests.b?.plane.stop(), guestC?.stop()]);
     await mgmt?.stop();
   });
-
-  const dumpOnFailure = async (fn: () => Promise<void>) => {
-    try {
-      await fn();
-    } catch (e) {
-      for (const [id, text] of logs) {
-        const file = join(process.env.FGC_LOG_DIR ?? tempDir('fgc-hosted-log-'), `hosted-${id}.log`);
-        writeFileSync(file, text);
-        process.stderr.write(`--- ${id} (last 3000 chars; all of it in ${file}, kept when FGC_LOG_DIR names a folder)\n${text.slice(-3000)}\n`);
-      }
-      throw e;
-    }
-  };
 
   it('installs Default on both guests: spec created, status, ClusterOperator and the ConfigMap', () => dumpOnFailure(async () => {
     for (const g of [guests.a, guests.b]) {
@@ -184,6 +163,7 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
   }), 90_000);
 
   it('follows an upgrade in guest A\'s history: Partial keeps both entries, Completed too', () => dumpOnFailure(async () => {
+    await release(guests.a, '4.23.0');
     const up = await upgrade(guests.a.kc, '4.23.0');
     expect((await expectConverged(guests.a, {})).map((e) => e.version)).toEqual(['4.23.0', '4.22.0']);
     await up.complete();
@@ -217,6 +197,7 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
   it('a guest that is down delays nobody else, and converges when it returns', () => dumpOnFailure(async () => {
     await guests.a.plane.stopAPIServer();
     try {
+      await release(guests.b, '4.23.0');
       const up = await upgrade(guests.b.kc, '4.23.0');
       await expectConverged(guests.b, { featureSet: 'TechPreviewNoUpgrade' }, 20_000);
       await up.complete();
@@ -227,6 +208,7 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     } finally {
       await guests.a.plane.startAPIServer();
     }
+    await release(guests.a, '4.23.1');
     await setClusterVersion(guests.a.kc, { history: ['4.23.1', '4.23.0', '4.22.0'] });
     await expectConverged(guests.a, {}, 30_000);
   }), 90_000);
@@ -238,8 +220,10 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     procs.get(owner)!.kill('SIGKILL');
     procs.delete(owner);
     await eventually(async () => expect(await shardHolder(guests.a.key)).toBe(survivor), 20_000, 200);
+    await release(guests.a, '4.23.2');
     await setClusterVersion(guests.a.kc, { history: ['4.23.2', '4.23.1', '4.23.0', '4.22.0'] });
     await expectConverged(guests.a, {}, 20_000);
+    await release(guests.b, '5.0.0');
     const up = await upgrade(guests.b.kc, '5.0.0');
     await expectConverged(guests.b, { featureSet: 'TechPreviewNoUpgrade' }, 20_000);
     await up.complete();

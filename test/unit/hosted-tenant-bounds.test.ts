@@ -1,0 +1,91 @@
+// What one tenant can grow or decide on the management side is bounded by pure rules: the release catalog
+// holds a registry per release folder and profile (not per version a guest names), a shard's record data
+// stays within its budget whatever one HCP's record says, Upgradeable honours a NoUpgrade choice on either
+// side, and the management-side version never comes from the guest's own ClusterVersion.
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { join } from 'node:path';
+import {
+  ClusterProfiles, SHARD_RECORD_BUDGET_BYTES, boundedRecord, hcpReleaseVersion, resolveFeatureGateDetails, shardRecordData,
+  type HostedControlPlane, type HostedGuestRecord,
+} from '../../api-types/index.js';
+import { ReleaseCatalog } from '../../runtime/index.js';
+import { upgradeBlockingFeatureSet } from '../../hosted/guest-session.js';
+import { PAYLOAD_ROOT } from '../support/payloads.js';
+
+describe('ReleaseCatalog', () => {
+  it('500 z-versions of one release and both profiles: two registries, the same gates as a registry built for each', () => {
+    const catalog = new ReleaseCatalog(join(PAYLOAD_ROOT, 'releases'));
+    const first = catalog.registry('4.22.0', ClusterProfiles.IBMCloudManaged);
+    for (let z = 1; z <= 500; z++) catalog.registry(`4.22.${z}`, ClusterProfiles.IBMCloudManaged);
+    catalog.registry('4.22.7', ClusterProfiles.SelfManagedHighAvailability);
+    expect(catalog.size).toBe(2);
+    const fresh = new ReleaseCatalog(join(PAYLOAD_ROOT, 'releases'));
+    for (const v of ['4.22.0', '4.22.311']) {
+      expect(resolveFeatureGateDetails({ featureSet: 'TechPreviewNoUpgrade' }, catalog.registry(v, ClusterProfiles.IBMCloudManaged), v))
+        .toEqual(resolveFeatureGateDetails({ featureSet: 'TechPreviewNoUpgrade' }, fresh.registry(v, ClusterProfiles.IBMCloudManaged), v));
+    }
+    expect(catalog.registry('4.22.499', ClusterProfiles.IBMCloudManaged)).toBe(first);
+  });
+
+  it('a version whose release is not in the catalog is an error naming the folder, and holds nothing', () => {
+    const catalog = new ReleaseCatalog(join(PAYLOAD_ROOT, 'releases'));
+    for (let minor = 30; minor < 60; minor++) expect(() => catalog.registry(`4.${minor}.0`, ClusterProfiles.IBMCloudManaged)).toThrow(`release release-4.${minor}`);
+    expect(catalog.size).toBe(0);
+  });
+});
+
+const record = (i: number, lastError = ''): [string, HostedGuestRecord] => [`ns${i}_hcp`, {
+  hcp: `ns${i}/hcp`, shard: 0, owner: 'replica-1', featureSet: 'Default', versions: ['4.22.0'], ...(lastError ? { lastError } : {}),
+}];
+
+describe('shard records', () => {
+  it('a record is bounded whatever its guest says: 3,000 versions, a 2 MiB error, a long version string', () => {
+    const r = boundedRecord({
+      hcp: 'a/a', shard: 0, owner: 'x', featureSet: 'Default', desiredVersion: `4.22.0-${'v'.repeat(10_000)}`,
+      versions: Array.from({ length: 3000 }, (_, i) => `4.22.${i}`), lastError: 'e'.repeat(2 * 1024 * 1024), upgradeable: `False: ${'r'.repeat(5000)}`,
+    });
+    expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThan(8 * 1024);
+    expect(r.versions.at(-1)).toBe('… 2900 more');
+  });
+
+  it('the shard data stays within its budget and keeps a line for every HCP, however many HCPs and however large their records', () => {
+    fc.assert(fc.property(fc.array(fc.nat({ max: 4000 }), { minLength: 1, maxLength: 400 }), (errorSizes) => {
+      const data = shardRecordData(errorSizes.map((n, i) => record(i, 'x'.repeat(n))), 64 * 1024);
+      const total = Object.entries(data).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0);
+      expect(Object.keys(data)).toHaveLength(errorSizes.length);
+      // Every record cut to its line still fits when the HCPs are not too many for the budget.
+      if (errorSizes.length * 200 < 64 * 1024) expect(total).toBeLessThanOrEqual(64 * 1024);
+    }), { numRuns: 50 });
+  });
+
+  it('one hostile record does not push the others out: the default budget holds 300 HCPs with the longest errors', () => {
+    const data = shardRecordData(Array.from({ length: 300 }, (_, i) => record(i, 'y'.repeat(2 * 1024 * 1024))));
+    const total = Object.entries(data).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0);
+    expect(total).toBeLessThanOrEqual(SHARD_RECORD_BUDGET_BYTES);
+    expect(Object.keys(data)).toHaveLength(300);
+  });
+});
+
+describe('Upgradeable while the guest spec and the HCP spec differ', () => {
+  it('a NoUpgrade set on either side blocks', () => {
+    expect(upgradeBlockingFeatureSet('', 'TechPreviewNoUpgrade')).toBe('TechPreviewNoUpgrade');
+    expect(upgradeBlockingFeatureSet('TechPreviewNoUpgrade', '')).toBe('TechPreviewNoUpgrade');
+    expect(upgradeBlockingFeatureSet('CustomNoUpgrade', 'TechPreviewNoUpgrade')).toBe('CustomNoUpgrade');
+    expect(upgradeBlockingFeatureSet('', undefined)).toBe('');
+    expect(upgradeBlockingFeatureSet(undefined, '')).toBeUndefined();
+  });
+});
+
+describe('hcpReleaseVersion', () => {
+  const hcp = (status: Record<string, unknown>): HostedControlPlane => ({
+    apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedControlPlane', metadata: { name: 'a', namespace: 'a' }, spec: {}, status,
+  });
+  it('the control-plane version first, then the applied version, then (guest-influenced) versionStatus', () => {
+    const all = { controlPlaneVersion: { desired: { version: '4.22.3', image: 'x' } }, version: '4.22.2', versionStatus: { desired: { version: '4.22.158' } } };
+    expect(hcpReleaseVersion(hcp(all))).toEqual({ version: '4.22.3', source: 'status.controlPlaneVersion.desired.version' });
+    expect(hcpReleaseVersion(hcp({ ...all, controlPlaneVersion: undefined }))?.source).toBe('status.version');
+    expect(hcpReleaseVersion(hcp({ versionStatus: all.versionStatus }))).toEqual({ version: '4.22.158', source: 'status.versionStatus.desired.version' });
+    expect(hcpReleaseVersion(hcp({}))).toBeUndefined();
+  });
+});
