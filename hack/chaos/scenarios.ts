@@ -9,6 +9,7 @@ import { concurrentWriters } from './writers.js';
 import { sdkAcrossRestarts } from './sdk-restarts.js';
 import { eventSpam } from './events.js';
 import { throttledLeader } from './throttled-leader.js';
+import { throttledShard } from './throttled-shard.js';
 
 export interface Scenario {
   name: string;
@@ -25,4 +26,5 @@ export const SCENARIOS: Scenario[] = [
   { name: 'sdk-restarts', run: (short) => sdkAcrossRestarts(short ? { accessors: 10, restarts: 1 } : { accessors: 50, restarts: 3 }) },
   { name: 'events', run: (short) => eventSpam({ changes: short ? 40 : 100 }) },
   { name: 'throttled-leader', run: (short) => throttledLeader({ pauseMs: 20_000, retryAfterSeconds: 3, rounds: short ? 1 : 3 }) },
+  { name: 'throttled-shard', run: (short) => throttledShard({ pauseMs: 7_000, retryAfterSeconds: 3, rounds: short ? 1 : 3 }) },
 ];

@@ -1,12 +1,12 @@
 // `featuregates hosted` replicas as real processes against a test management plane (short Lease timing, guest
-// backoff capped at 2 s, JSON logs kept per replica), and what `featuregates hosted status -o json` says.
+// backoff capped at 2 s, JSON logs kept per replica), and what `featuregates hosted status -o json` says. No Jest
+// import: the chaos suite (hack/chaos) runs it too.
 import type { ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from '@jest/globals';
 import type { HostedGuestRecord } from '../../api-types/index.js';
 import { runCLI, spawnCLI } from './cli.js';
-import { tempDirs } from './temp.js';
 
 export interface HostedReplicasOptions {
   /** The management kubeconfig path (read when a replica starts: the plane may start after this is made). */
@@ -27,8 +27,6 @@ export interface HostedReplicas {
   killAll(): void;
 }
 
-const tempDir = tempDirs();
-
 export function hostedReplicas(o: HostedReplicasOptions): HostedReplicas {
   const procs = new Map<string, ChildProcess>();
   const logs = new Map<string, string>();
@@ -45,7 +43,7 @@ export function hostedReplicas(o: HostedReplicasOptions): HostedReplicas {
     },
     async records() {
       const r = runCLI(['hosted', 'status', '--kubeconfig', o.kubeconfig(), '--namespace', o.namespace, '-o', 'json']);
-      expect(r.code).toBe(0);
+      if (r.code !== 0) throw new Error(`featuregates hosted status exited ${r.code}: ${r.stderr}`);
       return new Map((JSON.parse(r.stdout) as HostedGuestRecord[]).map((x) => [x.hcp, x]));
     },
     async dumpOnFailure(fn) {
@@ -53,7 +51,7 @@ export function hostedReplicas(o: HostedReplicasOptions): HostedReplicas {
         await fn();
       } catch (e) {
         for (const [id, text] of logs) {
-          const file = join(process.env.FGC_LOG_DIR ?? tempDir('fgc-hosted-log-'), `hosted-${id}.log`);
+          const file = join(process.env.FGC_LOG_DIR ?? mkdtempSync(join(tmpdir(), 'fgc-hosted-log-')), `hosted-${id}.log`);
           writeFileSync(file, text);
           process.stderr.write(`--- ${id} (last 3000 chars; all of it in ${file}, kept when FGC_LOG_DIR names a folder)\n${text.slice(-3000)}\n`);
         }

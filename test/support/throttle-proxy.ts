@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { selfSignedCert } from '../../runtime/self-signed-cert.js';
 import { adminKubeconfig } from '../../sdk/testing/auth.js';
 
-export interface ProxiedRequest { at: number; method: string; path: string; query: URLSearchParams; throttled: boolean; refused?: boolean; httpVersion: string }
+export interface ProxiedRequest { at: number; method: string; path: string; query: URLSearchParams; throttled: boolean; refused?: boolean; httpVersion: string; userAgent: string }
 
 /** Headers HTTP/2 forbids (connection-specific) and its pseudo-headers: not forwarded either way. */
 const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
@@ -49,12 +49,12 @@ export async function startThrottleProxy(upstream: string, o: { http1Only?: bool
     const stream = 'stream' in req ? req.stream : undefined;
     if (refuse && stream) {
       refuse = false;
-      requests.push({ at: Date.now(), method: req.method ?? '', path: url.pathname, query: url.searchParams, throttled: false, refused: true, httpVersion: req.httpVersion });
+      requests.push({ at: Date.now(), method: req.method ?? '', path: url.pathname, query: url.searchParams, throttled: false, refused: true, httpVersion: req.httpVersion, userAgent: String(req.headers['user-agent'] ?? '') });
       stream.on('error', () => undefined); // the refusal is this stream's error, on both ends
       stream.session?.goaway(0, Math.max(0, (stream.id ?? 1) - 2));
       return;
     }
-    requests.push({ at: Date.now(), method: req.method ?? '', path: url.pathname, query: url.searchParams, throttled, httpVersion: req.httpVersion });
+    requests.push({ at: Date.now(), method: req.method ?? '', path: url.pathname, query: url.searchParams, throttled, httpVersion: req.httpVersion, userAgent: String(req.headers['user-agent'] ?? '') });
     if (throttled) {
       req.resume();
       res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': String(retryAfter) });
