@@ -91,7 +91,7 @@ const publishAll = async () => {
   for (let i = 0; i < N; i += 20) {
     await Promise.all([...Array(Math.min(20, N - i)).keys()].map((j) => publishHostedControlPlane(mkc, { namespace: `u${i + j}`, name: `u${i + j}`, kubeconfig: UNREACHABLE_GUEST_KUBECONFIG })));
   }
-  for (const [i, plane] of guests.entries()) await publishHostedControlPlane(mkc, { namespace: `g${i}`, name: `g${i}`, kubeconfig: readFileSync(plane.kubeconfigPath, 'utf8') });
+  for (const [i, plane] of guests.entries()) await publishHostedControlPlane(mkc, { namespace: `g${i}`, name: `g${i}`, kubeconfig: readFileSync(plane.kubeconfigPath, 'utf8'), releaseVersion: '4.22.0' });
 };
 
 if (flags.start) {
