@@ -131,6 +131,8 @@ export class GuestSession {
   private guest: GuestConnection | undefined;
   private configMap: { cm: ConfigMap; checkedAt: number } | undefined;
   private rendered: { key: string; cm: ConfigMap } | undefined;
+  /** The FeatureGate status reconciler of this guest, version and registry: kept between syncs, so its resolution cache is. */
+  private status: { guest: GuestConnection; version: string; registry: FeatureSetRegistry; reconcile: (key: string) => Promise<ReconcileResult> } | undefined;
   private last: HostedGuestRecord | undefined;
   /** The message of the problems this session now waits on (logged when it changes). */
   private waitingOn: string | undefined;
@@ -251,10 +253,7 @@ export class GuestSession {
           }
           return {};
         }
-        const fgResult = await featureGateStatusReconciler({
-          operatorVersion: guestVersion, registry, featureGates: guest.featureGates, clusterVersions: guest.clusterVersions,
-          client: guest.featureGate, conditions: this.conditions, events: this.events, logger: this.log,
-        })(FEATURE_GATE_NAME);
+        const fgResult = await this.statusReconciler(guest, guestVersion, registry)(FEATURE_GATE_NAME);
         if (fgResult.requeue) result = { requeue: true };
         const fg = guest.featureGates.get(FEATURE_GATE_NAME);
         this.conditions.set(featureGatesUpgradeable(upgradeBlockingFeatureSet(fg?.spec.featureSet, spec.featureSet)));
@@ -314,6 +313,18 @@ export class GuestSession {
     this.waitingOn = undefined;
     this.notified = undefined;
     return result;
+  }
+
+  /** The single-cluster operator's FeatureGate status reconciler over this guest's reflectors, made anew only when they or the version change. */
+  private statusReconciler(guest: GuestConnection, version: string, registry: FeatureSetRegistry): (key: string) => Promise<ReconcileResult> {
+    const s = this.status;
+    if (s?.guest === guest && s.version === version && s.registry === registry) return s.reconcile;
+    const reconcile = featureGateStatusReconciler({
+      operatorVersion: version, registry, featureGates: guest.featureGates, clusterVersions: guest.clusterVersions,
+      client: guest.featureGate, conditions: this.conditions, events: this.events, logger: this.log,
+    });
+    this.status = { guest, version, registry, reconcile };
+    return reconcile;
   }
 
   /** A `notified` problem's Warning is due: new, changed, or last written NOTIFIED_REPEAT_MS ago. */

@@ -6,7 +6,10 @@
 // status write, and the same ClusterVersion change → status round trip, samples interleaved. Both run with the
 // node flags of the image's ENTRYPOINT, which the hosted Deployment inherits (OPERATOR_NODE_FLAGS overrides
 // them; set and empty: none).
-//   npm run bench -- hosted-fleet [--guests 20] [--unreachable 480] [--replicas 3] [--samples 100] [--idle-s 60] [--settle-s 180]
+//   npm run bench -- hosted-fleet [--guests 20] [--unreachable 480] [--hostile 0] [--replicas 3] [--samples 100] [--idle-s 60] [--settle-s 180]
+// --hostile N adds N HCPs whose guests are hostile in-process servers (test/support/hostile-guests.ts: throttling
+// forever, 2 MiB errors, newline-free streams, 3,000 history entries, a cycling ClusterVersion; in turn), published
+// after the unreachable ones: `--unreachable 470 --hostile 10` is issue 33's fleet of 500.
 // Phases: footprint (RSS at 0 HCPs, UNREACHABLE, then 1 / 10 / GUESTS reachable) → idle CPU and Lease writes
 // → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
 // guests correct) → kill -9 of one replica (its guests written again) → audit: guest writes by non-holders.
@@ -21,6 +24,7 @@ import {
   UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, setFeatureGateStatus, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { shardLeaseName } from '../../hosted/shards.js';
+import { HOSTILE_KINDS, startHostileGuest } from '../../test/support/hostile-guests.js';
 import { auditSetup, readAuditWrites } from '../chaos/audit.js';
 import { startBenchCluster } from './bench-cluster.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
@@ -30,13 +34,14 @@ import { operatorChange } from './status-change.js';
 
 const { values: flags } = parseArgs({
   options: {
-    guests: { type: 'string', default: '20' }, unreachable: { type: 'string', default: '480' }, replicas: { type: 'string', default: '3' },
+    guests: { type: 'string', default: '20' }, unreachable: { type: 'string', default: '480' }, hostile: { type: 'string', default: '0' }, replicas: { type: 'string', default: '3' },
     samples: { type: 'string', default: '100' }, 'idle-s': { type: 'string', default: '60' }, shards: { type: 'string', default: '32' },
     'settle-s': { type: 'string', default: '180' },
   },
 });
 const GUESTS = Number(flags.guests);
 const UNREACHABLE = Number(flags.unreachable);
+const HOSTILE = Number(flags.hostile);
 const REPLICAS = Number(flags.replicas);
 const SAMPLES = Number(flags.samples);
 const IDLE_S = Number(flags['idle-s']);
@@ -141,6 +146,19 @@ async function main(): Promise<void> {
   await sleep(30_000);
   footprint.push([`${UNREACHABLE} unreachable`, UNREACHABLE, rss()]);
   say(`footprint: ${UNREACHABLE} unreachable: ${rss().toFixed(1)} MB`);
+  const hostile = [];
+  for (let i = 0; i < HOSTILE; i++) {
+    const kind = HOSTILE_KINDS[i % HOSTILE_KINDS.length]!;
+    const server = await startHostileGuest(kind);
+    hostile.push(server);
+    await publishHostedControlPlane(mkc, { namespace: `clusters-h${i}`, name: `h${i}`, kubeconfig: server.kubeconfig(), releaseVersion: '4.22.0' });
+  }
+  if (HOSTILE) {
+    await sleep(30_000);
+    footprint.push([`+${HOSTILE} hostile`, UNREACHABLE + HOSTILE, rss()]);
+    say(`footprint: ${UNREACHABLE} unreachable + ${HOSTILE} hostile (${HOSTILE_KINDS.join(', ')} in turn): ${rss().toFixed(1)} MB; ` +
+      `requests they were sent: ${hostile.map((h) => h.requests.length).join(' ')}`);
+  }
   let added = 0;
   for (const step of [1, 10, GUESTS].filter((n, k, a) => n <= GUESTS && a.indexOf(n) === k)) {
     for (; added < step; added++) {
@@ -149,7 +167,7 @@ async function main(): Promise<void> {
     }
     await Promise.all(guests.slice(0, step).map((g) => eventually(`guest ${g.i} correct`, () => guestCorrect(g), 120_000)));
     await sleep(10_000);
-    footprint.push([`+${step} reachable`, UNREACHABLE + step, rss()]);
+    footprint.push([`+${step} reachable`, UNREACHABLE + HOSTILE + step, rss()]);
     say(`footprint: ${UNREACHABLE} unreachable + ${step} reachable: ${rss().toFixed(1)} MB`);
   }
 
@@ -255,11 +273,15 @@ async function main(): Promise<void> {
   const per = (a: [string, number, number], b: [string, number, number]) => ((b[2] - a[2]) / (b[1] - a[1])).toFixed(3);
   const f = footprint;
   // Least-squares slope over the reachable steps (1 / 10 / GUESTS): the cost of one more reachable guest.
-  const pts = f.slice(2).map(([, n, mb]) => [n, mb] as const);
+  const reachable = f.filter(([what]) => what.endsWith('reachable') && what.startsWith('+'));
+  const pts = reachable.map(([, n, mb]) => [n, mb] as const);
   const mx = sum(pts.map(([x]) => x)) / pts.length;
   const my = sum(pts.map(([, y]) => y)) / pts.length;
   const slope = pts.length > 1 ? sum(pts.map(([x, y]) => (x - mx) * (y - my))) / sum(pts.map(([x]) => (x - mx) ** 2)) : NaN;
-  say(`RSS per HCP: unreachable ${per(f[0]!, f[1]!)} MB; reachable ${f.length > 2 ? per(f[1]!, f[f.length - 1]!) : 'n/a'} MB on average, ` +
+  const hostileStep = f.find(([what]) => what.endsWith('hostile'));
+  const beforeReachable = hostileStep ?? f[1]!;
+  say(`RSS per HCP: unreachable ${per(f[0]!, f[1]!)} MB; ${hostileStep ? `hostile ${per(f[1]!, hostileStep)} MB; ` : ''}` +
+    `reachable ${reachable.length ? per(beforeReachable, reachable[reachable.length - 1]!) : 'n/a'} MB on average, ` +
     `${slope.toFixed(3)} MB slope over the reachable steps ` +
     `(${f.map(([what, , mb]) => `${what}: ${mb.toFixed(1)} MB`).join(', ')}; goal ≤ 1 MB per HCP)`);
   for (const r of replicas) r.proc.kill('SIGKILL');

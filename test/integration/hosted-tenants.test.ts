@@ -19,12 +19,13 @@ import {
   ClusterOperatorResource, FeatureGateResource, KubeTransport, ReleaseCatalog, ResourceClient, readKubeconfigFile, type ClusterAccess,
 } from '../../runtime/index.js';
 import {
-  historyEntry, hypershiftCRDPaths, publishHostedControlPlane, readFeatureGateConfigMap, setClusterVersion, setHostedFeatureGate,
+  hypershiftCRDPaths, publishHostedControlPlane, readFeatureGateConfigMap, setClusterVersion, setHostedFeatureGate,
   setHostedReleaseVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { runCLI } from '../support/cli.js';
 import { hostedReplicas } from '../support/hosted-replicas.js';
 import { eventually } from '../support/eventually.js';
+import { startHostileGuest } from '../support/hostile-guests.js';
 import { startHostileServer, status, type HostileServer } from '../support/hostile-server.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 import { tempDirs } from '../support/temp.js';
@@ -93,32 +94,15 @@ describe('featuregates hosted as a tenant boundary', () => {
     for (const shard of [0, 1]) good.push(await publish(planes[shard]!, namespaceOn(shard, `good${shard}`)));
     hs = await publish(planes[2]!, 'hypershift-guest');
 
-    // Hostile guests, in-process: each answers as its tenant chose.
-    const hostileGuest = async (name: string, answer: HostileServer['answer']) => {
-      const server = await startHostileServer({ tls: true, answer });
-      hostile.set(name, server);
+    // Hostile guests, in-process: each answers as its tenant chose (test/support/hostile-guests.ts).
+    for (const kind of ['throttle', 'huge-error', 'no-newline', 'long-history'] as const) {
+      const server = await startHostileGuest(kind);
+      hostile.set(kind, server);
       for (const shard of [0, 1]) {
-        const ns = namespaceOn(shard, name);
+        const ns = namespaceOn(shard, kind);
         await publishHostedControlPlane(mkc, { namespace: ns, name: ns, kubeconfig: server.kubeconfig(), releaseVersion: '4.22.3' });
       }
-    };
-    await hostileGuest('throttle', (_q, res) => status(res, 429, 'come back in an hour', { 'Retry-After': '3600' }));
-    await hostileGuest('huge-error', (_q, res) => status(res, 500, `\x1b[2J${'E'.repeat(2 * 1024 * 1024)}`));
-    await hostileGuest('no-newline', (_q, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      const chunk = Buffer.alloc(64 * 1024, 0x61);
-      const pump = () => { while (!res.destroyed && res.write(chunk)); if (!res.destroyed) res.once('drain', pump); };
-      pump();
-    });
-    const longHistory = Array.from({ length: 3000 }, (_, i) => historyEntry(`4.22.${3000 - i}`));
-    await hostileGuest('long-history', (q, res) => {
-      if (/[?&]watch=/.test(q.url ?? '')) { res.writeHead(200, { 'Content-Type': 'application/json' }); return; } // open, silent
-      const cv = { apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', metadata: { name: 'version', resourceVersion: '1' },
-        spec: { clusterID: 'x' }, status: { desired: { version: '4.22.3000', image: 'x' }, history: longHistory, observedGeneration: 1, versionHash: 'x', availableUpdates: null } };
-      const items = (q.url ?? '').includes('/clusterversions') ? [cv] : [];
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '1' }, items }));
-    });
+    }
 
     // Kubeconfigs that would make the coordinator read its own files, run a command, or talk in the clear.
     canaryListener = await startHostileServer({ answer: (_q, res) => status(res, 404, 'nothing here') });
