@@ -2,7 +2,7 @@
 // `featuregates hosted status`: one line per HCP from the management cluster.
 import { stringify } from 'yaml';
 import { hostedStatusTable } from '../api-types/index.js';
-import { connect, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
+import { connect, containUnhandledRejections, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
 import { DEFAULT_GUEST_BACKOFF_MAX_MS, DEFAULT_SHARDS, readHostedStatus, startHosted } from '../hosted/index.js';
 import {
   LOG_FORMAT_OPTION, REQUEST_TIMEOUT_OPTION, UsageError, durationFlag, logFormatOption, outputFlag, requestTimeoutFlag, sayOnStderr, type CommandSpec,
@@ -61,6 +61,7 @@ export const hostedCommand: CommandSpec = {
     const serving = servingFlags(values);
     const guestKubeconfigSecret = secretFlag(values['guest-kubeconfig-secret']);
     const logger = createLogger({ fields: { component: 'featuregates-hosted' }, ...logFormatOption(values['log-format']) });
+    containUnhandledRejections(logger);
     let finish!: (code: number) => void;
     const finished = new Promise<number>((resolve) => { finish = resolve; });
     const c = await startHosted({

@@ -1,5 +1,5 @@
 // `featuregates operator`: flags (mirroring the Go operator and controller-runtime), then the manager.
-import { createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
+import { containUnhandledRejections, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
 import { DEFAULT_CLUSTER_OPERATOR_NAME, startOperator } from '../controllers/manager.js';
 import { clusterProfileFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
 import { SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
@@ -33,6 +33,7 @@ export const operatorCommand: CommandSpec = {
     const inertia = values['degraded-inertia'] !== undefined ? parseDuration(values['degraded-inertia'], '--degraded-inertia') : undefined;
     const timing = leaderElectionTimingFlags(values);
     const logger = createLogger({ fields: { operator: 'featuregates' }, ...logFormatOption(values['log-format']) });
+    containUnhandledRejections(logger);
     const namespace = podNamespace();
     let exitCode = 0;
     let finish!: () => void;

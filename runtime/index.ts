@@ -32,4 +32,5 @@ export * from './work-queue.js';
 export * from './yaml.js';
 export * from './feature-metrics.js';
 export * from './feature-gate-file.js';
+export * from './fault-containment.js';
 export * from './release-catalog.js';
