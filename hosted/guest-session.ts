@@ -31,7 +31,7 @@ import {
   type FeatureGate, type FeatureGateSpec, type FeatureSetRegistry, type HostedControlPlane, type HostedGuestRecord,
 } from '../api-types/index.js';
 import {
-  ConfigMapResource, Controller, ItemExponentialLimiter, ResourceClient, apiErrorMessage, createEventRecorder,
+  BucketLimiter, ConfigMapResource, Controller, ItemExponentialLimiter, ResourceClient, apiErrorMessage, createEventRecorder,
   isConflict, silentLogger, statusCode, type ClusterAccess, type EventRecorder, type InvolvedObject, type Logger, type ReconcileResult, type ReleaseCatalog,
 } from '../runtime/index.js';
 import { clusterOperatorStatusReconciler } from '../controllers/cluster-operator-status.js';
@@ -98,6 +98,9 @@ export function sameFeatureGateSpec(a: FeatureGateSpec, b: FeatureGateSpec): boo
   return jsonEqual(norm(a), norm(b));
 }
 
+/** How often a guest's own events may wake its session: a token bucket per guest (a change, then its status write's echo, fit in the burst). */
+export const GUEST_WAKEUPS = { perSecond: 2, burst: 10 };
+
 /** The most ClusterVersion history entries a guest may have (the cluster-version operator keeps 100). */
 export const MAX_GUEST_HISTORY = 100;
 
@@ -124,6 +127,9 @@ export class GuestSession {
   private readonly conditions = OperatorConditions.atStart();
   private readonly events: EventRecorder;
   private readonly listeners = new Set<(name: string) => void>();
+  /** Paces the wake-ups the guest's own events cause (see changed). */
+  private readonly wakeups = new BucketLimiter(GUEST_WAKEUPS.perSecond, GUEST_WAKEUPS.burst);
+  private wakeTimer: NodeJS.Timeout | undefined;
   /** The Secret name whose first listing will wake this session (one wake-up attached per name). */
   private wakeOnListing: string | undefined;
   /** Aborted by stop(): the management-side write in flight ends at once. */
@@ -172,12 +178,25 @@ export class GuestSession {
     this.controller.enqueue(this.d.key);
   }
 
+  /**
+   * The guest's objects changed (or it failed or recovered): sync. A guest's events wake its session at most
+   * GUEST_WAKEUPS.perSecond times a second after a burst of GUEST_WAKEUPS.burst — events in between join the one
+   * wake-up scheduled — so a tenant whose API server streams changes cannot set the replica's pace.
+   */
   private changed = (): void => {
-    for (const fn of this.listeners) fn(this.d.key);
+    if (this.wakeTimer || this.stopping.signal.aborted) return;
+    const delay = this.wakeups.when();
+    const wake = () => { for (const fn of this.listeners) fn(this.d.key); };
+    if (delay <= 0) {
+      wake();
+      return;
+    }
+    this.wakeTimer = setTimeout(() => { this.wakeTimer = undefined; wake(); }, delay);
   };
 
   async stop(): Promise<void> {
     this.stopping.abort(new Error(`session ${this.d.key} stopped`));
+    clearTimeout(this.wakeTimer);
     void this.guest?.stop(); // aborts the guest requests of a sync in flight
     await this.controller.stop();
     await this.guest?.stop();

@@ -95,7 +95,7 @@ describe('featuregates hosted as a tenant boundary', () => {
     hs = await publish(planes[2]!, 'hypershift-guest');
 
     // Hostile guests, in-process: each answers as its tenant chose (test/support/hostile-guests.ts).
-    for (const kind of ['throttle', 'huge-error', 'no-newline', 'long-history'] as const) {
+    for (const kind of ['throttle', 'huge-error', 'no-newline', 'long-history', 'cycling'] as const) {
       const server = await startHostileGuest(kind);
       hostile.set(kind, server);
       for (const shard of [0, 1]) {
@@ -187,6 +187,19 @@ describe('featuregates hosted as a tenant boundary', () => {
     expect(table.code).toBe(0);
     expect(table.stdout.length).toBeLessThan(64 * 1024);
   }), 120_000);
+
+  it('a guest streaming ten changes a second sets no pace: its session wakes at most 2 times a second (burst 10)', () => dumpOnFailure(async () => {
+    const cycling = hostile.get('cycling')!;
+    const writes = () => cycling.requests.filter((r) => r.method !== 'GET').length;
+    await eventually(() => expect(writes()).toBeGreaterThan(0), 30_000, 200);
+    await new Promise((r) => setTimeout(r, 3_000)); // past the first failures' quick retries
+    const before = writes();
+    await new Promise((r) => setTimeout(r, 10_000));
+    // Two HCPs (one per shard) on this server, each: ≤ 2/s × 10 s + a burst of 10, plus its failure retries.
+    // Unpaced, the 100 events each HCP's watch delivers in 10 s were ~100 syncs, each a write attempt.
+    expect(writes() - before).toBeLessThanOrEqual(2 * (2 * 10 + 10 + 5));
+    expect(writes() - before).toBeGreaterThan(0);
+  }), 60_000);
 
   it('HyperShift\'s config policy refuses a feature-set change; a later upgrade still gets its entry and Upgradeable stays right', () => dumpOnFailure(async () => {
     await eventually(async () => expect((await fgOf(hs.kc)).status?.featureGates.map((e) => e.version)).toEqual(['4.22.3']), 60_000, 200);
