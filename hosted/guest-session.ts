@@ -197,9 +197,9 @@ export class GuestSession {
   async stop(): Promise<void> {
     this.stopping.abort(new Error(`session ${this.d.key} stopped`));
     clearTimeout(this.wakeTimer);
-    void this.guest?.stop(); // aborts the guest requests of a sync in flight
+    const guestStopped = this.guest?.stop(); // aborts the guest requests of a sync in flight
     await this.controller.stop();
-    await this.guest?.stop();
+    await guestStopped;
     this.guest = undefined;
     await this.events.flush();
     this.d.metrics.forget(this.namespace, this.name);
@@ -238,6 +238,7 @@ export class GuestSession {
         return undefined;
       }
     };
+    const releaseRegistry = () => (release ? registryOf(release.version, `HostedControlPlane release ${release.version}`) : undefined);
     let registry;
     if (guest?.synced()) {
       const tooLong = (cv?.status?.history.length ?? 0) > MAX_GUEST_HISTORY;
@@ -266,10 +267,8 @@ export class GuestSession {
         }
         if (wrote) {
           // The guest's watch brings the new object back and syncs again; the ConfigMap follows the HCP now.
-          if (release) {
-            const cmRegistry = registryOf(release.version, `HostedControlPlane release ${release.version}`);
-            if (cmRegistry) await this.syncConfigMap(this.desiredConfigMap(spec, cmRegistry, release.version)).catch(() => undefined);
-          }
+          const cmRegistry = releaseRegistry();
+          if (release && cmRegistry) await this.syncConfigMap(this.desiredConfigMap(spec, cmRegistry, release.version)).catch(() => undefined);
           return {};
         }
         const fgResult = await this.statusReconciler(guest, guestVersion, registry)(FEATURE_GATE_NAME);
@@ -298,7 +297,7 @@ export class GuestSession {
     }
     // The management ConfigMap last: the guest's status is what a watcher waits for. It does not wait for the
     // guest, and it is rendered from management-side input only (the HCP's spec and release).
-    const cmRegistry = release ? registryOf(release.version, `HostedControlPlane release ${release.version}`) : undefined;
+    const cmRegistry = releaseRegistry();
     if (release && cmRegistry) {
       try {
         await this.syncConfigMap(this.desiredConfigMap(spec, cmRegistry, release.version));

@@ -119,11 +119,6 @@ export class Controller {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Aborted by stop(): what a reconcile in flight passes to its requests. */
-  get signal(): AbortSignal {
-    return this.stopping.signal;
-  }
-
   /** Stops taking work, aborts the requests of the reconciles in flight, and resolves when they have ended. */
   async stop(): Promise<void> {
     for (const u of this.unsubscribe.splice(0)) u();

@@ -8,10 +8,11 @@
 // error naming the folder, never a guess from a neighbouring release.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildRegistry, parsePayloadVersion, releaseFolder, type ClusterProfile, type FeatureSetRegistry, type PayloadManifest } from '../api-types/index.js';
-import { readPayloadManifests } from './payload-manifests.js';
+import { parsePayloadVersion, releaseFolder, type ClusterProfile, type FeatureSetRegistry, type PayloadManifest } from '../api-types/index.js';
+import { loadRegistry, readPayloadManifests } from './payload-manifests.js';
 
 interface Release {
+  path: string;
   manifests: PayloadManifest[];
   /** Versions the manifests' status entries name explicitly (most payloads name none: their entry is ""). */
   named: Set<string>;
@@ -48,7 +49,7 @@ export class ReleaseCatalog {
     if (!registry) {
       // Built for the release (X.Y.0) unless the payload names this very version: the same gates for every z-version.
       const { major, minor } = parsePayloadVersion(version);
-      registry = buildRegistry(release.manifests, { operatorVersion: exact ? version : `${major}.${minor}.0`, clusterProfile: profile });
+      registry = loadRegistry(release.path, { operatorVersion: exact ? version : `${major}.${minor}.0`, clusterProfile: profile }, release.manifests);
       release.registries.set(key, registry);
     }
     return registry;
@@ -63,13 +64,12 @@ export class ReleaseCatalog {
         `(it has ${this.releases().join(', ') || 'no release folders'})`);
     }
     const manifests = readPayloadManifests(path);
-    if (manifests.length === 0) throw new Error(`no payload FeatureGate manifests (*.yaml, *.yml, *.json) in ${path}`);
     const named = new Set<string>();
     for (const m of manifests) {
       const entries = (m.object as { status?: { featureGates?: { version?: unknown }[] } } | null)?.status?.featureGates;
       for (const e of Array.isArray(entries) ? entries : []) if (typeof e?.version === 'string' && e.version !== '') named.add(e.version);
     }
-    const release = { manifests, named, registries: new Map<string, FeatureSetRegistry>() };
+    const release = { path, manifests, named, registries: new Map<string, FeatureSetRegistry>() };
     this.releasesRead.set(folder, release);
     return release;
   }

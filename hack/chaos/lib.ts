@@ -13,6 +13,8 @@ import {
 export const OPERATOR_VERSION = '4.22.1';
 export const PAYLOAD_DIR = join(packageRoot(), 'deploy', 'base', 'payload');
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A throttle-proxy pick: the PUTs of FeatureGate/cluster's status. */
+export const FEATURE_GATE_STATUS_PUT = (method: string, path: string) => method === 'PUT' && path.endsWith('/featuregates/cluster/status');
 /** OpenShift's lease timing (library-go), as deploy/overlays/openshift passes it. */
 export const OPENSHIFT_TIMING_ARGS = ['--leader-elect-lease-duration', '137s', '--leader-elect-renew-deadline', '107s', '--leader-elect-retry-period', '26s'];
 

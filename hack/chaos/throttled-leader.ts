@@ -10,7 +10,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startThrottleProxy } from '../../test/support/throttle-proxy.js';
 import { auditSetup, readAuditWrites, replicaKubeconfig, writesByNonHolders } from './audit.js';
-import { Figures, converged, injectStaleEntry, onChaosCluster, readLease, sleep, until, type ScenarioResult } from './lib.js';
+import { FEATURE_GATE_STATUS_PUT, Figures, converged, injectStaleEntry, onChaosCluster, readLease, sleep, until, type ScenarioResult } from './lib.js';
 
 export interface ThrottledLeaderOptions {
   /** How long the leader stays paused (past the 15 s lease). */
@@ -20,7 +20,6 @@ export interface ThrottledLeaderOptions {
   rounds: number;
 }
 
-const STATUS_PUT = (method: string, path: string) => method === 'PUT' && path.endsWith('/featuregates/cluster/status');
 
 export async function throttledLeader(o: ThrottledLeaderOptions): Promise<ScenarioResult> {
   const f = new Figures();
@@ -46,7 +45,7 @@ export async function throttledLeader(o: ThrottledLeaderOptions): Promise<Scenar
           const follower = operator(b.path);
           await until('status converged', () => converged(kc), 60_000);
 
-          proxy.throttle(o.retryAfterSeconds, STATUS_PUT);
+          proxy.throttle(o.retryAfterSeconds, FEATURE_GATE_STATUS_PUT);
           const from = proxy.requests.length;
           await until('stale entry written', () => injectStaleEntry(kc, `4.20.${round}`), 10_000);
           await until('the leader\'s status PUT throttled', async () => proxy.requests.slice(from).some((r) => r.throttled), 30_000, 20);

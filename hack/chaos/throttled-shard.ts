@@ -18,7 +18,7 @@ import { shardLeaseName } from '../../hosted/shards.js';
 import { hostedReplicas } from '../../test/support/hosted-replicas.js';
 import { PAYLOAD_ROOT } from '../../test/support/payloads.js';
 import { startThrottleProxy } from '../../test/support/throttle-proxy.js';
-import { Figures, sleep, until, type ScenarioResult } from './lib.js';
+import { FEATURE_GATE_STATUS_PUT, Figures, sleep, until, type ScenarioResult } from './lib.js';
 
 export interface ThrottledShardOptions {
   rounds: number;
@@ -28,7 +28,6 @@ export interface ThrottledShardOptions {
 }
 
 const NS = 'fgc-chaos-hosted';
-const STATUS_PUT = (method: string, path: string) => method === 'PUT' && path.endsWith('/featuregates/cluster/status');
 
 export async function throttledShard(o: ThrottledShardOptions): Promise<ScenarioResult> {
   const f = new Figures();
@@ -58,7 +57,7 @@ export async function throttledShard(o: ThrottledShardOptions): Promise<Scenario
       const other = [...replicas.procs.keys()].find((id) => id !== owner)!;
       const ownerProc = replicas.procs.get(owner)!;
 
-      proxy.throttle(o.retryAfterSeconds, STATUS_PUT);
+      proxy.throttle(o.retryAfterSeconds, FEATURE_GATE_STATUS_PUT);
       const from = proxy.requests.length;
       const version = `4.22.${3 + round}`;
       history.unshift(version);
@@ -91,7 +90,7 @@ export async function throttledShard(o: ThrottledShardOptions): Promise<Scenario
     if (replicas.procs.size < 2) replicas.start(`replica-${next++}`);
     const owner = await holder();
     const ownerProc = replicas.procs.get(owner)!;
-    proxy.throttle(3600, STATUS_PUT);
+    proxy.throttle(3600, FEATURE_GATE_STATUS_PUT);
     const from = proxy.requests.length;
     const version = `4.22.${4 + o.rounds}`;
     history.unshift(version);
