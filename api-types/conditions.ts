@@ -32,6 +32,18 @@ export function featureGatesUpgradeable(featureSet: string | undefined, options:
   };
 }
 
+/**
+ * The feature set that decides Upgradeable where two specs may differ — a hosted guest's own and the one its
+ * HostedControlPlane asks for while the guest refuses it: a NoUpgrade choice on either side blocks minor
+ * upgrades (the HCP's is one-way, and its control plane already runs it); otherwise the guest's own.
+ */
+export function upgradeBlockingFeatureSet(guest: string | undefined, requested: string | undefined): string | undefined {
+  const blocks = (s: string | undefined) => featureGatesUpgradeable(s).status === 'False';
+  if (blocks(guest)) return guest;
+  if (blocks(requested)) return requested;
+  return guest;
+}
+
 /** A controller's sync-error condition: `<Controller>Degraded`, reason SyncError / AsExpected. */
 export function syncDegraded(controllerName: string, error: string | undefined): OperatorCondition {
   return error === undefined

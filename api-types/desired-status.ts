@@ -40,3 +40,11 @@ export function featureGatesEqual(a: readonly FeatureGateDetails[] | null | unde
   const y = b ?? [];
   return x.length === y.length && x.every((e, i) => featureGateDetailsEqual(e, y[i] as FeatureGateDetails));
 }
+
+/**
+ * The version a cluster runs or is moving to: ClusterVersion status.desired.version, else its newest history
+ * entry (the rule every component uses to find its own FeatureGate status entry).
+ */
+export function clusterDesiredVersion(cv: { status?: { desired?: { version?: string } | null; history?: readonly Pick<UpdateHistory, 'version'>[] | null } | null } | undefined): string | undefined {
+  return cv?.status?.desired?.version || cv?.status?.history?.[0]?.version || undefined;
+}

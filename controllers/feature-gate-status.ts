@@ -8,7 +8,7 @@ import {
   type EnabledDisabled, type FeatureSetRegistry, API_VERSION,
 } from '../api-types/index.js';
 import {
-  apiErrorMessage, counter, gauge, isConflict, silentLogger, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
+  NotLeaderError, apiErrorMessage, counter, errorCause, gauge, isConflict, silentLogger, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
   type Reflector, type ResourceClient,
 } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
@@ -98,7 +98,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
       deps.conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, undefined));
       return result;
     } catch (e) {
-      if ((e as Error).name !== 'NotLeaderError') deps.conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, (e as Error).message));
+      if (!errorCause(e, NotLeaderError)) deps.conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, (e as Error).message));
       throw e;
     }
   };

@@ -1,7 +1,9 @@
 // FeatureUpgradeableController: FeatureGatesUpgradeable from spec.featureSet — NoUpgrade sets (and OKD
-// outside OKD builds) block minor upgrades. Triggered by FeatureGate changes.
-import { FEATURE_GATE_NAME, featureGatesUpgradeable, type FeatureGate } from '../api-types/index.js';
-import type { ControllerSpec, ReconcileResult, Reflector } from '../runtime/index.js';
+// outside OKD builds) block minor upgrades. Triggered by FeatureGate changes. In hosted mode the set the
+// HostedControlPlane asks for counts too (`requested`): a NoUpgrade choice there blocks even while the
+// guest refuses the spec (upgradeBlockingFeatureSet).
+import { FEATURE_GATE_NAME, featureGatesUpgradeable, upgradeBlockingFeatureSet, type FeatureGate } from '../api-types/index.js';
+import type { ControllerSpec, ControllerWatch, ReconcileResult, Reflector, WatchSource } from '../runtime/index.js';
 import type { OperatorConditions } from './operator-conditions.js';
 
 export const UPGRADEABLE_CONTROLLER = 'FeatureUpgradeableController';
@@ -10,22 +12,23 @@ export interface UpgradeableDeps {
   featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
   conditions: OperatorConditions;
   okdBuild?: boolean;
+  /** A feature set asked for elsewhere (a hosted guest's HostedControlPlane), and when it changes. */
+  requested?: WatchSource & { featureSet(): string | undefined };
 }
 
 export function upgradeableReconciler(deps: UpgradeableDeps) {
   return async (): Promise<ReconcileResult> => {
     const fg = deps.featureGates.get(FEATURE_GATE_NAME);
     if (!fg) return {};
-    deps.conditions.set(featureGatesUpgradeable(fg.spec.featureSet, { okdBuild: deps.okdBuild ?? false }));
+    const set = deps.requested ? upgradeBlockingFeatureSet(fg.spec.featureSet, deps.requested.featureSet()) : fg.spec.featureSet;
+    deps.conditions.set(featureGatesUpgradeable(set, { okdBuild: deps.okdBuild ?? false }));
     return {};
   };
 }
 
 export function upgradeableController(deps: UpgradeableDeps): ControllerSpec {
-  return {
-    name: UPGRADEABLE_CONTROLLER,
-    reconcile: upgradeableReconciler(deps),
-    watches: [{ source: deps.featureGates, keys: () => [FEATURE_GATE_NAME] }],
-    initialKeys: [FEATURE_GATE_NAME],
-  };
+  const toSingleton = () => [FEATURE_GATE_NAME];
+  const watches: ControllerWatch[] = [{ source: deps.featureGates, keys: toSingleton }];
+  if (deps.requested) watches.push({ source: deps.requested, keys: toSingleton });
+  return { name: UPGRADEABLE_CONTROLLER, reconcile: upgradeableReconciler(deps), watches, initialKeys: [FEATURE_GATE_NAME] };
 }

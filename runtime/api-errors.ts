@@ -27,3 +27,9 @@ export function apiErrorMessage(e: unknown): string {
   }
   return e instanceof Error ? e.message : String(e);
 }
+
+/** `e` or the first error of its `cause` chain that is an instance of `type` (reconcilers wrap what a client threw). */
+export function errorCause<T extends Error>(e: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 8; c = c.cause, depth++) if (c instanceof type) return c;
+  return undefined;
+}

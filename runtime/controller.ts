@@ -6,13 +6,16 @@
 //    `requeueAfterMs > 0` → forget + addAfter; otherwise forget. There is no "requeue now" path, so a stale
 //    cache cannot turn into a storm of writes;
 //  - a write refused by the leader fence (NotLeaderError) is dropped: the process is stepping down;
+//  - a TerminalError (controller-runtime's terminal error: bad or missing input, or a first read not answered
+//    yet) is not retried with backoff: the key waits for a watched change, or its own recheck delay; it is
+//    logged when its message changes, not at every attempt;
 //  - stop() aborts the signal each reconcile is given (clients built with it end their requests in flight at
 //    once), then waits for the reconciles in flight; an exception a reconcile throws is that key's error, never
 //    the process's.
 // Metrics: controller_runtime_reconcile_total{result}, _errors_total, _time_seconds, _active_workers,
 // _max_concurrent_reconciles, plus the queue's workqueue_*.
 import type { Registry } from 'prom-client';
-import { apiErrorMessage, isConflict } from './api-errors.js';
+import { apiErrorMessage, errorCause, isConflict } from './api-errors.js';
 import type { Clock } from './clock.js';
 import { NotLeaderError } from './leader-election.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -55,6 +58,32 @@ export interface ControllerOptions {
   logger?: Logger;
   clock?: Clock;
   rateLimiter?: RateLimiter;
+  /**
+   * Told after every reconcile how it ended (`error` undefined: it succeeded); not for a reconcile ended by
+   * stop() or refused by the leader fence. Hosted sessions build their status line and Events from it.
+   */
+  onReconciled?: (key: string, error: unknown) => void;
+}
+
+export interface TerminalErrorOptions {
+  /** A short CamelCase cause (hosted mode's failure reasons). */
+  reason?: string;
+  /** Nothing has failed: a first read is not answered yet (reported, never as a Warning). */
+  pending?: boolean;
+  /** Look again after this long even when no watch says anything changed (a net under the watches). */
+  recheckAfterMs?: number;
+}
+
+/**
+ * An error that retrying cannot mend (controller-runtime's TerminalError): bad or missing input, a peer that
+ * does not answer and says so through a watch, a first read not answered yet. The key is not requeued with
+ * backoff; what it waits on wakes it.
+ */
+export class TerminalError extends Error {
+  override name = 'TerminalError';
+  constructor(message: string, readonly options: TerminalErrorOptions = {}) {
+    super(message);
+  }
 }
 
 export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
@@ -69,8 +98,12 @@ export class Controller {
   private started = false;
   private readonly m;
   private readonly idleWaiters: (() => void)[] = [];
+  /** The last TerminalError message per key (logged when it changes). */
+  private readonly terminal = new Map<string, string>();
+  private readonly onReconciled: ((key: string, error: unknown) => void) | undefined;
 
   constructor(readonly spec: ControllerSpec, options: ControllerOptions = {}) {
+    this.onReconciled = options.onReconciled;
     this.queue = new WorkQueue(spec.name, {
       ...(options.metrics ? { metrics: options.metrics } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
@@ -142,8 +175,11 @@ export class Controller {
     const start = Date.now();
     this.m?.active.inc();
     let outcome: ReconcileOutcome;
+    let failure: unknown;
+    let told = true;
     try {
       const result = (await this.spec.reconcile(key, this.stopping.signal)) ?? {};
+      this.terminal.delete(key);
       if (result.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
         this.queue.forget(key);
         this.queue.addAfter(key, result.requeueAfterMs);
@@ -156,13 +192,25 @@ export class Controller {
         outcome = 'success';
       }
     } catch (e) {
+      failure = e;
+      const terminal = errorCause(e, TerminalError);
       if (this.stopping.signal.aborted) {
         this.log.info('reconcile ended: the controller is stopping', { key, error: apiErrorMessage(e) });
         outcome = 'error';
-      } else if (e instanceof NotLeaderError) {
+        told = false;
+      } else if (errorCause(e, NotLeaderError)) {
         this.log.info('write refused: not the leader', { key });
         this.queue.forget(key);
         outcome = 'error';
+        told = false;
+      } else if (terminal) {
+        this.queue.forget(key);
+        const { reason, pending, recheckAfterMs } = terminal.options;
+        if (recheckAfterMs !== undefined && recheckAfterMs > 0) this.queue.addAfter(key, recheckAfterMs);
+        if (this.terminal.get(key) !== terminal.message) this.log.info('waiting', { key, ...(reason ? { reason } : {}), message: terminal.message });
+        this.terminal.set(key, terminal.message);
+        if (!pending) this.m?.errors.inc();
+        outcome = pending ? 'requeue_after' : 'error';
       } else if (isConflict(e)) {
         this.log.info('conflict: the object changed since it was read; retrying with backoff', { key, retries: this.queue.numRequeues(key) });
         this.queue.addRateLimited(key);
@@ -178,6 +226,7 @@ export class Controller {
       this.m?.active.dec();
     }
     this.m?.reconciles[outcome].inc();
+    if (told) this.onReconciled?.(key, failure);
     return outcome;
   }
 }

@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import type { ClusterAccess } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
 import {
-  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, MISSING_VERSION_MARKER, jsonEqual, type ClusterVersion, type FeatureGate, type FeatureGateDetails, API_VERSION,
+  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, MISSING_VERSION_MARKER, clusterDesiredVersion, jsonEqual, type ClusterVersion, type FeatureGate, type FeatureGateDetails, API_VERSION,
 } from '../api-types/index.js';
 // Runtime modules one by one, not the runtime barrel: a component importing the SDK should not load the
 // operator's parts (payload YAML reader, HTTP server, leader election, certificates).
@@ -80,10 +80,7 @@ export class FeatureGatesNotObservedError extends Error {
 /** The version a component looks up: its own, or ClusterVersion's when it runs with the marker. */
 export function targetVersion(desiredVersion: string, marker: string, cv: ClusterVersion | undefined): string | undefined {
   if (desiredVersion !== marker) return desiredVersion;
-  if (!cv) return undefined;
-  const desired = cv.status?.desired?.version ?? '';
-  if (desired) return desired;
-  return cv.status?.history[0]?.version || undefined;
+  return clusterDesiredVersion(cv);
 }
 
 /** The gates of `version` in a FeatureGate object: the first status entry with exactly that version, if any. */

@@ -1,0 +1,70 @@
+// Watch sources whose events are paced by one token bucket: a peer whose API server streams changes cannot
+// set the pace of the controllers that watch it. Names reported while a delivery is scheduled join it (each
+// name once), so nothing is lost, only batched: a controller's queue would merge them anyway.
+import { realClock, type Clock } from './clock.js';
+import type { WatchSource } from './controller.js';
+
+export class PacedWatch {
+  private readonly pending = new Map<PacedSource, Set<string>>();
+  private scheduled = false;
+  private readonly stopping = new AbortController();
+
+  /** `bucket.when()` says how long the next delivery must wait (a BucketLimiter: per second, burst). */
+  constructor(private readonly bucket: { when(): number }, private readonly clock: Clock = realClock) {}
+
+  /** `source`, its events delivered through this pacer. */
+  source(source: WatchSource): WatchSource {
+    return new PacedSource(source, this);
+  }
+
+  /** Nothing more is delivered. */
+  stop(): void {
+    this.stopping.abort();
+    this.pending.clear();
+  }
+
+  /** @internal A paced source heard `name`. */
+  heard(from: PacedSource, name: string): void {
+    if (this.stopping.signal.aborted) return;
+    let names = this.pending.get(from);
+    if (!names) this.pending.set(from, (names = new Set()));
+    names.add(name);
+    if (this.scheduled) return;
+    const delay = this.bucket.when();
+    if (delay <= 0) return this.deliver();
+    this.scheduled = true;
+    void this.clock.sleep(delay, this.stopping.signal).then(() => {
+      this.scheduled = false;
+      if (!this.stopping.signal.aborted) this.deliver();
+    });
+  }
+
+  private deliver(): void {
+    const batch = [...this.pending];
+    this.pending.clear();
+    for (const [source, names] of batch) for (const name of names) source.tell(name);
+  }
+}
+
+class PacedSource implements WatchSource {
+  private readonly listeners = new Set<(name: string) => void>();
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly inner: WatchSource, private readonly pacer: PacedWatch) {}
+
+  addListener(fn: (name: string) => void): () => void {
+    this.listeners.add(fn);
+    this.unsubscribe ??= this.inner.addListener((name) => this.pacer.heard(this, name));
+    return () => {
+      this.listeners.delete(fn);
+      if (this.listeners.size === 0) {
+        this.unsubscribe?.();
+        this.unsubscribe = undefined;
+      }
+    };
+  }
+
+  tell(name: string): void {
+    for (const fn of [...this.listeners]) fn(name);
+  }
+}

@@ -1,0 +1,80 @@
+// The Controller's TerminalError (controller-runtime's terminal error: waited on, not retried with backoff)
+// and PacedWatch (a peer's events through one token bucket), on the fake clock.
+import { describe, expect, it } from '@jest/globals';
+import { BucketLimiter, Controller, PacedWatch, TerminalError, type WatchSource } from '../../runtime/index.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+class Source implements WatchSource {
+  private fns = new Set<(n: string) => void>();
+  addListener(fn: (n: string) => void) { this.fns.add(fn); return () => this.fns.delete(fn); }
+  emit(n: string) { for (const f of [...this.fns]) f(n); }
+  get listeners() { return this.fns.size; }
+}
+
+describe('Controller with a TerminalError', () => {
+  const run = (fail: () => unknown) => {
+    const clock = new FakeClock();
+    const source = new Source();
+    const times: number[] = [];
+    const told: unknown[] = [];
+    const c = new Controller({
+      name: 'ctl', watches: [{ source, keys: () => ['k'] }], initialKeys: ['k'],
+      reconcile: async () => { times.push(clock.now()); const e = fail(); if (e) throw e; },
+    }, { clock, onReconciled: (_k, e) => told.push(e) });
+    c.start();
+    return { c, clock, source, times, told };
+  };
+
+  it('is not retried with backoff: the key waits for a watched change', async () => {
+    const { c, clock, source, times, told } = run(() => new TerminalError('the Secret has no key "kubeconfig"', { reason: 'MissingKubeconfig' }));
+    await clock.advance(10 * 60_000);
+    expect(times).toEqual([0]);
+    expect((told[0] as TerminalError).options.reason).toBe('MissingKubeconfig');
+    source.emit('secret');
+    await clock.advance(1);
+    expect(times).toEqual([0, 10 * 60_000]);
+    await c.stop();
+  });
+
+  it('wrapped by a reconciler (as a cause) it is still terminal; recheckAfterMs looks again', async () => {
+    const { c, clock, times } = run(() => new Error('updating FeatureGate status: …', { cause: new TerminalError('guest down', { recheckAfterMs: 1_000 }) }));
+    await clock.advance(2_500);
+    expect(times).toEqual([0, 1_000, 2_000]);
+    await c.stop();
+  });
+
+  it('any other error is retried with backoff, and the hook hears success as undefined', async () => {
+    let n = 0;
+    const { c, clock, times, told } = run(() => (n++ < 2 ? new Error('HTTP 500') : undefined));
+    await clock.advance(1_000);
+    expect(times).toEqual([0, 5, 15]);
+    expect(told.map((e) => (e ? (e as Error).message : 'ok'))).toEqual(['HTTP 500', 'HTTP 500', 'ok']);
+    await c.stop();
+  });
+});
+
+describe('PacedWatch', () => {
+  it('delivers a burst at once, then at the bucket\'s pace, each waiting name once; nothing after stop()', async () => {
+    const clock = new FakeClock();
+    const pacer = new PacedWatch(new BucketLimiter(2, 3, clock), clock);
+    const inner = new Source();
+    const heard: [number, string][] = [];
+    const off = pacer.source(inner).addListener((n) => heard.push([clock.now(), n]));
+    for (let i = 0; i < 10; i++) inner.emit(i % 2 ? 'cv' : 'fg');
+    expect(heard).toEqual([[0, 'fg'], [0, 'cv'], [0, 'fg']]); // the burst of 3
+    await clock.advance(499);
+    expect(heard.length).toBe(3);
+    await clock.advance(1);
+    expect(heard.slice(3)).toEqual([[500, 'cv'], [500, 'fg']]); // the other seven events: two names, one delivery
+    for (let i = 0; i < 10; i++) inner.emit('cv');
+    await clock.advance(10_000);
+    expect(heard.slice(5)).toEqual([[1_000, 'cv']]);
+    for (let i = 0; i < 5; i++) inner.emit('fg'); // a burst (the bucket is full again) and a delivery scheduled
+    expect(heard.length).toBe(9);
+    pacer.stop();
+    await clock.advance(10_000);
+    expect(heard.length).toBe(9);
+    off();
+    expect(inner.listeners).toBe(0);
+  });
+});
