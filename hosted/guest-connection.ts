@@ -1,16 +1,18 @@
 // One guest cluster's connection, from the kubeconfig text its Secret holds: the guest's own pooled
-// transport (every request bounded by a timeout), typed clients whose writes pass the shard's fence, and
-// reflectors of FeatureGate/cluster and ClusterVersion/version (two watch connections per guest; the
-// coordinator's ClusterOperator, which only it writes, is read when a sync needs it). The reflectors back off on their own (a guest that is down costs a refused connection per backoff step and
-// never touches another guest). The kubeconfig is untrusted data (readUntrustedKubeconfigText: inline
-// credentials, https only, nothing read from this process's disk); credentials live only in memory, in the
-// ClusterAccess. Every request is bounded — one deadline per call, lists and events of one object at most
-// MAX_OBJECT_BYTES — and stop() aborts whatever is in flight.
+// transport (every request bounded by a timeout), typed clients whose writes pass the shard's fence and are
+// not sent while the guest is failing, and reflectors of FeatureGate/cluster, ClusterVersion/version and the
+// coordinator's ClusterOperator (watched by name: three watch connections per guest). The reflectors back off
+// on their own (a guest that is down costs a refused connection per backoff step and never touches another
+// guest). The kubeconfig is untrusted data (readUntrustedKubeconfigText: inline credentials, https only,
+// nothing read from this process's disk); credentials live only in memory, in the ClusterAccess. Every request
+// is bounded — one deadline per call, lists and events of one object at most MAX_OBJECT_BYTES — and stop()
+// aborts whatever is in flight. This is the guest provider's half of an engagement (multicluster-runtime's
+// split): guest-engagement.ts runs the operator's controllers over these caches.
 import type { Registry } from 'prom-client';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterOperator, type ClusterVersion, type FeatureGate } from '../api-types/index.js';
 import {
-  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, MAX_OBJECT_BYTES, Reflector, ResourceClient, isNotFound,
-  readUntrustedKubeconfigText, userAgent,
+  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, MAX_OBJECT_BYTES, Reflector, ResourceClient,
+  TerminalError, readUntrustedKubeconfigText, userAgent,
   type ClusterAccess, type Logger,
 } from '../runtime/index.js';
 
@@ -48,14 +50,21 @@ export class GuestConnection {
   readonly clusterOperator: ResourceClient<ClusterOperator>;
   readonly featureGates: Reflector<FeatureGate>;
   readonly clusterVersions: Reflector<ClusterVersion>;
+  readonly clusterOperators: Reflector<ClusterOperator>;
+  /** Resolves when every object has been listed once (never, when stopped first). */
+  readonly whenSynced: Promise<void>;
   private readonly transport: KubeTransport;
   /** Aborted by stop(): every request of this guest in flight ends at once. */
   private readonly stopping = new AbortController();
   private stopped = false;
 
   /** Throws GuestInputError when the kubeconfig cannot be used (naming `source`, never quoting credentials). */
+  /**
+   * `onHealth` is told when the guest starts failing, answers again, or a first listing arrives. `clusterOperatorName`
+   * is the coordinator's own ClusterOperator in the guest (the one object of that kind it watches).
+   */
   constructor(readonly kubeconfigText: string, source: string, identity: string, fence: () => void,
-    onChange: () => void, tuning: GuestTuning, metrics: Registry | undefined, logger: Logger) {
+    onHealth: () => void, tuning: GuestTuning, clusterOperatorName: string, metrics: Registry | undefined, logger: Logger) {
     let access: ClusterAccess | undefined;
     try {
       access = readUntrustedKubeconfigText(kubeconfigText, source, { allowInsecureSkipTLSVerify: tuning.allowInsecureSkipTLSVerify === true });
@@ -71,7 +80,15 @@ export class GuestConnection {
     if (tuning.requestTimeoutMs !== undefined) this.transport.defaultTimeoutMs = tuning.requestTimeoutMs;
     // Every list of a guest is of one named object: its answer is never larger than one object may be.
     const bounds = { signal: this.stopping.signal, maxListBytes: MAX_OBJECT_BYTES };
-    const writes = { fence, ...bounds };
+    // A write passes the shard's fence and is not sent to a guest whose lists or watches fail now (its last
+    // copies may be stale): the guest answering again wakes every controller of its engagement.
+    const writes = {
+      fence: () => {
+        fence();
+        if (this.failing()) throw new TerminalError(this.notReadyReason(), { reason: 'GuestUnreachable' });
+      },
+      ...bounds,
+    };
     this.featureGate = new ResourceClient(access, FeatureGateResource, metrics, writes);
     this.clusterOperator = new ResourceClient(access, ClusterOperatorResource, metrics, writes);
     const options = {
@@ -79,17 +96,23 @@ export class GuestConnection {
       backoffInitialMs: tuning.backoffInitialMs ?? 1_000, backoffMaxMs: tuning.backoffMaxMs ?? DEFAULT_GUEST_BACKOFF_MAX_MS,
       ...(tuning.relistIntervalMs !== undefined ? { relistIntervalMs: tuning.relistIntervalMs } : {}),
       ...(tuning.watchTimeoutSeconds ? { watchTimeoutSeconds: tuning.watchTimeoutSeconds } : {}),
-      onFailing: onChange, onRecovered: onChange,
+      onFailing: onHealth, onRecovered: onHealth,
     };
     this.featureGates = new Reflector(this.featureGate, { ...options, name: FEATURE_GATE_NAME });
     this.clusterVersions = new Reflector(new ResourceClient(access, ClusterVersionResource, metrics, bounds), { ...options, name: CLUSTER_VERSION_NAME });
-    for (const r of this.reflectors()) r.addListener(onChange);
+    this.clusterOperators = new Reflector(this.clusterOperator, { ...options, name: clusterOperatorName });
     // ClusterVersion first: while the guest cannot be reached only that one reflector tries (one connection
-    // attempt per backoff step, not two); FeatureGate starts once the guest has answered.
+    // attempt per backoff step, not three); the others start once the guest has answered.
     // Each first listing is reported even when it lists nothing (no listener hears an empty one).
     this.clusterVersions.start();
-    void this.clusterVersions.synced.then(() => { if (!this.stopped) { this.featureGates.start(); onChange(); } });
-    void this.featureGates.synced.then(() => { if (!this.stopped) onChange(); });
+    void this.clusterVersions.synced.then(() => {
+      if (this.stopped) return;
+      this.featureGates.start();
+      this.clusterOperators.start();
+      onHealth();
+    });
+    this.whenSynced = Promise.all(this.reflectors().map((r) => r.synced)).then(() => undefined);
+    void this.whenSynced.then(() => { if (!this.stopped) onHealth(); });
   }
 
   get server(): string {
@@ -97,17 +120,7 @@ export class GuestConnection {
   }
 
   private reflectors(): Reflector<{ metadata: { name?: string } }>[] {
-    return [this.featureGates, this.clusterVersions] as Reflector<{ metadata: { name?: string } }>[];
-  }
-
-  /** The coordinator's ClusterOperator as the guest has it now (undefined: not created yet). */
-  async readClusterOperator(name: string): Promise<ClusterOperator | undefined> {
-    try {
-      return await this.clusterOperator.get(name);
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
+    return [this.featureGates, this.clusterVersions, this.clusterOperators] as Reflector<{ metadata: { name?: string } }>[];
   }
 
   /** Try the guest again now (its HostedControlPlane changed: it may be back). */
@@ -117,7 +130,7 @@ export class GuestConnection {
 
   /** Every object listed at least once. */
   synced(): boolean {
-    return this.featureGates.hasSynced() && this.clusterVersions.hasSynced();
+    return this.reflectors().every((r) => r.hasSynced());
   }
 
   /** Listed, and no list/watch failing right now (a guest that went away keeps its last copies but is not written to). */
@@ -140,7 +153,10 @@ export class GuestConnection {
       else parts.push(`${what}: ${err ?? 'not read yet'}`);
     };
     say('clusterversions.config.openshift.io', this.clusterVersions);
-    if (this.clusterVersions.hasSynced()) say('featuregates.config.openshift.io', this.featureGates);
+    if (this.clusterVersions.hasSynced()) {
+      say('featuregates.config.openshift.io', this.featureGates);
+      say('clusteroperators.config.openshift.io', this.clusterOperators);
+    }
     return `guest API ${this.server}: ${parts.join('; ')}`;
   }
 

@@ -1,58 +1,48 @@
-// One hosted control plane while this replica owns its shard: its guest kubeconfig Secret (from the
-// replica's watch of that Secret name, guest-secrets.ts), its guest connection, and one controller (its own
-// queue and rate limiter, so a failing guest backs off alone) whose sync does, in order:
-//  1. guest FeatureGate/cluster spec = HCP spec.configuration.featureGate (created when missing; a change
-//     the guest refuses — HyperShift's `config` admission policy, the CEL rules that keep NoUpgrade one-way —
-//     is an Event and a status line, and steps 2 and 3 still run: they never wait for the spec);
-//  2. guest FeatureGate status, by the single-cluster operator's own reconciler, for the guest's desired
-//     version, with the guest's own ClusterVersion history and the spec the guest has (what its components
-//     read) — a history longer than the cluster-version operator keeps (100) is that guest's error;
-//  3. the guest ClusterOperator (default `config-operator`), by the single-cluster operator's reconciler:
-//     Upgradeable=False with CCO's reason and message for a NoUpgrade set — the guest's, or the HCP's while
-//     the guest refuses it — so the guest CVO reports it and HyperShift's ClusterVersionUpgradeable blocks
-//     minor upgrades;
-//  4. management side: the `feature-gate` ConfigMap in the HCP namespace, rendered for the HCP's spec and the
-//     HCP's release (hcpReleaseVersion: never the guest's ClusterVersion, which its admin can write), for the
-//     Hypershift profile — written even while the guest is unreachable (control-plane components read it).
-// Every guest write passes the shard's fence (judged by the transport before each attempt). The guest
-// kubeconfig is untrusted (guest-connection.ts). Problems name the HCP and what is missing; they are recorded
-// (metric, status record, and an Event unless nothing has failed yet) and followed up by what they wait on:
-// a first read not answered yet (the Secret watch, the guest's lists), missing or bad input (the HCP's
-// status.kubeConfig, its Secret, a release or version) and a guest that does not answer (its connection
-// retries on its own backoff) wake the session when they change, so they are not retried by the work queue —
-// at a fleet's start that retry loop, 5 ms and doubling, made every unreachable guest an Event write a few
-// times a second, and every HCP created before its kubeconfig was published a dozen — and each is a Warning
-// when it starts, then every 10 minutes while it lasts, not at every resync; a failed write is retried with
-// this guest's backoff.
+// One hosted control plane while this replica owns its shard. Two small controllers of its own, each with its
+// own queue and backoff (a failing guest backs off alone), and the guest's engagement:
+//  - GuestConnectionController (the guest provider): the HCP's kubeconfig Secret (from the replica's watch of
+//    that Secret name, guest-secrets.ts) → a GuestConnection (the kubeconfig is untrusted data,
+//    guest-connection.ts) and its GuestEngagement (guest-engagement.ts: the single-cluster operator's own
+//    controllers over that guest's caches); a new kubeconfig re-engages. A guest that fails is reported here,
+//    once, and its engagement sends nothing until it answers again;
+//  - FeatureGateConfigMapController (management side): the `feature-gate` ConfigMap in the HCP namespace,
+//    rendered for the HCP's spec and the HCP's release (hcpReleaseVersion: never the guest's ClusterVersion,
+//    which its admin can write), for HyperShift's profile (ibm-cloud-managed) — written even while the guest
+//    is unreachable (control-plane components read it).
+// Every write passes the shard's fence (judged by the transport before each attempt). How each reconcile of
+// these controllers ended makes the HCP's status line, its metrics and its Events (this file's report):
+// a TerminalError (runtime/controller.ts) is waited on, not retried — missing or bad input and a guest that
+// does not answer are a Warning when they start, then every 10 minutes while they last; a first read not
+// answered yet is no Warning at all — and any other error is a Warning each time the controller's backoff
+// retries it.
 import type { Registry } from 'prom-client';
 import {
-  API_VERSION, ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, HCP_API_VERSION, configMapCarries, featureGateConfigMap,
-  featureGatesUpgradeable, featureSetName, hcpReleaseVersion, hostedFeatureGateSpec, jsonEqual, mergeConfigMap, type ConfigMap, type ClusterVersion,
-  type FeatureGate, type FeatureGateSpec, type FeatureSetRegistry, type HostedControlPlane, type HostedGuestRecord,
+  ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, HCP_API_VERSION, configMapCarries, featureGateConfigMap, featureSetName,
+  hcpReleaseVersion, hostedFeatureGateSpec, jsonEqual, mergeConfigMap, type ConfigMap, type FeatureGateSpec, type FeatureSetRegistry,
+  type HostedControlPlane, type HostedGuestRecord,
 } from '../api-types/index.js';
 import {
-  BucketLimiter, ConfigMapResource, Controller, ItemExponentialLimiter, ResourceClient, apiErrorMessage, createEventRecorder,
-  isConflict, silentLogger, statusCode, type ClusterAccess, type EventRecorder, type InvolvedObject, type Logger, type ReconcileResult, type ReleaseCatalog,
+  ConfigMapResource, Controller, ItemExponentialLimiter, ResourceClient, TerminalError, apiErrorMessage, createEventRecorder, errorCause,
+  isConflict, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type InvolvedObject, type Logger, type ReconcileResult,
+  type ReleaseCatalog, type WatchSource,
 } from '../runtime/index.js';
-import { clusterOperatorStatusReconciler } from '../controllers/cluster-operator-status.js';
-import { featureGateStatusReconciler } from '../controllers/feature-gate-status.js';
-import { OperatorConditions } from '../controllers/operator-conditions.js';
 import { GuestConnection, GuestInputError, type GuestTuning } from './guest-connection.js';
+import { GuestEngagement, acceptedGuestVersion } from './guest-engagement.js';
 import type { GuestSecrets } from './guest-secrets.js';
-import type { HostedMetrics, SyncFailureReason } from './metrics.js';
+import { SYNC_FAILURE_REASONS, type HostedMetrics, type SyncFailureReason } from './metrics.js';
 
 export const RESYNC_MS = 60_000;
 /**
- * A problem that is followed up by what failed (`notified`) is written as a Warning when it starts or its
- * message changes, and again this often while it lasts — well within an Event's life in the API server (1 h
- * by default), and not once per resync: 480 unreachable guests made ~8 Event writes a second that way.
+ * A problem that waits on what failed is written as a Warning when it starts or its message changes, and again
+ * this often while it lasts — well within an Event's life in the API server (1 h by default), and not once per
+ * resync: 480 unreachable guests made ~8 Event writes a second that way.
  */
 export const NOTIFIED_REPEAT_MS = 10 * 60_000;
 /** The management ConfigMap is re-read from the API this often (between, what this session wrote is trusted). */
 const CONFIGMAP_RECHECK_MS = 10 * 60_000;
 export const DEFAULT_GUEST_KUBECONFIG_KEY = 'kubeconfig';
-/** relatedObjects namespace of the guest ClusterOperator (the namespace a guest has for cluster config). */
-const GUEST_CONFIG_NAMESPACE = 'openshift-config';
+export const GUEST_CONNECTION_CONTROLLER = 'GuestConnectionController';
+export const FEATURE_GATE_CONFIGMAP_CONTROLLER = 'FeatureGateConfigMapController';
 
 export interface GuestSessionDeps {
   key: string;
@@ -75,75 +65,48 @@ export interface GuestSessionDeps {
 }
 
 /**
- * How a problem is followed up: `retry` — with the session's backoff (an Event each time, as correlated): a
- * write that failed; `notified` — an Event, then nothing until what it waits on tells the session it changed
- * (the HCP, its kubeconfig Secret, the guest's objects, the guest answering again; the minute's resync as a
- * net): bad or missing input, a guest that does not answer; `pending` — nothing has failed, a first read is
- * not answered yet: no Event, and the read wakes the session.
+ * What one controller of the session last said was wrong. `retry`: it failed and its backoff retries (a Warning
+ * each time); `notified`: it waits on bad or missing input or a guest that does not answer (a Warning when it
+ * starts, then every NOTIFIED_REPEAT_MS); `pending`: nothing failed, a first read is not answered yet.
  */
-type FollowUp = 'retry' | 'notified' | 'pending';
-
-class Problem extends Error {
-  constructor(readonly reason: SyncFailureReason, message: string, readonly followUp: FollowUp = 'retry') {
-    super(message);
-  }
+interface Problem {
+  reason: SyncFailureReason;
+  message: string;
+  followUp: 'retry' | 'notified' | 'pending';
+  /** When its last Warning was written. */
+  warnedAt?: number;
 }
 
-/** Spec equality as the API server defaults it: absent featureSet = "", absent lists = none. */
-export function sameFeatureGateSpec(a: FeatureGateSpec, b: FeatureGateSpec): boolean {
-  const norm = (s: FeatureGateSpec) => ({
-    featureSet: s.featureSet ?? '',
-    customNoUpgrade: s.customNoUpgrade ? { enabled: s.customNoUpgrade.enabled ?? [], disabled: s.customNoUpgrade.disabled ?? [] } : null,
-  });
-  return jsonEqual(norm(a), norm(b));
-}
+/** The order problems are told in (the first one's reason is the status line's and the metric's). */
+const PROBLEM_ORDER = [GUEST_CONNECTION_CONTROLLER, 'GuestVersionController', 'GuestFeatureGateSpecController', 'FeatureGateController',
+  'ClusterOperatorStatusController', 'FeatureUpgradeableController', FEATURE_GATE_CONFIGMAP_CONTROLLER];
 
-/** How often a guest's own events may wake its session: a token bucket per guest (a change, then its status write's echo, fit in the burst). */
-export const GUEST_WAKEUPS = { perSecond: 2, burst: 10 };
+/** The engagement's controllers that must have run once before the status line says the guest is synced. */
+const ENGAGED_CONTROLLERS = ['GuestFeatureGateSpecController', 'FeatureGateController', 'ClusterOperatorStatusController'];
 
-/** The most ClusterVersion history entries a guest may have (the cluster-version operator keeps 100). */
-export const MAX_GUEST_HISTORY = 100;
-
-/**
- * The feature set that decides Upgradeable while the guest's spec and the HCP's may differ: a NoUpgrade choice
- * on either side blocks minor upgrades (the HCP's is one-way even while the guest refuses it, and the control
- * plane already runs it from the ConfigMap); otherwise the guest's own.
- */
-export function upgradeBlockingFeatureSet(guest: string | undefined, hcp: string | undefined): string | undefined {
-  const blocks = (s: string | undefined) => featureGatesUpgradeable(s).status === 'False';
-  if (blocks(guest)) return guest;
-  if (blocks(hcp)) return hcp;
-  return guest;
-}
-
-/** The guest's desired version: ClusterVersion status.desired, else its newest history entry. */
-export function guestDesiredVersion(cv: ClusterVersion | undefined): string | undefined {
-  return cv?.status?.desired?.version || cv?.status?.history[0]?.version || undefined;
+function reasonOf(reason: string | undefined): SyncFailureReason {
+  return (SYNC_FAILURE_REASONS as readonly string[]).includes(reason ?? '') ? reason as SyncFailureReason : 'WriteFailed';
 }
 
 export class GuestSession {
   private readonly log: Logger;
-  private readonly controller: Controller;
-  private readonly conditions = OperatorConditions.atStart();
   private readonly events: EventRecorder;
-  private readonly listeners = new Set<(name: string) => void>();
-  /** Paces the wake-ups the guest's own events cause (see changed). */
-  private readonly wakeups = new BucketLimiter(GUEST_WAKEUPS.perSecond, GUEST_WAKEUPS.burst);
-  private wakeTimer: NodeJS.Timeout | undefined;
+  /** The HCP as a watch source: its changes (poke) reach every controller of the session. */
+  private readonly hcpListeners = new Set<(name: string) => void>();
+  private readonly hcpSource: WatchSource = { addListener: (fn) => { this.hcpListeners.add(fn); return () => this.hcpListeners.delete(fn); } };
+  private readonly controllers: Controller[];
+  private readonly connection: Controller;
+  private readonly problems = new Map<string, Problem>();
   /** The Secret name whose first listing will wake this session (one wake-up attached per name). */
   private wakeOnListing: string | undefined;
-  /** Aborted by stop(): the management-side write in flight ends at once. */
   private readonly stopping = new AbortController();
   private guest: GuestConnection | undefined;
+  private engagement: GuestEngagement | undefined;
+  /** Which controllers of the engagement have reconciled at least once (the status line says "synced" only after all). */
+  private settled = new Set<string>();
   private configMap: { cm: ConfigMap; checkedAt: number } | undefined;
   private rendered: { key: string; cm: ConfigMap } | undefined;
-  /** The FeatureGate status reconciler of this guest, version and registry: kept between syncs, so its resolution cache is. */
-  private status: { guest: GuestConnection; version: string; registry: FeatureSetRegistry; reconcile: (key: string) => Promise<ReconcileResult> } | undefined;
   private last: HostedGuestRecord | undefined;
-  /** The message of the problems this session now waits on (logged when it changes). */
-  private waitingOn: string | undefined;
-  /** The last Warning written for a `notified` problem, and when. */
-  private notified: { message: string; at: number } | undefined;
   private readonly namespace: string;
   private readonly name: string;
   /** The HCP as Events name it. */
@@ -160,262 +123,149 @@ export class GuestSession {
       namespace: this.namespace, component: 'featuregate-coordinator', logger: this.log, fence: d.fence, regarding: this.involved,
     });
     this.configMaps = new ResourceClient(d.management, ConfigMapResource, d.registry, { namespace: this.namespace, fence: d.fence, signal: this.stopping.signal });
-    this.controller = new Controller({
-      name: `hosted:${d.key}`,
-      reconcile: () => this.sync(),
-      watches: [{ source: { addListener: (fn) => { this.listeners.add(fn); return () => this.listeners.delete(fn); } }, keys: () => [d.key] }],
-      initialKeys: [d.key],
-    }, { logger: this.log, rateLimiter: new ItemExponentialLimiter(5, 5 * 60_000) });
+    const onHcp = [{ source: this.hcpSource, keys: () => [d.key] }];
+    this.connection = this.controller({ name: GUEST_CONNECTION_CONTROLLER, reconcile: () => this.connect(), watches: onHcp, initialKeys: [d.key] });
+    this.controllers = [this.connection,
+      this.controller({ name: FEATURE_GATE_CONFIGMAP_CONTROLLER, reconcile: () => this.syncConfigMap(), watches: onHcp, initialKeys: [d.key] })];
   }
 
   start(): void {
-    this.controller.start();
+    for (const c of this.controllers) c.start();
   }
 
-  /** Something this guest depends on changed (its HCP, its Secret): sync now, and try a failing guest again now. */
+  /** Something this guest depends on changed (its HCP, its Secret): every controller looks now, and a failing guest is tried again now. */
   poke(): void {
-    if (this.guest && !this.guest.healthy()) this.guest.retryNow();
-    this.controller.enqueue(this.d.key);
+    if (this.guest?.failing()) this.guest.retryNow();
+    for (const fn of [...this.hcpListeners]) fn(this.d.key);
   }
-
-  /**
-   * The guest's objects changed (or it failed or recovered): sync. A guest's events wake its session at most
-   * GUEST_WAKEUPS.perSecond times a second after a burst of GUEST_WAKEUPS.burst — events in between join the one
-   * wake-up scheduled — so a tenant whose API server streams changes cannot set the replica's pace.
-   */
-  private changed = (): void => {
-    if (this.wakeTimer || this.stopping.signal.aborted) return;
-    const delay = this.wakeups.when();
-    const wake = () => { for (const fn of this.listeners) fn(this.d.key); };
-    if (delay <= 0) {
-      wake();
-      return;
-    }
-    this.wakeTimer = setTimeout(() => { this.wakeTimer = undefined; wake(); }, delay);
-  };
 
   async stop(): Promise<void> {
     this.stopping.abort(new Error(`session ${this.d.key} stopped`));
-    clearTimeout(this.wakeTimer);
-    const guestStopped = this.guest?.stop(); // aborts the guest requests of a sync in flight
-    await this.controller.stop();
-    await guestStopped;
-    this.guest = undefined;
+    await this.disengage(); // aborts the guest requests in flight
+    await Promise.all(this.controllers.map((c) => c.stop()));
     await this.events.flush();
     this.d.metrics.forget(this.namespace, this.name);
   }
 
-  private async sync(): Promise<ReconcileResult> {
+  private controller(spec: ControllerSpec): Controller {
+    return new Controller(spec, {
+      logger: this.log, rateLimiter: new ItemExponentialLimiter(5, 5 * 60_000),
+      onReconciled: (_key, error) => this.reconciled(spec.name, error),
+    });
+  }
+
+  private get recheckAfterMs(): number {
+    return this.d.tuning.resyncMs ?? RESYNC_MS;
+  }
+
+  /** The spec the HCP asks for, as a watch source of the engagement. */
+  private readonly requested = {
+    spec: (): FeatureGateSpec | undefined => { const hcp = this.d.hcp(); return hcp && hostedFeatureGateSpec(hcp); },
+    addListener: (fn: (name: string) => void) => this.hcpSource.addListener(fn),
+  };
+
+  /** GuestConnectionController: the guest connection and engagement for the HCP's kubeconfig, (re)made when the Secret's text changes. */
+  private async connect(): Promise<ReconcileResult> {
     const hcp = this.d.hcp();
     if (!hcp) return {};
-    const problems: Problem[] = [];
-    const note = (e: unknown) => {
-      if ((e as Error).name === 'NotLeaderError') throw e;
-      problems.push(e instanceof Problem ? e : new Problem('WriteFailed', apiErrorMessage(e)));
-    };
-    let guest: GuestConnection | undefined;
-    try {
-      guest = this.connect(hcp);
-    } catch (e) {
-      note(e);
-    }
-    const cv = guest?.synced() ? guest.clusterVersions.get('version') : undefined;
-    // Two versions, from two sides: the guest's own (its ClusterVersion: what its components run, so its
-    // FeatureGate status and ClusterOperator follow it — a guest admin changing it reaches only that guest) and
-    // the management side's (the HCP's release: what the control-plane components on the management cluster
-    // run, so the `feature-gate` ConfigMap follows it, never the guest).
-    const release = hcpReleaseVersion(hcp);
-    const guestVersion = guestDesiredVersion(cv);
-    const version = guestVersion ?? release?.version;
-    const spec = hostedFeatureGateSpec(hcp);
-    let versions: string[] = (guest?.synced() ? guest.featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates.map((e) => e.version) : undefined) ?? [];
-    let upgradeable: string | undefined;
-    const registryOf = (v: string, whose: string) => {
+    const { text, where } = this.kubeconfig(hcp);
+    if (this.guest?.kubeconfigText !== text) {
+      await this.disengage();
+      if (this.stopping.signal.aborted) return {};
       try {
-        return this.d.catalog.registry(v, ClusterProfiles.IBMCloudManaged);
+        this.guest = new GuestConnection(text, where, this.d.identity, this.d.fence, this.onGuestHealth, this.d.tuning, this.d.clusterOperatorName,
+          this.d.registry, this.log);
       } catch (e) {
-        problems.push(new Problem('MissingRelease', `${whose}: ${(e as Error).message}`, 'notified'));
-        return undefined;
+        throw new TerminalError(e instanceof GuestInputError ? e.message : `${where}: ${(e as Error).message}`,
+          { reason: 'MissingKubeconfig', recheckAfterMs: this.recheckAfterMs });
       }
-    };
-    const releaseRegistry = () => (release ? registryOf(release.version, `HostedControlPlane release ${release.version}`) : undefined);
-    let registry;
-    if (guest?.synced()) {
-      const tooLong = (cv?.status?.history.length ?? 0) > MAX_GUEST_HISTORY;
-      if (tooLong) {
-        // The guest's error, not the replica's memory: the CVO keeps at most 100 entries.
-        problems.push(new Problem('GuestInputRejected', `the guest ClusterVersion/version has ${cv?.status?.history.length} history entries, ` +
-          `more than the ${MAX_GUEST_HISTORY} the cluster-version operator keeps; its FeatureGate status is not written until it has at most ${MAX_GUEST_HISTORY}`, 'notified'));
-      } else if (!guestVersion) {
-        problems.push(new Problem('MissingVersion', 'the guest ClusterVersion/version has no desired version or history yet', 'notified'));
-      } else {
-        registry = registryOf(guestVersion, `guest version ${guestVersion}`);
-      }
+      this.log.info('guest connection made', { server: this.guest.server });
+      this.engagement = new GuestEngagement({
+        guest: this.guest, hcpKey: this.d.key, catalog: this.d.catalog, requested: this.requested, clusterOperatorName: this.d.clusterOperatorName,
+        events: this.events, logger: this.log, recheckAfterMs: this.recheckAfterMs,
+        onReconciled: (name, error) => { this.settled.add(name); this.reconciled(name, error); },
+        onStopped: (name) => { this.settled.delete(name); this.problems.delete(name); this.report(); },
+      });
     }
-    const resync: ReconcileResult = { requeueAfterMs: this.d.tuning.resyncMs ?? RESYNC_MS };
-    let result = resync;
-    if (guest && registry && guestVersion && guest.healthy()) {
-      try {
-        let wrote = false;
-        try {
-          wrote = await this.syncSpec(guest, spec);
-        } catch (e) {
-          // A refused spec (HyperShift's `config` admission policy, a NoUpgrade set's one-way rule) is reported; the
-          // status of the guest's versions and its ClusterOperator are still kept, from the spec the guest has.
-          if (!(e instanceof Problem)) throw e;
-          problems.push(e);
-        }
-        if (wrote) {
-          // The guest's watch brings the new object back and syncs again; the ConfigMap follows the HCP now.
-          const cmRegistry = releaseRegistry();
-          if (release && cmRegistry) await this.syncConfigMap(this.desiredConfigMap(spec, cmRegistry, release.version)).catch(() => undefined);
-          return {};
-        }
-        const fgResult = await this.statusReconciler(guest, guestVersion, registry)(FEATURE_GATE_NAME);
-        if (fgResult.requeue) result = { requeue: true };
-        const fg = guest.featureGates.get(FEATURE_GATE_NAME);
-        this.conditions.set(featureGatesUpgradeable(upgradeBlockingFeatureSet(fg?.spec.featureSet, spec.featureSet)));
-        const stored = await guest.readClusterOperator(this.d.clusterOperatorName);
-        let co = stored;
-        await clusterOperatorStatusReconciler({
-          name: this.d.clusterOperatorName, operatorVersion: guestVersion, namespace: GUEST_CONFIG_NAMESPACE,
-          clusterOperators: { get: () => stored, addListener: () => () => undefined }, featureGates: guest.featureGates,
-          client: {
-            create: async (o) => (co = await guest.clusterOperator.create(o)),
-            replaceStatus: async (o) => (co = await guest.clusterOperator.replaceStatus(o)),
-          },
-          conditions: this.conditions,
-        })();
-        const up = co?.status?.conditions?.find((c) => c.type === 'Upgradeable');
-        upgradeable = up ? (up.status === 'True' ? 'True' : `${up.status}: ${up.reason ?? ''}`) : undefined;
-        versions = fg?.status?.featureGates.map((e) => e.version) ?? versions;
-      } catch (e) {
-        note(isConflict(e) ? new Problem('WriteFailed', 'the guest object changed while writing; retrying') : e instanceof Problem ? e : new Problem('WriteFailed', `guest ${guest.server}: ${apiErrorMessage(e)}`));
-      }
-    } else if (guest && !guest.healthy()) {
-      problems.push(new Problem('GuestUnreachable', guest.notReadyReason(), guest.failing() ? 'notified' : 'pending'));
+    const guest = this.guest!;
+    if (!guest.healthy()) {
+      throw new TerminalError(guest.notReadyReason(), { reason: 'GuestUnreachable', pending: !guest.failing(), recheckAfterMs: this.recheckAfterMs });
     }
-    // The management ConfigMap last: the guest's status is what a watcher waits for. It does not wait for the
-    // guest, and it is rendered from management-side input only (the HCP's spec and release).
-    const cmRegistry = releaseRegistry();
-    if (release && cmRegistry) {
-      try {
-        await this.syncConfigMap(this.desiredConfigMap(spec, cmRegistry, release.version));
-      } catch (e) {
-        note(new Problem('WriteFailed', `ConfigMap ${this.namespace}/${FEATURE_GATE_CONFIGMAP}: ${apiErrorMessage(e)}`));
-      }
-    } else if (!release && guest?.synced()) {
-      problems.push(new Problem('MissingVersion', `HostedControlPlane ${this.d.key} names no release version yet (status.controlPlaneVersion, status.version); ` +
-        'the feature-gate ConfigMap waits for it', 'notified'));
-    }
-    const ok = problems.length === 0;
-    const message = problems.map((p) => p.message).join('; ');
-    this.d.metrics.synced(this.namespace, this.name, ok, problems[0]?.reason);
-    this.report({
-      hcp: this.d.key, shard: this.d.shard, owner: this.d.identity, ...(version ? { desiredVersion: version } : {}),
-      featureSet: featureSetName(spec.featureSet ?? ''), versions, ...(upgradeable ? { upgradeable } : {}),
-      ...(ok ? { lastSync: new Date().toISOString() } : this.last?.lastSync ? { lastSync: this.last.lastSync } : {}),
-      ...(ok ? {} : { lastError: message }),
-    });
-    if (!ok) {
-      const reason = problems[0]?.reason ?? 'WriteFailed';
-      const retry = problems.some((p) => p.followUp === 'retry');
-      if (retry || (problems.some((p) => p.followUp === 'notified') && this.notifyDue(message))) {
-        this.events.event(this.involved, 'Warning', `FeatureGates${reason}`, message);
-      }
-      if (retry) throw new Error(`${this.d.key}: ${message}`);
-      if (message !== this.waitingOn) this.log.info('waiting', { reason, message });
-      this.waitingOn = message;
-      return resync;
-    }
-    this.waitingOn = undefined;
-    this.notified = undefined;
-    return result;
+    return { requeueAfterMs: this.recheckAfterMs };
   }
 
-  /** The single-cluster operator's FeatureGate status reconciler over this guest's reflectors, made anew only when they or the version change. */
-  private statusReconciler(guest: GuestConnection, version: string, registry: FeatureSetRegistry): (key: string) => Promise<ReconcileResult> {
-    const s = this.status;
-    if (s?.guest === guest && s.version === version && s.registry === registry) return s.reconcile;
-    const reconcile = featureGateStatusReconciler({
-      operatorVersion: version, registry, featureGates: guest.featureGates, clusterVersions: guest.clusterVersions,
-      client: guest.featureGate, conditions: this.conditions, events: this.events, logger: this.log,
-    });
-    this.status = { guest, version, registry, reconcile };
-    return reconcile;
+  /** The guest failed, answered again, or listed for the first time: the provider looks, and a guest that answers again is looked at by every controller. */
+  private readonly onGuestHealth = (): void => {
+    if (this.stopping.signal.aborted) return;
+    this.connection.enqueue(this.d.key);
+    if (this.guest?.healthy()) this.engagement?.resync();
+  };
+
+  private async disengage(): Promise<void> {
+    const [engagement, guest] = [this.engagement, this.guest];
+    this.engagement = undefined;
+    this.guest = undefined;
+    for (const name of this.settled) this.problems.delete(name);
+    this.settled = new Set();
+    await Promise.all([engagement?.stop(), guest?.stop()]);
   }
 
-  /** A `notified` problem's Warning is due: new, changed, or last written NOTIFIED_REPEAT_MS ago. */
-  private notifyDue(message: string): boolean {
-    const now = Date.now();
-    if (this.notified?.message === message && now - this.notified.at < NOTIFIED_REPEAT_MS) return false;
-    this.notified = { message, at: now };
-    return true;
-  }
-
-  /** The guest connection for the HCP's kubeconfig Secret, (re)made when the Secret changes. */
-  private connect(hcp: HostedControlPlane): GuestConnection {
+  /** The kubeconfig text of the HCP's Secret (TerminalError naming what is missing). */
+  private kubeconfig(hcp: HostedControlPlane): { text: string; where: string } {
+    const missing = (message: string, pending = false) => new TerminalError(message, { reason: 'MissingKubeconfig', pending, recheckAfterMs: this.recheckAfterMs });
     const ref = this.d.secretOverride
       ? { name: this.d.secretOverride.name, key: this.d.secretOverride.key ?? DEFAULT_GUEST_KUBECONFIG_KEY }
       : hcp.status?.kubeConfig;
-    if (!ref) throw new Problem('MissingKubeconfig', `HostedControlPlane ${this.d.key} has no status.kubeConfig (the guest kubeconfig Secret is not published yet)`, 'notified');
+    if (!ref) throw missing(`HostedControlPlane ${this.d.key} has no status.kubeConfig (the guest kubeconfig Secret is not published yet)`);
     const where = `Secret ${this.namespace}/${ref.name}`;
     const reflector = this.d.secrets.named(ref.name);
     if (!reflector.hasSynced()) {
-      // Its first listing wakes this session: one wake-up per session and Secret name, however many syncs wait
+      // Its first listing wakes this session: one wake-up per session and Secret name, however many reconciles wait
       // (each would otherwise attach a closure holding the session until the listing comes).
       if (this.wakeOnListing !== ref.name) {
         this.wakeOnListing = ref.name;
-        void reflector.synced.then(() => { if (!this.stopping.signal.aborted) this.controller.enqueue(this.d.key); });
+        void reflector.synced.then(() => { if (!this.stopping.signal.aborted) this.connection.enqueue(this.d.key); });
       }
       const error = reflector.lastError();
-      throw new Problem('MissingKubeconfig', `${where} not read yet${error ? `: ${error}` : ''}`, error ? 'notified' : 'pending');
+      throw missing(`${where} not read yet${error ? `: ${error}` : ''}`, !error);
     }
     const secret = reflector.get(`${this.namespace}/${ref.name}`);
-    if (!secret) throw new Problem('MissingKubeconfig', `${where} (the guest kubeconfig) does not exist`, 'notified');
+    if (!secret) throw missing(`${where} (the guest kubeconfig) does not exist`);
     const b64 = secret.data?.[ref.key];
-    if (b64 === undefined) {
-      throw new Problem('MissingKubeconfig', `${where} has no key ${JSON.stringify(ref.key)} (keys: ${Object.keys(secret.data ?? {}).join(', ') || 'none'})`, 'notified');
-    }
-    const text = Buffer.from(b64, 'base64').toString('utf8');
-    if (this.guest?.kubeconfigText !== text) {
-      void this.guest?.stop();
-      this.guest = undefined;
-      try {
-        this.guest = new GuestConnection(text, `${where} key ${ref.key}`, this.d.identity, this.d.fence, this.changed,
-          this.d.tuning, this.d.registry, this.log);
-        this.log.info('guest connection made', { server: this.guest.server });
-      } catch (e) {
-        throw new Problem('MissingKubeconfig', e instanceof GuestInputError ? e.message : `${where}: ${(e as Error).message}`, 'notified');
-      }
-    }
-    return this.guest;
+    if (b64 === undefined) throw missing(`${where} has no key ${JSON.stringify(ref.key)} (keys: ${Object.keys(secret.data ?? {}).join(', ') || 'none'})`);
+    return { text: Buffer.from(b64, 'base64').toString('utf8'), where: `${where} key ${ref.key}` };
   }
 
-  /** Guest spec = HCP spec. True when something was written. */
-  private async syncSpec(guest: GuestConnection, spec: FeatureGateSpec): Promise<boolean> {
-    const fg = guest.featureGates.get(FEATURE_GATE_NAME);
-    try {
-      if (!fg) {
-        await guest.featureGate.create({ apiVersion: API_VERSION, kind: 'FeatureGate', metadata: { name: FEATURE_GATE_NAME }, spec });
-        this.log.info('guest FeatureGate created', { featureSet: spec.featureSet ?? '' });
-        return true;
-      }
-      if (sameFeatureGateSpec(fg.spec, spec)) return false;
-      const next: FeatureGate = { ...fg, spec: { ...spec } };
-      await guest.featureGate.replace(next);
-      this.log.info('guest FeatureGate spec set from the HostedControlPlane', { from: fg.spec.featureSet ?? '', to: spec.featureSet ?? '' });
-      this.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME }, 'Normal', 'FeatureGateSpecUpdated',
-        `guest FeatureGate/cluster spec set to featureSet=${JSON.stringify(spec.featureSet ?? '')} from HostedControlPlane ${this.d.key}`);
-      return true;
-    } catch (e) {
-      if (isConflict(e) && fg) throw e;
-      if (statusCode(e) === 422 || statusCode(e) === 400) {
-        throw new Problem('SpecRejected', `the guest refused FeatureGate/cluster spec featureSet=${JSON.stringify(spec.featureSet ?? '')} ` +
-          `(from HostedControlPlane ${this.d.key} spec.configuration.featureGate): ${apiErrorMessage(e)}`, 'notified');
-      }
-      throw e;
+  /** FeatureGateConfigMapController: management side, from management-side input only (the HCP's spec and release). */
+  private async syncConfigMap(): Promise<ReconcileResult> {
+    const hcp = this.d.hcp();
+    if (!hcp) return {};
+    const release = hcpReleaseVersion(hcp);
+    if (!release) {
+      // Nothing has failed: HyperShift names the release once the control plane rolls out (a status line, no Warning).
+      throw new TerminalError(`HostedControlPlane ${this.d.key} names no release version yet (status.controlPlaneVersion, status.version); ` +
+        'the feature-gate ConfigMap waits for it', { reason: 'MissingVersion', pending: true, recheckAfterMs: this.recheckAfterMs });
     }
+    let registry: FeatureSetRegistry;
+    try {
+      registry = this.d.catalog.registry(release.version, ClusterProfiles.IBMCloudManaged);
+    } catch (e) {
+      throw new TerminalError(`HostedControlPlane release ${release.version}: ${(e as Error).message}`, { reason: 'MissingRelease', recheckAfterMs: this.recheckAfterMs });
+    }
+    const desired = this.desiredConfigMap(hostedFeatureGateSpec(hcp), registry, release.version);
+    const known = this.configMap;
+    if (known && Date.now() - known.checkedAt < CONFIGMAP_RECHECK_MS && configMapCarries(known.cm, desired)) return { requeueAfterMs: this.recheckAfterMs };
+    try {
+      let created = false;
+      const stored = await this.configMaps.getOrCreate(FEATURE_GATE_CONFIGMAP, () => { created = true; return desired; });
+      const replace = !configMapCarries(stored, desired);
+      const cm = replace ? await this.configMaps.replace(mergeConfigMap(stored, desired)) : stored;
+      this.configMap = { cm, checkedAt: Date.now() };
+      if (created || replace) this.log.info('feature-gate ConfigMap written', { version: release.version });
+    } catch (e) {
+      throw new Error(`ConfigMap ${this.namespace}/${FEATURE_GATE_CONFIGMAP}: ${apiErrorMessage(e)}`, { cause: e });
+    }
+    return { requeueAfterMs: this.recheckAfterMs };
   }
 
   /** The desired `feature-gate` ConfigMap, rendered once per spec and version (the render is most of a sync's CPU). */
@@ -425,28 +275,67 @@ export class GuestSession {
     return this.rendered.cm;
   }
 
-  private async syncConfigMap(desired: ConfigMap): Promise<void> {
-    const known = this.configMap;
-    if (known && Date.now() - known.checkedAt < CONFIGMAP_RECHECK_MS && configMapCarries(known.cm, desired)) return;
-    let created = false;
-    const stored = await this.configMaps.getOrCreate(FEATURE_GATE_CONFIGMAP, () => { created = true; return desired; });
-    const replace = !configMapCarries(stored, desired);
-    const cm = replace ? await this.configMaps.replace(mergeConfigMap(stored, desired)) : stored;
-    this.configMap = { cm, checkedAt: Date.now() };
-    if (created || replace) this.log.info('feature-gate ConfigMap written', { version: desired.metadata.annotations });
+  /** One controller of the session finished a reconcile: its problem (or none) is noted, Warned as its follow-up says, and reported. */
+  private reconciled(controller: string, error: unknown): void {
+    if (this.stopping.signal.aborted) return;
+    if (error === undefined) {
+      this.problems.delete(controller);
+    } else {
+      const now = Date.now();
+      const next = this.problemOf(controller, error);
+      const prior = this.problems.get(controller);
+      const repeat = prior?.message === next.message && prior.warnedAt !== undefined && now - prior.warnedAt < NOTIFIED_REPEAT_MS;
+      const warn = next.followUp === 'retry' || (next.followUp === 'notified' && !repeat);
+      if (warn) {
+        next.warnedAt = now;
+        this.events.event(this.involved, 'Warning', `FeatureGates${next.reason}`, next.message);
+      } else if (prior?.message === next.message) {
+        next.warnedAt = prior.warnedAt;
+      }
+      this.problems.set(controller, next);
+    }
+    this.report();
   }
 
-  /** Hands the record on when it says something new (or the last one is 5 minutes old). */
-  private report(r: HostedGuestRecord): void {
+  private problemOf(controller: string, error: unknown): Problem {
+    const terminal = errorCause(error, TerminalError);
+    if (terminal) {
+      return { reason: reasonOf(terminal.options.reason), message: terminal.message, followUp: terminal.options.pending ? 'pending' : 'notified' };
+    }
+    if (isConflict(error)) return { reason: 'WriteFailed', message: 'the guest object changed while writing; retrying', followUp: 'retry' };
+    const where = controller === FEATURE_GATE_CONFIGMAP_CONTROLLER || !this.guest ? '' : `guest ${this.guest.server}: `;
+    return { reason: 'WriteFailed', message: `${where}${apiErrorMessage(error)}`, followUp: 'retry' };
+  }
+
+  /** The status line and metrics from what every controller last said (a record only when it says something new). */
+  private report(): void {
+    const hcp = this.d.hcp();
+    if (!hcp) return;
+    const problems = [...this.problems].sort(([a], [b]) => PROBLEM_ORDER.indexOf(a) - PROBLEM_ORDER.indexOf(b)).map(([, p]) => p);
+    const messages = [...new Set(problems.map((p) => p.message))];
+    // Synced: nothing wrong, the guest engaged and every one of its controllers has run at least once.
+    const engaged = this.engagement?.version() !== undefined && this.guest?.healthy() === true && ENGAGED_CONTROLLERS.every((c) => this.settled.has(c));
+    const ok = problems.length === 0 && engaged;
+    if (problems.length === 0 && !ok) return; // still starting: nothing to say yet
+    this.d.metrics.synced(this.namespace, this.name, ok, problems[0]?.reason);
+    const guest = this.guest?.synced() ? this.guest : undefined;
+    const fg = guest?.featureGates.get(FEATURE_GATE_NAME);
+    const up = guest?.clusterOperators.get(this.d.clusterOperatorName)?.status?.conditions?.find((c) => c.type === 'Upgradeable');
+    const accepted = guest ? acceptedGuestVersion(guest.clusterVersions.get('version')) : undefined;
+    const version = (accepted && 'version' in accepted ? accepted.version : undefined) ?? hcpReleaseVersion(hcp)?.version;
+    const spec = hostedFeatureGateSpec(hcp);
+    const r: HostedGuestRecord = {
+      hcp: this.d.key, shard: this.d.shard, owner: this.d.identity, ...(version ? { desiredVersion: version } : {}),
+      featureSet: featureSetName(spec.featureSet ?? ''), versions: fg?.status?.featureGates.map((e) => e.version) ?? [],
+      ...(up ? { upgradeable: up.status === 'True' ? 'True' : `${up.status}: ${up.reason ?? ''}` } : {}),
+      ...(ok ? { lastSync: new Date().toISOString() } : this.last?.lastSync ? { lastSync: this.last.lastSync } : {}),
+      ...(ok ? {} : { lastError: messages.join('; ') }),
+    };
     const prior = this.last;
-    this.last = r;
     const same = prior && jsonEqual({ ...prior, lastSync: undefined }, { ...r, lastSync: undefined });
     const fresh = prior?.lastSync && r.lastSync && Date.parse(r.lastSync) - Date.parse(prior.lastSync) < 5 * 60_000;
-    if (same && (fresh || !r.lastSync)) {
-      this.last = prior;
-      return;
-    }
+    if (same && (fresh || !r.lastSync)) return;
+    this.last = r;
     this.d.record(r);
   }
-
 }

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { auditEveryRequest, requestsFrom } from '../../hack/bench/audit-requests.js';
 import {
   ClusterProfiles, FEATURE_GATE_CONFIGMAP_KEY, FEATURE_GATE_NAME, PAYLOAD_VERSION_ANNOTATION, desiredFeatureGates, releaseFolder,
   resolveFeatureGateDetails, shardOf, type FeatureGateDetails, type FeatureGateSpec,
@@ -37,6 +38,7 @@ const SHARDS = 8;
 const NS = 'fgc-hosted';
 const tempDir = tempDirs();
 const catalog = new ReleaseCatalog(CATALOG);
+const auditA = auditEveryRequest();
 
 interface HcpEvent { type: string; reason: string; message: string; count?: number; involvedObject: { kind: string } }
 
@@ -110,7 +112,8 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;
     const shared = { etcdURL: mgmt.etcdURL };
     const [a, b, c] = await Promise.all([
-      startControlPlane({ ...shared, etcdPrefix: '/guest-a', crdPaths: upstreamCRDPaths() }),
+      // Guest A's API server records every request it receives (who sent what, counted by the server itself).
+      startControlPlane({ ...shared, etcdPrefix: '/guest-a', crdPaths: upstreamCRDPaths(), extraAPIServerArgs: auditA.apiServerArgs }),
       startControlPlane({ ...shared, etcdPrefix: '/guest-b', crdPaths: upstreamCRDPaths() }),
       // A guest with ClusterVersion and ClusterOperator but no FeatureGate CRD.
       startControlPlane({ ...shared, etcdPrefix: '/guest-c', crdPaths: upstreamCRDPaths().filter((p) => !p.includes('featuregates')) }),
@@ -163,12 +166,20 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
   }), 90_000);
 
   it('follows an upgrade in guest A\'s history: Partial keeps both entries, Completed too', () => dumpOnFailure(async () => {
+    const from = Date.now();
     await release(guests.a, '4.23.0');
     const up = await upgrade(guests.a.kc, '4.23.0');
     expect((await expectConverged(guests.a, {})).map((e) => e.version)).toEqual(['4.23.0', '4.22.0']);
     await up.complete();
     expect((await expectConverged(guests.a, {})).map((e) => e.version)).toEqual(['4.23.0', '4.22.0']);
     await eventually(async () => expect((await coOf(guests.a)).status?.versions?.[0]).toEqual({ name: 'operator', version: '4.23.0' }));
+    // The guest's own API server counts: the upgrade is one status write, and its ClusterOperator is watched, never read per sync.
+    await new Promise((r) => setTimeout(r, 2_000)); // the audit log is written asynchronously
+    const sent = requestsFrom(auditA.logPath, /featuregates-hosted/, from, Date.now());
+    expect(sent.get('update featuregates/status')).toBe(1);
+    expect(sent.get('update clusteroperators/status')).toBe(1);
+    expect(sent.get('get clusteroperators') ?? 0).toBe(0);
+    expect([...sent.keys()].filter((k) => k.startsWith('get '))).toEqual([]);
   }), 60_000);
 
   it('TechPreviewNoUpgrade on B: guest spec, status, ConfigMap and Upgradeable=False follow', () => dumpOnFailure(async () => {

@@ -206,7 +206,7 @@ describe('HTTP/2 transport', () => {
     it('a hosted guest connection lists and watches its guest over HTTP/1.1 (its measured choice)', async () => {
       h2.requests.length = 0;
       const token = (JSON.parse(readFileSync(kubeconfigPath('ours'), 'utf8')) as { users: { user: { token: string } }[] }).users[0]!.user.token;
-      const guest = new GuestConnection(h2.kubeconfig(token), 'test guest', 'replica-0', () => undefined, () => undefined, {}, undefined, silentLogger);
+      const guest = new GuestConnection(h2.kubeconfig(token), 'test guest', 'replica-0', () => undefined, () => undefined, {}, 'config-operator', undefined, silentLogger);
       try {
         await guest.clusterVersions.synced;
         await eventually(() => expect(h2.requests.some((q) => q.query.get('watch') === 'true')).toBe(true), 5_000);

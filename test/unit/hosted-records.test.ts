@@ -5,7 +5,8 @@ import {
   configMapCarries, decodeHostedControlPlane, summarizeHostedControlPlane, decodeShardRecords, hostedFeatureGateSpec, hostedStatusTable, mergeConfigMap, recordKey, releaseFolder,
   shardRecordName, type ConfigMap,
 } from '../../api-types/index.js';
-import { guestDesiredVersion, sameFeatureGateSpec } from '../../hosted/guest-session.js';
+import { clusterDesiredVersion as guestDesiredVersion } from '../../api-types/index.js';
+import { sameFeatureGateSpec } from '../../hosted/guest-spec.js';
 import { hostedControlPlane } from '../../sdk/testing/hosted-fleet.js';
 import { memberLeaseName, renewInterval, shardLeaseName } from '../../hosted/shards.js';
 import { secretFlag } from '../../cmd/hosted.js';

@@ -10,7 +10,7 @@ import {
   type HostedControlPlane, type HostedGuestRecord,
 } from '../../api-types/index.js';
 import { ReleaseCatalog } from '../../runtime/index.js';
-import { upgradeBlockingFeatureSet } from '../../hosted/guest-session.js';
+import { upgradeBlockingFeatureSet } from '../../api-types/index.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 
 describe('ReleaseCatalog', () => {

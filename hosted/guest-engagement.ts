@@ -1,0 +1,208 @@
+// One guest engaged: the single-cluster operator's own controllers (controllers/) run over this guest's
+// caches, as multicluster-runtime engages each component per cluster. Per engagement:
+//  - GuestFeatureGateSpecController (guest-spec.ts): guest spec = the HCP's;
+//  - GuestVersionController: reads the guest's ClusterVersion and binds the version-bound controllers to the
+//    version it runs — FeatureGateController (status for every version in its history) and
+//    ClusterOperatorStatusController (the guest ClusterOperator, watched by name) — as an upgrade replaces the
+//    single-cluster operator's pod with one of the new version. A history longer than the cluster-version
+//    operator keeps, no version, or a release the catalog lacks: those controllers stop (nothing is written
+//    from input that is not accepted) and the reason is a TerminalError;
+//  - FeatureUpgradeableController with the HCP's feature set as `requested` (a NoUpgrade choice there blocks
+//    even while the guest refuses it).
+// The guest's events reach these controllers through one token bucket (GUEST_WAKEUPS), so a guest streaming
+// changes cannot set the replica's pace. The controllers start once every guest cache has listed (the
+// manager's "caches synced"); every write passes the shard's fence and is not sent while the guest fails.
+import {
+  ClusterProfiles, FEATURE_GATE_NAME, clusterDesiredVersion, type ClusterVersion, type FeatureGateSpec, type FeatureSetRegistry,
+} from '../api-types/index.js';
+import {
+  BucketLimiter, Controller, ItemExponentialLimiter, PacedWatch, TerminalError, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
+  type ReleaseCatalog, type WatchSource,
+} from '../runtime/index.js';
+import { clusterOperatorStatusController } from '../controllers/cluster-operator-status.js';
+import { featureGateStatusController } from '../controllers/feature-gate-status.js';
+import { OperatorConditions } from '../controllers/operator-conditions.js';
+import { upgradeableController } from '../controllers/upgradeable.js';
+import type { GuestConnection } from './guest-connection.js';
+import { guestSpecController } from './guest-spec.js';
+
+export const GUEST_VERSION_CONTROLLER = 'GuestVersionController';
+/** How often a guest's own events may wake its controllers: a token bucket per guest (a change, then its status write's echo, fit in the burst). */
+export const GUEST_WAKEUPS = { perSecond: 2, burst: 10 };
+/** The most ClusterVersion history entries a guest may have (the cluster-version operator keeps 100). */
+export const MAX_GUEST_HISTORY = 100;
+/** relatedObjects namespace of the guest ClusterOperator (the namespace a guest has for cluster config). */
+const GUEST_CONFIG_NAMESPACE = 'openshift-config';
+
+export interface GuestEngagementDeps {
+  guest: GuestConnection;
+  hcpKey: string;
+  catalog: ReleaseCatalog;
+  /** The spec the HCP asks for, and when it changes. */
+  requested: WatchSource & { spec(): FeatureGateSpec | undefined };
+  clusterOperatorName: string;
+  /** The session's recorder (Events in the HCP namespace). */
+  events: EventRecorder;
+  logger: Logger;
+  recheckAfterMs: number;
+  /** How each controller's reconcile ended (undefined: it succeeded). */
+  onReconciled(controller: string, error: unknown): void;
+  /** A controller stopped: what it last said no longer holds. */
+  onStopped(controller: string): void;
+}
+
+/** The guest's version when its ClusterVersion is acceptable input (undefined with the reason otherwise). */
+export function acceptedGuestVersion(cv: ClusterVersion | undefined): { version: string } | { problem: TerminalError } {
+  const entries = cv?.status?.history?.length ?? 0;
+  if (entries > MAX_GUEST_HISTORY) {
+    return { problem: new TerminalError(`the guest ClusterVersion/version has ${entries} history entries, more than the ${MAX_GUEST_HISTORY} the ` +
+      `cluster-version operator keeps; its FeatureGate status is not written until it has at most ${MAX_GUEST_HISTORY}`, { reason: 'GuestInputRejected' }) };
+  }
+  const version = clusterDesiredVersion(cv);
+  if (!version) return { problem: new TerminalError('the guest ClusterVersion/version has no desired version or history yet', { reason: 'MissingVersion' }) };
+  return { version };
+}
+
+export class GuestEngagement {
+  /** The operator conditions of this guest (its ClusterOperator reports them). */
+  readonly conditions = OperatorConditions.atStart();
+  private readonly pacer = new PacedWatch(new BucketLimiter(GUEST_WAKEUPS.perSecond, GUEST_WAKEUPS.burst));
+  private readonly controllers = new Map<string, Controller>();
+  private readonly limiters = new Map<string, ItemExponentialLimiter>();
+  /** Each controller's keys (its initial keys): what resync() looks at again. */
+  private readonly keys = new Map<string, string[]>();
+  /** The version the version-bound controllers run at, and their registry. */
+  private bound: { version: string; registry: FeatureSetRegistry } | undefined;
+  private stopped = false;
+  readonly started: Promise<void>;
+
+  constructor(private readonly d: GuestEngagementDeps) {
+    const { guest } = d;
+    const featureGates = { get: guest.featureGates.get.bind(guest.featureGates), ...this.paced(guest.featureGates) };
+    const clusterVersions = this.paced(guest.clusterVersions);
+    this.started = guest.whenSynced.then(() => {
+      if (this.stopped) return;
+      this.run(guestSpecController({
+        hcpKey: d.hcpKey, requested: d.requested, featureGates, client: guest.featureGate, events: d.events, logger: d.logger,
+        recheckAfterMs: d.recheckAfterMs,
+      }));
+      this.run({
+        name: GUEST_VERSION_CONTROLLER, reconcile: () => this.bindVersion(),
+        watches: [{ source: clusterVersions, keys: () => ['version'] }], initialKeys: ['version'],
+      });
+      this.run(upgradeableController({
+        featureGates, conditions: this.conditions,
+        requested: { addListener: (fn) => d.requested.addListener(fn), featureSet: () => d.requested.spec()?.featureSet },
+      }));
+    });
+  }
+
+  /** The version the guest's status is kept for now (undefined: its ClusterVersion is not accepted yet). */
+  version(): string | undefined {
+    return this.bound?.version;
+  }
+
+  /** The guest answers again: every controller looks now (what they skipped while it failed). */
+  resync(): void {
+    for (const [name, c] of this.controllers) {
+      const limiter = this.limiters.get(name);
+      // A key that is failing stays on its backoff (a guest flapping between failing and answering cannot reset it).
+      for (const k of this.keys.get(name) ?? []) if (limiter && limiter.numRequeues(k) > 0) c.queue.addRateLimited(k); else c.enqueue(k);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.pacer.stop();
+    const all = [...this.controllers.values()];
+    this.controllers.clear();
+    await Promise.all(all.map((c) => c.stop()));
+  }
+
+  private paced(source: WatchSource): WatchSource {
+    const p = this.pacer.source(source);
+    return { addListener: (fn) => p.addListener(fn) };
+  }
+
+  private run(spec: ControllerSpec): void {
+    if (this.stopped) return;
+    // A controller's backoff outlives its instance: one bound again to a guest's next version goes on where the
+    // last one was (a guest cycling its version cannot reset it).
+    let rateLimiter = this.limiters.get(spec.name);
+    if (!rateLimiter) this.limiters.set(spec.name, (rateLimiter = new ItemExponentialLimiter(5, 5 * 60_000)));
+    const limiter = rateLimiter;
+    this.keys.set(spec.name, spec.initialKeys ?? []);
+    const backingOff = (spec.initialKeys ?? []).filter((k) => limiter.numRequeues(k) > 0);
+    const c = new Controller({ ...spec, initialKeys: (spec.initialKeys ?? []).filter((k) => !backingOff.includes(k)) }, {
+      logger: this.d.logger, rateLimiter,
+      onReconciled: (_key, error) => this.d.onReconciled(spec.name, error),
+    });
+    this.controllers.set(spec.name, c);
+    c.start();
+    for (const k of backingOff) c.queue.addRateLimited(k);
+  }
+
+  private async unbind(): Promise<void> {
+    if (!this.bound) return;
+    this.bound = undefined;
+    for (const name of [...this.controllers.keys()]) {
+      if (name === GUEST_VERSION_CONTROLLER || !this.versionBound.has(name)) continue;
+      const c = this.controllers.get(name)!;
+      this.controllers.delete(name);
+      await c.stop();
+      this.d.onStopped(name);
+    }
+  }
+
+  private readonly versionBound = new Set<string>();
+
+  /** GuestVersionController's reconcile: the version-bound controllers run at the guest's accepted version. */
+  private async bindVersion(): Promise<ReconcileResult> {
+    const { guest, catalog } = this.d;
+    const accepted = acceptedGuestVersion(guest.clusterVersions.get('version'));
+    if ('problem' in accepted) {
+      await this.unbind();
+      throw new TerminalError(accepted.problem.message, { ...accepted.problem.options, recheckAfterMs: this.d.recheckAfterMs });
+    }
+    const { version } = accepted;
+    let registry: FeatureSetRegistry;
+    try {
+      registry = catalog.registry(version, ClusterProfiles.IBMCloudManaged);
+    } catch (e) {
+      await this.unbind();
+      throw new TerminalError(`guest version ${version}: ${(e as Error).message}`, { reason: 'MissingRelease', recheckAfterMs: this.d.recheckAfterMs });
+    }
+    if (this.bound?.version === version && this.bound.registry === registry) return {};
+    await this.unbind();
+    if (this.stopped) return {};
+    this.bound = { version, registry };
+    // What the version-bound controllers see of ClusterVersion: only an accepted one naming their version (the
+    // controller of a newer version is on its way; an older one never writes from the new history).
+    const clusterVersions = {
+      get: (name: string) => {
+        const cv = guest.clusterVersions.get(name);
+        const a = acceptedGuestVersion(cv);
+        return 'version' in a && a.version === version ? cv : undefined;
+      },
+      ...this.paced(guest.clusterVersions),
+    };
+    const featureGates = { get: guest.featureGates.get.bind(guest.featureGates), ...this.paced(guest.featureGates) };
+    const clusterOperators = { get: guest.clusterOperators.get.bind(guest.clusterOperators), ...this.paced(guest.clusterOperators) };
+    const specs = [
+      featureGateStatusController({
+        operatorVersion: version, registry, featureGates, clusterVersions, client: guest.featureGate, conditions: this.conditions,
+        events: this.d.events, logger: this.d.logger,
+      }),
+      clusterOperatorStatusController({
+        name: this.d.clusterOperatorName, operatorVersion: version, namespace: GUEST_CONFIG_NAMESPACE, clusterOperators, featureGates,
+        client: guest.clusterOperator, conditions: this.conditions,
+      }),
+    ];
+    for (const spec of specs) {
+      this.versionBound.add(spec.name);
+      this.run(spec);
+    }
+    this.d.logger.info('guest controllers bound to its version', { version, featureGate: FEATURE_GATE_NAME });
+    return {};
+  }
+}
