@@ -74,13 +74,12 @@ export class GuestEngagement {
   /** The version the version-bound controllers run at, and their registry. */
   private bound: { version: string; registry: FeatureSetRegistry } | undefined;
   private stopped = false;
-  readonly started: Promise<void>;
 
   constructor(private readonly d: GuestEngagementDeps) {
     const { guest } = d;
     const featureGates = { get: guest.featureGates.get.bind(guest.featureGates), ...this.paced(guest.featureGates) };
     const clusterVersions = this.paced(guest.clusterVersions);
-    this.started = guest.whenSynced.then(() => {
+    void guest.whenSynced.then(() => {
       if (this.stopped) return;
       this.run(guestSpecController({
         hcpKey: d.hcpKey, requested: d.requested, featureGates, client: guest.featureGate, events: d.events, logger: d.logger,

@@ -205,9 +205,10 @@ export class GuestSession {
     const [engagement, guest] = [this.engagement, this.guest];
     this.engagement = undefined;
     this.guest = undefined;
+    await Promise.all([engagement?.stop(), guest?.stop()]);
+    // What the old engagement's controllers said (until they stopped) no longer holds.
     for (const name of this.settled) this.problems.delete(name);
     this.settled = new Set();
-    await Promise.all([engagement?.stop(), guest?.stop()]);
   }
 
   /** The kubeconfig text of the HCP's Secret (TerminalError naming what is missing). */

@@ -13,7 +13,7 @@ export interface HostedMetrics {
 
 export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
   if (!registry) return { synced: () => undefined, forget: () => undefined };
-  const syncs = counter(registry, 'featuregates_hosted_syncs_total', 'Guest syncs by result (success, or the failure reason)', ['result']);
+  const syncs = counter(registry, 'featuregates_hosted_syncs_total', 'Reconciles of an HCP\'s controllers, by the HCP\'s state after each (success, or its first failure reason)', ['result']);
   const lastSuccess = gauge(registry, 'featuregates_hosted_guest_last_success_timestamp_seconds', 'When the guest of an owned HCP last synced without error', ['namespace', 'name']);
   const failing = gauge(registry, 'featuregates_hosted_guest_failing', '1 while the last sync of an owned HCP failed, by reason', ['namespace', 'name', 'reason']);
   for (const r of ['success', ...SYNC_FAILURE_REASONS]) syncs.inc({ result: r }, 0);
