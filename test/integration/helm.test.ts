@@ -1,8 +1,10 @@
 // The Helm chart (deploy/helm/featuregate-coordinator), proven with the real Helm v4 (hack/helm/build.sh, from Go
 // modules) on a real kube-apiserver. One source of truth: the chart renders deploy/base's own files, and with
 // default values `helm template --include-crds` gives exactly the objects of `kubectl kustomize
-// deploy/overlays/vanilla`. Then lint, template with values, install (RBAC accepted by the API server),
-// upgrade with a changed value, uninstall (nothing left but the CRDs, Helm's convention).
+// deploy/overlays/vanilla` but its Namespace (Helm's convention: objects in the release namespace, which
+// `--create-namespace` makes, never the chart). Then lint, template with values, a misspelt value refused by
+// values.schema.json, install into a new namespace (RBAC accepted by the API server), upgrade with a changed
+// value, uninstall (the CRDs, the FeatureGate and the namespace stay).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -27,19 +29,19 @@ describe('Helm chart', () => {
     expect(r.status).toBe(0);
   });
 
-  it('with default values it renders exactly the objects of the vanilla kustomize overlay', () => {
-    const kustomize = byKey(parse(execFileSync(kubectl, ['kustomize', join('deploy', 'overlays', 'vanilla')], { encoding: 'utf8' })));
-    const chart = byKey(template());
+  it('with default values it renders exactly the objects of the vanilla kustomize overlay, but no Namespace', () => {
+    const kustomize = byKey(parse(execFileSync(kubectl, ['kustomize', join('deploy', 'overlays', 'vanilla')], { encoding: 'utf8' })).filter((o) => o.kind !== 'Namespace'));
+    const chart = byKey(template('--namespace', 'featuregate-coordinator'));
     expect(Object.keys(chart).sort()).toEqual(Object.keys(kustomize).sort());
     for (const k of Object.keys(kustomize)) expect({ [k]: chart[k] }).toEqual({ [k]: kustomize[k] });
   });
 
   it('values change what they name, everywhere it appears', () => {
-    const objs = byKey(template('--set', 'namespace=fgc-system', '--set', 'image=registry.example.com/fgc:1.0.0', '--set', 'operatorVersion=4.23.1',
+    const objs = byKey(template('--namespace', 'fgc-system', '--set', 'image=registry.example.com/fgc:1.0.0', '--set', 'operatorVersion=4.23.1',
       '--set', 'leaderElection.leaseDuration=137s', '--set', 'leaderElection.renewDeadline=107s', '--set', 'leaderElection.retryPeriod=26s',
       '--set', 'metrics.serviceMonitor=true', '--set', 'admission.unknownGates=Deny', '--set', 'resources.limits.memory=512Mi'));
     expect(Object.keys(objs).filter((k) => k.includes('/featuregate-coordinator/'))).toEqual([]);
-    expect(objs['Namespace//fgc-system']).toBeDefined();
+    expect(Object.keys(objs).filter((k) => k.startsWith('Namespace/'))).toEqual([]);
     const dep = objs['Deployment/fgc-system/featuregate-operator'] as unknown as { spec: { template: { spec: { containers: { image: string; args: string[]; env: { name: string; value?: string }[]; resources: unknown }[] } } } };
     const c = dep.spec.template.spec.containers[0]!;
     expect(c.image).toBe('registry.example.com/fgc:1.0.0');
@@ -51,11 +53,17 @@ describe('Helm chart', () => {
     const binding = objs['ValidatingAdmissionPolicyBinding//featuregates-known-gates'] as unknown as { spec: { validationActions: string[]; paramRef: { namespace: string } } };
     expect(binding.spec).toMatchObject({ validationActions: ['Deny', 'Audit'], paramRef: { namespace: 'fgc-system' } });
     expect(objs['ServiceMonitor/fgc-system/featuregate-operator']).toBeDefined();
-    const insecure = byKey(template('--set', 'metrics.secure=false'));
-    expect((insecure['Deployment/featuregate-coordinator/featuregate-operator'] as unknown as typeof dep).spec.template.spec.containers[0]!.args).toContain('--metrics-secure=false');
+    const insecure = byKey(template('--namespace', 'default', '--set', 'metrics.secure=false'));
+    expect((insecure['Deployment/default/featuregate-operator'] as unknown as typeof dep).spec.template.spec.containers[0]!.args).toContain('--metrics-secure=false');
     const bad = spawnSync(helm, ['template', 'fgc', CHART, '--set', 'admission.unknownGates=Refuse'], { encoding: 'utf8' });
     expect(bad.status).not.toBe(0);
-    expect(bad.stderr).toContain('admission.unknownGates must be Warn or Deny, got "Refuse"');
+    expect(bad.stderr).toContain("at '/admission/unknownGates': value must be one of 'Warn', 'Deny'");
+    // A misspelt value is an error, not silently ignored (values.schema.json); so is the old `namespace` value.
+    for (const [value, says] of [['metrics.secur=false', "additional properties 'secur' not allowed"], ['namespace=x', "additional properties 'namespace' not allowed"]]) {
+      const typo = spawnSync(helm, ['template', 'fgc', CHART, '--set', value!], { encoding: 'utf8' });
+      expect(typo.status).not.toBe(0);
+      expect(typo.stderr).toContain(says);
+    }
   });
 
   describe('on a real API server', () => {
@@ -65,26 +73,36 @@ describe('Helm chart', () => {
     const h = (...args: string[]) => execFileSync(helm, [...args, '--kubeconfig', plane.kubeconfigPath], { encoding: 'utf8' });
     const get = (path: string) => KubeTransport.for(readKubeconfigFile(plane.kubeconfigPath)!).request({ method: 'GET', path });
 
-    it('install, upgrade with a changed value, uninstall leaving only the CRDs', async () => {
-      h('install', 'fgc', CHART, '--namespace', 'default', '--wait=false');
-      const ns = 'featuregate-coordinator';
+    it('install -n NS --create-namespace, upgrade with a changed value, uninstall keeping the CRDs, the FeatureGate and the namespace', async () => {
+      const ns = 'fgc-system';
+      h('install', 'fgc', CHART, '--namespace', ns, '--create-namespace', '--wait=false');
       await expect(get(`/apis/apps/v1/namespaces/${ns}/deployments/featuregate-operator`)).resolves.toMatchObject({ metadata: { name: 'featuregate-operator' } });
-      await expect(get('/apis/rbac.authorization.k8s.io/v1/clusterroles/featuregate-operator')).resolves.toBeDefined();
+      await expect(get(`/api/v1/namespaces/${ns}/configmaps/featuregate-payload`)).resolves.toBeDefined();
+      await expect(get('/api/v1/namespaces/featuregate-coordinator')).rejects.toMatchObject({ code: 404 });
+      const crb = await get('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/featuregate-operator') as { subjects: { namespace: string }[] };
+      expect(crb.subjects.map((s) => s.namespace)).toEqual([ns]);
       await expect(get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/featuregates.config.openshift.io')).resolves.toBeDefined();
       const binding = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/featuregates-known-gates';
-      expect(((await get(binding)) as { spec: { validationActions: string[] } }).spec.validationActions).toEqual(['Warn', 'Audit']);
+      expect(((await get(binding)) as { spec: { validationActions: string[]; paramRef: { namespace: string } } }).spec)
+        .toMatchObject({ validationActions: ['Warn', 'Audit'], paramRef: { namespace: ns } });
+      expect(h('list', '--namespace', ns, '-q').trim()).toBe('fgc');
 
-      h('upgrade', 'fgc', CHART, '--namespace', 'default', '--set', 'admission.unknownGates=Deny');
+      h('upgrade', 'fgc', CHART, '--namespace', ns, '--set', 'admission.unknownGates=Deny');
       expect(((await get(binding)) as { spec: { validationActions: string[] } }).spec.validationActions).toEqual(['Deny', 'Audit']);
 
-      h('uninstall', 'fgc', '--namespace', 'default');
+      // The cluster's FeatureGate (what the operator keeps) and another tenant of the namespace.
+      const t = KubeTransport.for(readKubeconfigFile(plane.kubeconfigPath)!);
+      await t.request({ method: 'POST', path: '/apis/config.openshift.io/v1/featuregates', body: { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster' }, spec: {} } });
+      await t.request({ method: 'POST', path: `/api/v1/namespaces/${ns}/configmaps`, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'not-ours' } } });
+      h('uninstall', 'fgc', '--namespace', ns);
       for (const path of [`/apis/apps/v1/namespaces/${ns}/deployments/featuregate-operator`, '/apis/rbac.authorization.k8s.io/v1/clusterroles/featuregate-operator',
         '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/featuregate-operator', binding, `/api/v1/namespaces/${ns}/configmaps/featuregate-payload`]) {
         await expect(get(path)).rejects.toMatchObject({ code: 404 });
       }
-      // The namespace is being deleted (no namespace controller runs here to finish it), the CRDs stay.
-      const nsObj = await get(`/api/v1/namespaces/${ns}`).catch(() => undefined) as { metadata?: { deletionTimestamp?: string } } | undefined;
-      expect(nsObj === undefined || Boolean(nsObj.metadata?.deletionTimestamp)).toBe(true);
+      const nsObj = await get(`/api/v1/namespaces/${ns}`) as { metadata: { deletionTimestamp?: string } };
+      expect(nsObj.metadata.deletionTimestamp).toBeUndefined();
+      await expect(get(`/api/v1/namespaces/${ns}/configmaps/not-ours`)).resolves.toBeDefined();
+      await expect(get('/apis/config.openshift.io/v1/featuregates/cluster')).resolves.toBeDefined();
       await expect(get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/featuregates.config.openshift.io')).resolves.toBeDefined();
       expect(h('list', '--all-namespaces', '-q').trim()).toBe('');
     }, 120_000);
