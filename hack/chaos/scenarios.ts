@@ -10,6 +10,7 @@ import { sdkAcrossRestarts } from './sdk-restarts.js';
 import { eventSpam } from './events.js';
 import { throttledLeader } from './throttled-leader.js';
 import { throttledShard } from './throttled-shard.js';
+import { hostileTenants } from './hostile-tenants.js';
 
 export interface Scenario {
   name: string;
@@ -27,4 +28,6 @@ export const SCENARIOS: Scenario[] = [
   { name: 'events', run: (short) => eventSpam({ changes: short ? 40 : 100 }) },
   { name: 'throttled-leader', run: (short) => throttledLeader({ pauseMs: 20_000, retryAfterSeconds: 3, rounds: short ? 1 : 3 }) },
   { name: 'throttled-shard', run: (short) => throttledShard({ pauseMs: 7_000, retryAfterSeconds: 3, rounds: short ? 1 : 3 }) },
+  // Short: test/integration/hosted-tenants.test.ts is the npm-test version of this one.
+  { name: 'hostile-tenants', run: (short) => hostileTenants(short ? { rounds: 6, everyMs: 2_000 } : { rounds: 60, everyMs: 10_000 }) },
 ];
