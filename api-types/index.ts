@@ -24,3 +24,4 @@ export * from './hosted-outputs.js';
 export * from './hosted-status.js';
 export * from './shard.js';
 export * from './untrusted-text.js';
+export * from './running-gates.js';

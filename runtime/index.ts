@@ -35,3 +35,4 @@ export * from './feature-metrics.js';
 export * from './feature-gate-file.js';
 export * from './fault-containment.js';
 export * from './release-catalog.js';
+export * from './component-gates.js';

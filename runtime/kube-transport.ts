@@ -158,6 +158,13 @@ export interface KubeRequest {
   fence?: () => void;
   /** The largest body read. Default: MAX_LIST_BYTES for a LIST (metricMethod), else MAX_OBJECT_BYTES. */
   maxBodyBytes?: number;
+  /** The Accept header (default application/json). */
+  accept?: string;
+  /**
+   * Read the body as text lines instead of JSON (`/metrics`): each line (at most MAX_TEXT_LINE_BYTES) is handed
+   * on as it arrives and nothing is kept, so a large body costs no memory; the call resolves undefined.
+   */
+  onLine?: (line: string) => void;
   /** For rest_client_requests_total{resource}. */
   resource?: string;
   /** The method label for metrics (LIST for a collection GET). */
@@ -209,6 +216,26 @@ function readBody(res: Readable, limit: number, tooLarge: () => Error): Promise<
       chunks.push(c);
     });
     res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+    res.on('aborted', () => reject(new Error('response aborted')));
+  });
+}
+
+/** The longest line a text body (`/metrics`) may have. */
+export const MAX_TEXT_LINE_BYTES = 64 * 1024;
+
+/** A text body line by line, up to `limit` bytes in all and MAX_TEXT_LINE_BYTES a line; nothing is kept. */
+function readLines(res: Readable, limit: number, onLine: (line: string) => void, tooLarge: () => Error): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const fail = (e: Error) => { reject(e); res.destroy(); };
+    const feed = lineSplitter(MAX_TEXT_LINE_BYTES, () => fail(tooLarge()), (line) => { onLine(line); });
+    res.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) return fail(tooLarge());
+      feed(c);
+    });
+    res.on('end', () => { feed('\n'); resolve(); });
     res.on('error', reject);
     res.on('aborted', () => reject(new Error('response aborted')));
   });
@@ -441,6 +468,7 @@ export class KubeTransport {
     const path = `${r.path}${queryString(r.query)}`;
     const started = Date.now();
     const t = await this.target(r.method, path);
+    if (r.accept) t.headers.Accept = r.accept;
     const body = r.body === undefined ? undefined : Buffer.from(JSON.stringify(r.body));
     if (body) {
       t.headers['Content-Type'] = r.contentType ?? 'application/json';
@@ -457,6 +485,13 @@ export class KubeTransport {
       if (res.status < 200 || res.status >= 300) {
         const text = await Promise.race([errorBody(res.body), deadline.expired]);
         throw apiError(res.status, text, r.method, r.path, retryAfterHeader(res.headers));
+      }
+      if (r.onLine) {
+        await Promise.race([readLines(res.body, limit, r.onLine, () => {
+          cancel = true;
+          return new ResponseTooLargeError(r.method, r.path, limit);
+        }), deadline.expired]);
+        return undefined;
       }
       const text = await Promise.race([readBody(res.body, limit, () => {
         cancel = true;

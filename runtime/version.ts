@@ -1,23 +1,34 @@
 // This package's version (from its package.json) and client-go-style User-Agent strings, so API audit
 // logs and priority-and-fairness can tell our clients apart.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 let cached: string | undefined;
 
-/** The featuregate-coordinator package version, found by walking up from this module. */
+/** The package root (the folder holding our package.json), from sources or from dist/. */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    try {
+      if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === 'featuregate-coordinator') return dir;
+    } catch { /* no package.json here */ }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('cannot find the featuregate-coordinator package root');
+    dir = parent;
+  }
+}
+
+/** The featuregate-coordinator package version, from its package.json. */
 export function packageVersion(): string {
   if (cached) return cached;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++, dir = dirname(dir)) {
-    const p = join(dir, 'package.json');
-    if (!existsSync(p)) continue;
-    const pkg = JSON.parse(readFileSync(p, 'utf8')) as { name?: string; version?: string };
-    if (pkg.name === 'featuregate-coordinator' && pkg.version) return (cached = pkg.version);
+  try {
+    const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string };
+    return (cached = pkg.version ?? '0.0.0');
+  } catch {
+    return (cached = '0.0.0');
   }
-  return (cached = '0.0.0');
 }
 
 const GOARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x' };

@@ -2,9 +2,9 @@
 // TEST_ASSET_ETCD, then KUBEBUILDER_ASSETS (as controller-runtime's envtest), then the project's own
 // build from Go modules (hack/envtest/build.sh, cached by version).
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { accessSync, constants } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { packageRoot } from '../../runtime/version.js';
 
 export interface ControlPlaneBinaries {
   kubeAPIServer: string;
@@ -24,18 +24,7 @@ function withKubectl(b: ControlPlaneBinaries, dir: string | undefined, env: Node
   return b;
 }
 
-/** The package root (the folder holding our package.json), from sources or from dist/. */
-export function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    try {
-      if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === 'featuregate-coordinator') return dir;
-    } catch { /* no package.json here */ }
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('cannot find the featuregate-coordinator package root');
-    dir = parent;
-  }
-}
+export { packageRoot };
 
 function executable(path: string, what: string): string {
   try {

@@ -1,0 +1,128 @@
+// Gates that run: what a running component reports about its feature gates, and the verdict per gate against
+// what the FeatureGate status asks for. Pure. The facts (docs/verify.md, ../shared/reference/component-gates.md):
+//  - `kubernetes_feature_enabled{name,stage}` (BETA gauge on /metrics) has one series per gate known at the
+//    component's *emulated* version, 1 enabled / 0 disabled; a gate absent from it is not "disabled";
+//  - `/flagz` (config.k8s.io/v1beta1 Flagz) shows the requested `--feature-gates` string, not the effect;
+//  - Kubernetes' versioned_feature_list.yaml of the binary's release says since which version each
+//    Kubernetes gate exists: absent because the component emulates an older version is told apart from
+//    absent because the binary has no such gate (an OpenShift gate on a vanilla component).
+
+/** The desired state of one gate, from a FeatureGate status entry. */
+export interface DesiredGate {
+  name: string;
+  enabled: boolean;
+}
+
+export type GateVerdict = 'match' | 'mismatch' | 'not-in-component' | 'not-at-emulated-version' | 'overridden';
+
+export interface GateCheck {
+  name: string;
+  desired: boolean;
+  /** What the component's gauge says; null: the gate has no series there. */
+  running: boolean | null;
+  verdict: GateVerdict;
+  /** What the component was told (its `--feature-gates` on /flagz): true/false, null when not told; absent when /flagz is not served. */
+  requested?: boolean | null;
+}
+
+export interface ComponentCheck {
+  name: string;
+  url: string;
+  emulatedVersion?: string;
+  /** `unreachable: …` or `forbidden: …`: the component could not be read. */
+  error?: string;
+  gates: GateCheck[];
+}
+
+export interface VerifyReport {
+  version: string;
+  components: ComponentCheck[];
+}
+
+const FEATURE_ENABLED = /^kubernetes_feature_enabled\{([^}]*)\}\s+(\S+)/;
+const LABEL = /(\w+)="((?:[^"\\]|\\.)*)"/g;
+
+/** One `/metrics` line of the gauge, or undefined for any other line. */
+export function featureEnabledSample(line: string): { name: string; stage: string; enabled: boolean } | undefined {
+  const m = FEATURE_ENABLED.exec(line);
+  if (!m) return undefined;
+  const labels: Record<string, string> = {};
+  for (const l of m[1]!.matchAll(LABEL)) labels[l[1]!] = l[2]!;
+  if (!labels.name) return undefined;
+  return { name: labels.name, stage: labels.stage ?? '', enabled: Number(m[2]) === 1 };
+}
+
+/**
+ * `A=true,B=false` (a `--feature-gates` value as /flagz shows it; v1.36 prefixes each pair with its component,
+ * `:A=true` for the default one) → name → requested value; malformed pairs are skipped.
+ */
+export function parseFeatureGatesFlag(value: string): Map<string, boolean> {
+  const out = new Map<string, boolean>();
+  for (const pair of value.split(',')) {
+    const [k, v] = pair.slice(pair.lastIndexOf(':') + 1).split('=').map((s) => s.trim());
+    if (!k || (v !== 'true' && v !== 'false')) continue;
+    out.set(k, v === 'true');
+  }
+  return out;
+}
+
+/** Since which Kubernetes minor each gate exists (from versioned_feature_list.yaml: its earliest versioned spec). */
+export type GateLifecycle = ReadonlyMap<string, { major: number; minor: number }>;
+
+/** Parses the entries `[{name, versionedSpecs: [{version: "1.31", …}]}]` of versioned_feature_list.yaml. */
+export function gateLifecycle(entries: unknown): Map<string, { major: number; minor: number }> {
+  const out = new Map<string, { major: number; minor: number }>();
+  if (!Array.isArray(entries)) throw new Error('versioned_feature_list: expected a list of gates');
+  for (const e of entries as { name?: unknown; versionedSpecs?: { version?: unknown }[] }[]) {
+    if (typeof e?.name !== 'string' || !Array.isArray(e.versionedSpecs)) continue;
+    let first: { major: number; minor: number } | undefined;
+    for (const s of e.versionedSpecs) {
+      const m = /^(\d+)\.(\d+)$/.exec(String(s?.version ?? ''));
+      if (!m) continue;
+      const v = { major: Number(m[1]), minor: Number(m[2]) };
+      if (!first || v.major < first.major || (v.major === first.major && v.minor < first.minor)) first = v;
+    }
+    if (first) out.set(e.name, first);
+  }
+  return out;
+}
+
+export interface VerdictInput {
+  desired: readonly DesiredGate[];
+  /** The gauge: gate → enabled. */
+  running: ReadonlyMap<string, boolean>;
+  /** The requested gates from /flagz (undefined: not served). */
+  requested?: ReadonlyMap<string, boolean>;
+  /** The component's emulated version (from /version), when it says. */
+  emulated?: { major: number; minor: number };
+  lifecycle: GateLifecycle;
+  /** Known, deliberate differences: gate → the value it is expected to run with. */
+  overrides?: ReadonlyMap<string, boolean>;
+}
+
+/**
+ * One verdict per desired gate: `match`, `mismatch` (desired on and running off, or the reverse),
+ * `overridden` (running as a declared override says), `not-at-emulated-version` (absent from the gauge, and
+ * the gate exists in the binary's release only after the version the component emulates) or
+ * `not-in-component` (absent, and not such a gate: the binary has no such gate).
+ */
+export function gateChecks(input: VerdictInput): GateCheck[] {
+  return input.desired.map(({ name, enabled }) => {
+    const running = input.running.get(name);
+    const requested = input.requested ? { requested: input.requested.get(name) ?? null } : {};
+    if (running === undefined) {
+      const since = input.lifecycle.get(name);
+      const e = input.emulated;
+      const later = since && e && (since.major > e.major || (since.major === e.major && since.minor > e.minor));
+      return { name, desired: enabled, running: null, verdict: later ? 'not-at-emulated-version' : 'not-in-component', ...requested };
+    }
+    const override = input.overrides?.get(name);
+    const verdict: GateVerdict = running === enabled ? 'match' : override === running ? 'overridden' : 'mismatch';
+    return { name, desired: enabled, running, verdict, ...requested };
+  });
+}
+
+/** A report passes when no component has an error and no gate is a mismatch. */
+export function verifyPasses(r: VerifyReport): boolean {
+  return r.components.every((c) => !c.error && c.gates.every((g) => g.verdict !== 'mismatch'));
+}

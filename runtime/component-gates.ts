@@ -1,0 +1,62 @@
+// Reading what a running component says about its feature gates, through the one transport: `/version` (the
+// emulated version), `/metrics` streamed line by line keeping only `kubernetes_feature_enabled` (a busy API
+// server's /metrics is megabytes), and `/flagz` as config.k8s.io/v1beta1 Flagz (its plain text is not meant
+// to be parsed). For kube-apiserver these are non-resource URLs of the API itself (RBAC: get on /version,
+// /metrics, /flagz). And Kubernetes' gate lifecycle file, shipped in deploy/kubernetes/.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { featureEnabledSample, gateLifecycle, parseFeatureGatesFlag, type GateLifecycle } from '../api-types/index.js';
+import { apiErrorMessage, statusCode } from './api-errors.js';
+import type { ClusterAccess } from './kube-config.js';
+import { KubeTransport } from './kube-transport.js';
+import { packageRoot } from './version.js';
+
+/** `/metrics` is read to at most this much. */
+const MAX_METRICS_BYTES = 64 * 1024 * 1024;
+const FLAGZ_MEDIA_TYPE = 'application/json;as=Flagz;v=v1beta1;g=config.k8s.io';
+
+export interface ComponentGates {
+  /** `emulationMajor.emulationMinor` from /version (absent when the component does not say). */
+  emulated?: { major: number; minor: number };
+  /** The gauge: gate → enabled. */
+  running: Map<string, boolean>;
+  /** The requested `--feature-gates` from /flagz (undefined: /flagz not served or not readable). */
+  requested?: Map<string, boolean>;
+}
+
+/** Why a component could not be read: `forbidden: …` (401/403) or `unreachable: …`. */
+export class ComponentReadError extends Error {
+  override name = 'ComponentReadError';
+}
+
+/** The gates a component runs with, as it reports them itself. */
+export async function readComponentGates(kc: ClusterAccess, timeoutMs?: number): Promise<ComponentGates> {
+  const t = KubeTransport.for(kc);
+  const get = (path: string, extra: { accept?: string; onLine?: (line: string) => void; maxBodyBytes?: number } = {}) =>
+    t.request({ method: 'GET', path, ...(timeoutMs ? { timeoutMs } : {}), ...extra });
+  const running = new Map<string, boolean>();
+  try {
+    await get('/metrics', { accept: 'text/plain', maxBodyBytes: MAX_METRICS_BYTES, onLine: (line) => {
+      if (!line.startsWith('kubernetes_feature_enabled{')) return;
+      const s = featureEnabledSample(line);
+      if (s) running.set(s.name, s.enabled);
+    } });
+  } catch (e) {
+    const code = statusCode(e);
+    throw new ComponentReadError(`${code === 401 || code === 403 ? 'forbidden' : 'unreachable'}: GET /metrics: ${apiErrorMessage(e)}`);
+  }
+  const out: ComponentGates = { running };
+  const version = await get('/version').catch(() => undefined) as { emulationMajor?: string; emulationMinor?: string } | undefined;
+  const major = Number(version?.emulationMajor);
+  const minor = Number(version?.emulationMinor);
+  if (Number.isInteger(major) && Number.isInteger(minor) && version?.emulationMajor) out.emulated = { major, minor };
+  const flagz = await get('/flagz', { accept: FLAGZ_MEDIA_TYPE }).catch(() => undefined) as { flags?: Record<string, string> } | undefined;
+  if (flagz?.flags) out.requested = parseFeatureGatesFlag(flagz.flags['feature-gates'] ?? '');
+  return out;
+}
+
+/** Kubernetes' versioned_feature_list.yaml of the release hack/envtest builds, as shipped in deploy/kubernetes/. */
+export function kubernetesGateLifecycle(file = join(packageRoot(), 'deploy', 'kubernetes', 'versioned_feature_list-1.36.yaml')): GateLifecycle {
+  return gateLifecycle(parse(readFileSync(file, 'utf8')) as unknown);
+}

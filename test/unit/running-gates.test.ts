@@ -1,0 +1,45 @@
+// The pure core of `verify`: the gauge's lines, /flagz's --feature-gates value, Kubernetes' lifecycle file,
+// and the verdicts (absent is never "disabled").
+import { describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { featureEnabledSample, gateChecks, parseFeatureGatesFlag } from '../../api-types/index.js';
+import { kubernetesGateLifecycle } from '../../runtime/index.js';
+
+describe('gates that run', () => {
+  it('reads the gauge\'s lines and nothing else', () => {
+    expect(featureEnabledSample('kubernetes_feature_enabled{name="APIResponseCompression",stage="BETA"} 1')).toEqual({ name: 'APIResponseCompression', stage: 'BETA', enabled: true });
+    expect(featureEnabledSample('kubernetes_feature_enabled{stage="",name="X"} 0')).toEqual({ name: 'X', stage: '', enabled: false });
+    expect(featureEnabledSample('# HELP kubernetes_feature_enabled …')).toBeUndefined();
+    expect(featureEnabledSample('kubernetes_feature_enabled{stage="ALPHA"} 1')).toBeUndefined();
+  });
+
+  it('reads a --feature-gates value as /flagz shows it', () => {
+    expect([...parseFeatureGatesFlag(':APIResponseCompression=false,kube:B=true, C=maybe,D')]).toEqual([['APIResponseCompression', false], ['B', true]]);
+    expect(parseFeatureGatesFlag('').size).toBe(0);
+  });
+
+  it('tells a gate absent at the emulated version from one the binary does not have', () => {
+    const lifecycle = new Map([['Old', { major: 1, minor: 20 }], ['New', { major: 1, minor: 36 }]]);
+    const checks = gateChecks({
+      desired: [{ name: 'Old', enabled: true }, { name: 'New', enabled: true }, { name: 'OpenShiftOnly', enabled: false }, { name: 'Forced', enabled: true }],
+      running: new Map([['Old', true], ['Forced', false]]), lifecycle, emulated: { major: 1, minor: 35 }, overrides: new Map([['Forced', false]]),
+    });
+    expect(checks.map((c) => [c.name, c.running, c.verdict])).toEqual([
+      ['Old', true, 'match'], ['New', null, 'not-at-emulated-version'], ['OpenShiftOnly', null, 'not-in-component'], ['Forced', false, 'overridden'],
+    ]);
+    // Without an emulated version to compare, an absent gate is only "not in component" — never a mismatch.
+    expect(gateChecks({ desired: [{ name: 'New', enabled: true }], running: new Map(), lifecycle })[0]!.verdict).toBe('not-in-component');
+  });
+
+  it('ships Kubernetes\' own lifecycle file of the release hack/envtest builds, unedited', () => {
+    const version = /k8s\.io\/kubernetes (v\S+)/.exec(readFileSync(join('hack', 'envtest', 'go.mod'), 'utf8'))![1]!;
+    const modcache = execFileSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim();
+    const upstream = readFileSync(join(modcache, `k8s.io/kubernetes@${version}`, 'test/compatibility_lifecycle/reference/versioned_feature_list.yaml'), 'utf8');
+    expect(readFileSync(join('deploy', 'kubernetes', 'versioned_feature_list-1.36.yaml'), 'utf8')).toBe(upstream);
+    const lifecycle = kubernetesGateLifecycle();
+    expect(lifecycle.size).toBe(230);
+    expect(lifecycle.get('DRAListTypeAttributes')).toEqual({ major: 1, minor: 36 });
+  });
+});
