@@ -11,6 +11,7 @@ import type { VerifyReport } from '../../api-types/index.js';
 import { KubeTransport, readKubeconfigFile } from '../../runtime/index.js';
 import { bundledCRDPaths, serviceAccountKubeConfig, setClusterVersion, setFeatureGateStatus, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { runCLI } from '../support/cli.js';
+import { eventually } from '../support/eventually.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();
@@ -100,6 +101,22 @@ describe('featuregates verify (kube-apiserver v1.36, emulating 1.35)', () => {
     const c = (JSON.parse(r.stdout) as VerifyReport).components[0]!;
     expect(c.error).toMatch(/^forbidden: GET \/metrics: /);
     expect(c.gates).toEqual([]);
+
+    // The RBAC docs/verify.md gives is enough.
+    await post('/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'fg-verifier' },
+      rules: [{ nonResourceURLs: ['/metrics', '/version', '/flagz'], verbs: ['get'] }],
+    });
+    await post('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'fg-verifier' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'fg-verifier' },
+      subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: 'default' }],
+    });
+    await eventually(() => { // the authorizer's cache takes the new binding in a moment
+      const read = (JSON.parse(runCLI(['verify', '--kubeconfig', path, '-o', 'json']).stdout) as VerifyReport).components[0]!;
+      expect(read.error).toBeUndefined();
+      expect(read.gates.filter((g) => g.verdict === 'mismatch').map((g) => g.name).sort()).toEqual(['APIResponseCompression', 'APIServingWithRoutine']);
+    }, 10_000, 200);
   });
 });
 
