@@ -1,7 +1,8 @@
 // `featuregates operator`: flags (mirroring the Go operator and controller-runtime), then the manager.
 import { containUnhandledRejections, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
 import { DEFAULT_CLUSTER_OPERATOR_NAME, startOperator } from '../controllers/manager.js';
-import { clusterProfileFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
+import { RUNNING_GATES_PERIOD_MS } from '../controllers/running-gates.js';
+import { clusterProfileFlag, durationFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
 import { SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
 
 export const operatorCommand: CommandSpec = {
@@ -14,6 +15,7 @@ export const operatorCommand: CommandSpec = {
     'authoritative-feature-gate-dir': { type: 'string', help: 'folder of payload FeatureGate manifests (required)' },
     'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed' },
     'cluster-operator-name': { type: 'string', help: `ClusterOperator to report to (default ${DEFAULT_CLUSTER_OPERATOR_NAME})` },
+    'running-gates-period': { type: 'string', help: 'how often kube-apiserver\'s running gates are checked against FeatureGate status besides on a change (default 10m; 0 turns the check off)' },
     ...SERVING_OPTIONS,
     'leader-elect': { type: 'boolean', help: 'hold a Lease before running controllers (for several replicas)' },
     'leader-election-namespace': { type: 'string', help: 'namespace of the Lease (default: the pod namespace)' },
@@ -51,6 +53,7 @@ export const operatorCommand: CommandSpec = {
       leaderElection: timing,
       ...(inertia !== undefined ? { degradedInertiaMs: inertia } : {}),
       okdBuild: flags['okd-build'] === true,
+      runningGatesPeriodMs: durationFlag(values['running-gates-period'], '--running-gates-period', RUNNING_GATES_PERIOD_MS),
       logger,
       onLostLeadership: (reason) => {
         // Controllers are stopped and every write is fenced; exit non-zero so the Deployment restarts us.

@@ -1,6 +1,7 @@
 // The operator's manager, in upstream order: metrics/health server and caches (on every replica, so a
 // follower is ready and takes over with warm caches) → leader election (when enabled) →
-// FeatureGateController → wait (through the SDK accessor, 5 min) until FeatureGate status holds the
+// FeatureGateController (and RunningGatesController, which checks kube-apiserver's running gates against its
+// status) → wait (through the SDK accessor, 5 min) until FeatureGate status holds the
 // operator's own version → the upgradeable and ClusterOperator status controllers. Only then does the
 // ClusterOperator report the new `operator` version. Every write goes through the leader fence; when
 // leadership is lost the controllers stop and onLostLeadership runs (the CLI exits non-zero).
@@ -12,12 +13,13 @@ import {
 } from '../api-types/index.js';
 import {
   ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, KubeTransport, LeaderElector, apiServerAuthorizer, servingCertificate, userAgent, Reflector, ResourceClient, createEventRecorder,
-  loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
+  kubernetesGateLifecycle, loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
 import { FeatureGateAccessor } from '../sdk/feature-gate-access.js';
 import { clusterOperatorStatusController } from './cluster-operator-status.js';
 import { FEATURE_GATE_CONTROLLER, featureGateStatusController } from './feature-gate-status.js';
 import { knownGatesParamsController } from './known-gates-params.js';
+import { RUNNING_GATES_PERIOD_MS, runningGatesController } from './running-gates.js';
 import { okdMigrationController } from './okd-feature-set-migration.js';
 import { OperatorConditions } from './operator-conditions.js';
 import { upgradeableController } from './upgradeable.js';
@@ -48,6 +50,8 @@ export interface OperatorOptions {
   /** How long to wait for FeatureGate status to hold this version before giving up. Default 5 min. */
   initialWaitMs?: number;
   okdBuild?: boolean;
+  /** How often kube-apiserver's running gates are checked besides on a change (default 10 min; 0: off). */
+  runningGatesPeriodMs?: number;
   logger?: Logger;
   /** Leadership lost: the controllers are already stopped; the caller exits non-zero. */
   onLostLeadership?: (reason: string) => void;
@@ -184,6 +188,12 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     run(knownGatesParamsController({
       kubeConfig: kc, namespace, operatorVersion: options.operatorVersion, registry, clusterVersions, metrics, ...(fence ? { fence } : {}), signal: abort.signal,
     }));
+    const runningGatesPeriodMs = options.runningGatesPeriodMs ?? RUNNING_GATES_PERIOD_MS;
+    if (runningGatesPeriodMs > 0) {
+      run(runningGatesController({
+        kubeConfig: kc, featureGates, clusterVersions, lifecycle: kubernetesGateLifecycle(), events, metrics, logger: log, periodMs: runningGatesPeriodMs,
+      }));
+    }
     accessor.start();
     log.info('waiting for FeatureGate status to hold this version', { version: options.operatorVersion });
     const initial = accessor.waitForInitial({ timeoutMs: options.initialWaitMs ?? 5 * 60_000, signal: abort.signal });

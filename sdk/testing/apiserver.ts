@@ -24,6 +24,8 @@ export class APIServer {
   readonly certDir: string;
   private proc: SupervisedProcess | undefined;
   private readonly args: string[];
+  /** The extra flags of the next start (start(extraArgs) replaces them). */
+  private extraArgs: readonly string[];
 
   constructor(private readonly config: APIServerConfig, private readonly onStart: (p: SupervisedProcess) => void) {
     this.server = `https://127.0.0.1:${config.port}`;
@@ -43,8 +45,8 @@ export class APIServer {
       `--service-account-signing-key-file=${config.auth.serviceAccountKeyFile}`,
       '--enable-priority-and-fairness=false',
       '--v=1',
-      ...(config.extraArgs ?? []),
     ];
+    this.extraArgs = config.extraArgs ?? [];
   }
 
   /** The running process (for readiness polls that should fail fast when it exits). */
@@ -56,10 +58,12 @@ export class APIServer {
     return this.proc?.pid ?? 0;
   }
 
-  async start(): Promise<void> {
+  /** Starts kube-apiserver; `extraArgs` replaces the extra flags it was configured with (a restart with other gates, say). */
+  async start(extraArgs?: readonly string[]): Promise<void> {
     if (this.proc?.isRunning()) return;
+    if (extraArgs) this.extraArgs = extraArgs;
     // kube-apiserver drains open watches on SIGTERM for a long time; tests want restarts to be quick.
-    const p = startSupervised('kube-apiserver', this.config.binary, this.args, join(this.config.dir, 'kube-apiserver.log'), 3_000);
+    const p = startSupervised('kube-apiserver', this.config.binary, [...this.args, ...this.extraArgs], join(this.config.dir, 'kube-apiserver.log'), 3_000);
     this.proc = p;
     this.onStart(p);
     const auth = { token: this.config.auth.token };

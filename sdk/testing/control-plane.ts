@@ -58,8 +58,12 @@ export interface ControlPlane {
   readonly etcdURL: string;
   /** Stops kube-apiserver (etcd keeps running). */
   stopAPIServer(): Promise<void>;
-  /** Starts kube-apiserver again on the same port and etcd; resolves once ready. */
-  startAPIServer(): Promise<void>;
+  /**
+   * Starts kube-apiserver again on the same port and etcd; resolves once ready. `extraArgs` replaces the
+   * plane's extraAPIServerArgs from then on (a restart with other `--feature-gates`, say; include the
+   * `--etcd-prefix` of a shared etcd).
+   */
+  startAPIServer(extraArgs?: readonly string[]): Promise<void>;
   /** Stops etcd (kube-apiserver keeps running and answers with errors). */
   stopEtcd(): Promise<void>;
   /** Starts etcd again on the same data and port; resolves once healthy. */
@@ -138,7 +142,7 @@ async function startOnce(bins: ControlPlaneBinaries, options: ControlPlaneOption
       stopEtcd: () => (etcd ? etcd.stop() : Promise.reject(new Error('this plane shares another plane\'s etcd; stop it there'))),
       startEtcd: () => (etcd ? etcd.start() : Promise.reject(new Error('this plane shares another plane\'s etcd; start it there'))),
       stopAPIServer: () => apiServer.stop(),
-      startAPIServer: () => apiServer.start(),
+      startAPIServer: (extraArgs?: readonly string[]) => apiServer.start(extraArgs),
       async restartAPIServer() { await apiServer.stop(); await apiServer.start(); },
       installCRDs: install,
       async stop() { process.removeListener('exit', onExit); await stopAll(); },

@@ -1,0 +1,107 @@
+// RunningGatesController: the operator's continuous `featuregates verify` — kube-apiserver's own report of its
+// gates (runtime/component-gates.ts) against the FeatureGate status entry of the version the cluster runs
+// (api-types/running-gates.ts). Triggered when that entry changes (a predicate: the other FeatureGate and
+// ClusterVersion events change nothing here) and every `periodMs` (default 10 minutes: one read of the API
+// server's /metrics, megabytes of text on a busy server, costs tens of milliseconds of CPU; a component is
+// restarted with new gates at a rollout, which takes minutes). Reports: the gauges
+// featuregates_running_gate_mismatch{component,name} (1 per mismatching gate; no series otherwise) and
+// featuregates_running_gates{component,verdict}, and an Event on FeatureGate/cluster when the verdict changes
+// (a Warning naming the gates, a Normal when they match again). Reads only; its Events pass the leader fence.
+import type { Registry } from 'prom-client';
+import {
+  API_VERSION, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, clusterDesiredVersion, gateChecks, type ClusterVersion, type FeatureGate, type GateCheck,
+  type GateLifecycle, type GateVerdict,
+} from '../api-types/index.js';
+import {
+  ComponentReadError, gauge, readComponentGates, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type Logger, type Reflector,
+} from '../runtime/index.js';
+
+export const RUNNING_GATES_CONTROLLER = 'RunningGatesController';
+export const RUNNING_GATES_PERIOD_MS = 10 * 60_000;
+const COMPONENT = 'kube-apiserver';
+const VERDICTS: readonly (GateVerdict | 'error')[] = ['match', 'mismatch', 'overridden', 'not-in-component', 'not-at-emulated-version', 'error'];
+
+export interface RunningGatesDeps {
+  kubeConfig: ClusterAccess;
+  featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
+  clusterVersions: Pick<Reflector<ClusterVersion>, 'get' | 'addListener'>;
+  lifecycle: GateLifecycle;
+  events: EventRecorder;
+  metrics?: Registry;
+  logger?: Logger;
+  periodMs?: number;
+}
+
+/** The status entry the cluster's components should run, as `version|A+,B-,…` (changes exactly when the check's input does). */
+function desiredEntry(deps: Pick<RunningGatesDeps, 'featureGates' | 'clusterVersions'>) {
+  const version = clusterDesiredVersion(deps.clusterVersions.get(CLUSTER_VERSION_NAME));
+  const entry = version ? deps.featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates.find((e) => e.version === version) : undefined;
+  if (!version || !entry) return undefined;
+  const desired = [...(entry.enabled ?? []).map((g) => ({ name: g.name, enabled: true })), ...(entry.disabled ?? []).map((g) => ({ name: g.name, enabled: false }))];
+  return { version, desired, key: `${version}|${desired.map((g) => `${g.name}${g.enabled ? '+' : '-'}`).join(',')}` };
+}
+
+const onOff = (v: boolean | null) => (v === null ? 'absent' : v ? 'on' : 'off');
+
+/** What an Event says about the mismatching gates (at most 20 named). */
+export function mismatchMessage(version: string, mismatches: readonly GateCheck[]): string {
+  const named = mismatches.slice(0, 20).map((g) => `${g.name} (desired ${onOff(g.desired)}, running ${onOff(g.running)})`);
+  return `${COMPONENT} runs ${mismatches.length} gate(s) other than FeatureGate/cluster status says for ${version}: ${named.join(', ')}` +
+    `${mismatches.length > 20 ? `, and ${mismatches.length - 20} more` : ''} (featuregates verify)`;
+}
+
+export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
+  const log = (deps.logger ?? silentLogger).with({ controller: RUNNING_GATES_CONTROLLER });
+  const period = deps.periodMs ?? RUNNING_GATES_PERIOD_MS;
+  const m = deps.metrics;
+  const mismatch = m && gauge(m, 'featuregates_running_gate_mismatch', '1 for each gate a component runs other than FeatureGate status says for the cluster\'s version', ['component', 'name']);
+  const counts = m && gauge(m, 'featuregates_running_gates', 'Gates of the cluster\'s FeatureGate status entry by verdict against what the component reports (error: it could not be read)', ['component', 'verdict']);
+  let shown = new Set<string>();
+  /** The last verdict told in an Event: "" matching, else its message. */
+  let told: string | undefined;
+  const tell = (type: 'Normal' | 'Warning', reason: string, message: string) => {
+    if (told === message) return;
+    told = message;
+    log.info('running gates', { reason, message });
+    deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME }, type, reason, message);
+  };
+
+  const reconcile = async () => {
+    const want = desiredEntry(deps);
+    if (!want) return { requeueAfterMs: period };
+    let checks: GateCheck[];
+    try {
+      const read = await readComponentGates(deps.kubeConfig);
+      checks = gateChecks({ desired: want.desired, running: read.running, lifecycle: deps.lifecycle,
+        ...(read.requested ? { requested: read.requested } : {}), ...(read.emulated ? { emulated: read.emulated } : {}) });
+    } catch (e) {
+      if (!(e instanceof ComponentReadError)) throw e;
+      for (const v of VERDICTS) counts?.set({ component: COMPONENT, verdict: v }, v === 'error' ? 1 : 0);
+      tell('Warning', 'RunningGatesUnreadable', `${COMPONENT} could not be read to check its gates: ${e.message}`);
+      return { requeueAfterMs: period };
+    }
+    const mismatches = checks.filter((c) => c.verdict === 'mismatch');
+    const now = new Set(mismatches.map((c) => c.name));
+    for (const name of shown) if (!now.has(name)) mismatch?.remove({ component: COMPONENT, name });
+    for (const name of now) mismatch?.set({ component: COMPONENT, name }, 1);
+    shown = now;
+    for (const v of VERDICTS) counts?.set({ component: COMPONENT, verdict: v }, checks.filter((c) => c.verdict === v).length);
+    if (mismatches.length > 0) tell('Warning', 'RunningGatesMismatch', mismatchMessage(want.version, mismatches));
+    else if (told !== undefined) tell('Normal', 'RunningGatesMatch', `${COMPONENT} runs every gate it has as FeatureGate/cluster status says for ${want.version}`);
+    else told = `${COMPONENT} runs every gate it has as FeatureGate/cluster status says for ${want.version}`;
+    return { requeueAfterMs: period };
+  };
+
+  let last: string | undefined;
+  const onInput = () => {
+    const key = desiredEntry(deps)?.key;
+    if (key === last) return [];
+    last = key;
+    return [COMPONENT];
+  };
+  return {
+    name: RUNNING_GATES_CONTROLLER, reconcile,
+    watches: [{ source: deps.featureGates, keys: onInput }, { source: deps.clusterVersions, keys: onInput }],
+    initialKeys: [COMPONENT],
+  };
+}

@@ -1,0 +1,82 @@
+// The operator's continuous check of the gates kube-apiserver runs (RunningGatesController), on a real
+// kube-apiserver v1.36 started with a gate turned off that the payload wants on: the mismatch metric and a
+// Warning Event follow; restarted with the gate as the FeatureGate says, the metric goes and a Normal Event
+// says so. The payload is a one-manifest payload naming Kubernetes gates (the example payload has only
+// made-up names, which a vanilla kube-apiserver does not have).
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startOperator, type RunningOperator } from '../../controllers/manager.js';
+import { KubeTransport, readKubeconfigFile } from '../../runtime/index.js';
+import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
+import { eventually } from '../support/eventually.js';
+import { tempDirs } from '../support/temp.js';
+
+const tempDir = tempDirs();
+
+function payload(): string {
+  const dir = join(tempDir('fgc-running-gates-'), 'payload');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'featureGate-Default.yaml'), JSON.stringify({
+    apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate',
+    metadata: { name: 'cluster', annotations: {
+      'include.release.openshift.io/self-managed-high-availability': 'false-except-for-the-config-operator',
+      'release.openshift.io/feature-set': 'Default', 'release.openshift.io/major-version': '4',
+    } },
+    spec: {},
+    status: { featureGates: [{ version: '', enabled: [{ name: 'APIResponseCompression' }, { name: 'OpenShiftOnlyGate' }], disabled: [{ name: 'APIServingWithRoutine' }] }] },
+  }));
+  return dir;
+}
+
+interface Ev { type: string; reason: string; message: string; related?: { kind: string; name: string } }
+
+describe('RunningGatesController (operator, real kube-apiserver)', () => {
+  let plane: ControlPlane;
+  let op: RunningOperator | undefined;
+  beforeAll(async () => {
+    plane = await startControlPlane({ crdPaths: bundledCRDPaths(), extraAPIServerArgs: ['--feature-gates=APIResponseCompression=false'] });
+    const kc = readKubeconfigFile(plane.kubeconfigPath)!;
+    await setClusterVersion(kc, { history: ['4.22.0'] });
+    await setFeatureGateSpec(kc, {});
+  }, 120_000);
+  afterAll(async () => {
+    await op?.stop();
+    await plane?.stop();
+  });
+
+  const metric = async () => (await op!.metrics.getSingleMetricAsString('featuregates_running_gate_mismatch')).split('\n').filter((l) => !l.startsWith('#') && l);
+  const verdicts = async () => (await op!.metrics.getSingleMetricAsString('featuregates_running_gates')).split('\n').filter((l) => !l.startsWith('#') && l);
+  const events = async (reason: string) => {
+    const list = await KubeTransport.for(readKubeconfigFile(plane.kubeconfigPath)!).request({ method: 'GET', path: '/api/v1/namespaces/default/events' }) as { items: Ev[] };
+    return list.items.filter((e) => e.reason === reason && e.related?.kind === 'FeatureGate'); // about the FeatureGate, regarding the operator
+  };
+
+  it('reports the gate kube-apiserver runs off, and clears it after a restart with the gate on', async () => {
+    op = await startOperator({
+      kubeConfig: readKubeconfigFile(plane.kubeconfigPath)!, operatorVersion: '4.22.0', featureGateDir: payload(), namespace: 'default',
+      metricsBindAddress: '0', healthProbeBindAddress: '0', runningGatesPeriodMs: 1_000,
+    });
+    await Promise.race([op.ready, new Promise((_, reject) => setTimeout(() => reject(new Error('the operator did not get ready in 30 s')), 30_000))]);
+    await eventually(async () => {
+      expect(await metric()).toEqual(['featuregates_running_gate_mismatch{component="kube-apiserver",name="APIResponseCompression"} 1']);
+      expect(await verdicts()).toEqual(expect.arrayContaining([
+        'featuregates_running_gates{component="kube-apiserver",verdict="mismatch"} 1',
+        'featuregates_running_gates{component="kube-apiserver",verdict="match"} 1',
+        'featuregates_running_gates{component="kube-apiserver",verdict="not-in-component"} 1',
+      ]));
+      const [w] = await events('RunningGatesMismatch');
+      expect(w?.type).toBe('Warning');
+      expect(w?.message).toContain('kube-apiserver runs 1 gate(s) other than FeatureGate/cluster status says for 4.22.0: APIResponseCompression (desired on, running off)');
+    }, 30_000, 250);
+
+    await plane.stopAPIServer();
+    await plane.startAPIServer([]); // the flag gone: the gate runs as the FeatureGate says (on by default)
+    await eventually(async () => {
+      expect(await metric()).toEqual([]);
+      expect(await verdicts()).toContain('featuregates_running_gates{component="kube-apiserver",verdict="match"} 2');
+      const [n] = await events('RunningGatesMatch');
+      expect(n?.type).toBe('Normal');
+    }, 60_000, 250);
+  }, 150_000);
+});
