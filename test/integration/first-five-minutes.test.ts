@@ -5,6 +5,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { spawnCLI } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
+import { tempDirs } from '../support/temp.js';
+
+const tempDir = tempDirs();
 
 const cleanups: (() => void)[] = [];
 afterEach(() => { for (const fn of cleanups.splice(0)) fn(); });
@@ -17,7 +20,9 @@ describe('docs/first-five-minutes.md', () => {
     const commands = blocks[1]!.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean);
     expect(commands.length).toBeGreaterThanOrEqual(8);
 
-    const env = { KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '' };
+    // Its own temp dir: the commands find "the newest running featuregates start" through records there, and
+    // another test's `featuregates start` (cli-operator's) may run at the same time in another Jest worker.
+    const env = { KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '', TMPDIR: tempDir('fgc-first-five-') };
     const start = spawnCLI(['start'], env, { ownGroup: true });
     cleanups.push(() => { if (start.exitCode === null && start.signalCode === null) process.kill(-start.pid!, 'SIGKILL'); });
     let out = '';
