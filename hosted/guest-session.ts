@@ -255,7 +255,9 @@ export class GuestSession {
     }
     const desired = this.desiredConfigMap(hostedFeatureGateSpec(hcp), registry, release.version);
     const known = this.configMap;
-    if (known && Date.now() - known.checkedAt < CONFIGMAP_RECHECK_MS && configMapCarries(known.cm, desired)) return { requeueAfterMs: this.recheckAfterMs };
+    // Its inputs (the HCP) are watched; what the API server has is re-read every CONFIGMAP_RECHECK_MS, so that is
+    // its resync too (a minute's resync of every HCP's ConfigMap was a third of an idle replica's reconciles).
+    if (known && Date.now() - known.checkedAt < CONFIGMAP_RECHECK_MS && configMapCarries(known.cm, desired)) return { requeueAfterMs: this.configMapResyncMs(known.checkedAt) };
     try {
       let created = false;
       const stored = await this.configMaps.getOrCreate(FEATURE_GATE_CONFIGMAP, () => { created = true; return desired; });
@@ -266,7 +268,12 @@ export class GuestSession {
     } catch (e) {
       throw new Error(`ConfigMap ${this.namespace}/${FEATURE_GATE_CONFIGMAP}: ${apiErrorMessage(e)}`, { cause: e });
     }
-    return { requeueAfterMs: this.recheckAfterMs };
+    return { requeueAfterMs: this.configMapResyncMs(Date.now()) };
+  }
+
+  /** When the ConfigMap is next looked at without a change: when its last read is due again (never later than a test's shorter resync). */
+  private configMapResyncMs(checkedAt: number): number {
+    return Math.max(1, Math.min(this.d.tuning.resyncMs ?? CONFIGMAP_RECHECK_MS, CONFIGMAP_RECHECK_MS - (Date.now() - checkedAt)));
   }
 
   /** The desired `feature-gate` ConfigMap, rendered once per spec and version (the render is most of a sync's CPU). */
