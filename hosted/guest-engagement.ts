@@ -51,7 +51,7 @@ export interface GuestEngagementDeps {
   onStopped(controller: string): void;
 }
 
-/** The guest's version when its ClusterVersion is acceptable input (undefined with the reason otherwise). */
+/** The guest's version when its ClusterVersion is acceptable input, else the TerminalError that says why not. */
 export function acceptedGuestVersion(cv: ClusterVersion | undefined): { version: string } | { problem: TerminalError } {
   const entries = cv?.status?.history?.length ?? 0;
   if (entries > MAX_GUEST_HISTORY) {
