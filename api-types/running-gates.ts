@@ -13,6 +13,11 @@ export interface DesiredGate {
   enabled: boolean;
 }
 
+/** The gates a FeatureGate status entry asks for: its enabled ones on, its disabled ones off. */
+export function desiredGates(entry: { enabled?: readonly { name: string }[] | null; disabled?: readonly { name: string }[] | null }): DesiredGate[] {
+  return [...(entry.enabled ?? []).map((g) => ({ name: g.name, enabled: true })), ...(entry.disabled ?? []).map((g) => ({ name: g.name, enabled: false }))];
+}
+
 export type GateVerdict = 'match' | 'mismatch' | 'not-in-component' | 'not-at-emulated-version' | 'overridden';
 
 export interface GateCheck {

@@ -5,7 +5,7 @@
 // mismatches or a component cannot be read, 2 on usage errors or when the desired gates cannot be read.
 import { stringify } from 'yaml';
 import {
-  CLUSTER_VERSION_NAME, clusterDesiredVersion, gateChecks, verifyPasses, type ComponentCheck, type DesiredGate, type VerifyReport,
+  CLUSTER_VERSION_NAME, clusterDesiredVersion, desiredGates, gateChecks, verifyPasses, type ComponentCheck, type VerifyReport,
 } from '../api-types/index.js';
 import {
   ClusterVersionResource, ComponentReadError, ResourceClient, connect, isNotFound, kubernetesGateLifecycle, readComponentGates, readFeatureGate,
@@ -79,10 +79,7 @@ export const verifyCommand: CommandSpec = {
     if (!entry) {
       throw new Error(`FeatureGate/cluster status has no entry for ${version} (entries: ${fg.status?.featureGates.map((e) => e.version).join(', ') || 'none'})`);
     }
-    const desired: DesiredGate[] = [
-      ...(entry.enabled ?? []).map((g) => ({ name: g.name, enabled: true })),
-      ...(entry.disabled ?? []).map((g) => ({ name: g.name, enabled: false })),
-    ];
+    const desired = desiredGates(entry);
     const lifecycle = kubernetesGateLifecycle();
     const url = kc.getCurrentCluster()?.server ?? '';
     let component: ComponentCheck;

@@ -9,7 +9,7 @@
 // (a Warning naming the gates, a Normal when they match again). Reads only; its Events pass the leader fence.
 import type { Registry } from 'prom-client';
 import {
-  API_VERSION, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, clusterDesiredVersion, gateChecks, type ClusterVersion, type FeatureGate, type GateCheck,
+  API_VERSION, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, clusterDesiredVersion, desiredGates, gateChecks, type ClusterVersion, type FeatureGate, type GateCheck,
   type GateLifecycle, type GateVerdict,
 } from '../api-types/index.js';
 import {
@@ -37,7 +37,7 @@ function desiredEntry(deps: Pick<RunningGatesDeps, 'featureGates' | 'clusterVers
   const version = clusterDesiredVersion(deps.clusterVersions.get(CLUSTER_VERSION_NAME));
   const entry = version ? deps.featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates.find((e) => e.version === version) : undefined;
   if (!version || !entry) return undefined;
-  const desired = [...(entry.enabled ?? []).map((g) => ({ name: g.name, enabled: true })), ...(entry.disabled ?? []).map((g) => ({ name: g.name, enabled: false }))];
+  const desired = desiredGates(entry);
   return { version, desired, key: `${version}|${desired.map((g) => `${g.name}${g.enabled ? '+' : '-'}`).join(',')}` };
 }
 

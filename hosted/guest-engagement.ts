@@ -13,20 +13,22 @@
 // changes cannot set the replica's pace. The controllers start once every guest cache has listed (the
 // manager's "caches synced"); every write passes the shard's fence and is not sent while the guest fails.
 import {
-  ClusterProfiles, FEATURE_GATE_NAME, clusterDesiredVersion, type ClusterVersion, type FeatureGateSpec, type FeatureSetRegistry,
+  ClusterProfiles, FEATURE_GATE_NAME, clusterDesiredVersion, type ClusterOperator, type ClusterVersion, type FeatureGate, type FeatureGateSpec, type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
   BucketLimiter, Controller, ItemExponentialLimiter, PacedWatch, TerminalError, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
-  type ReleaseCatalog, type WatchSource,
+  type Reflector, type ReleaseCatalog, type WatchSource,
 } from '../runtime/index.js';
-import { clusterOperatorStatusController } from '../controllers/cluster-operator-status.js';
-import { featureGateStatusController } from '../controllers/feature-gate-status.js';
+import { CLUSTER_OPERATOR_STATUS_CONTROLLER, clusterOperatorStatusController } from '../controllers/cluster-operator-status.js';
+import { FEATURE_GATE_CONTROLLER, featureGateStatusController } from '../controllers/feature-gate-status.js';
 import { OperatorConditions } from '../controllers/operator-conditions.js';
 import { upgradeableController } from '../controllers/upgradeable.js';
 import type { GuestConnection } from './guest-connection.js';
 import { guestSpecController } from './guest-spec.js';
 
 export const GUEST_VERSION_CONTROLLER = 'GuestVersionController';
+/** The controllers GuestVersionController binds to the guest's version. */
+const VERSION_BOUND = [FEATURE_GATE_CONTROLLER, CLUSTER_OPERATOR_STATUS_CONTROLLER];
 /** How often a guest's own events may wake its controllers: a token bucket per guest (a change, then its status write's echo, fit in the burst). */
 export const GUEST_WAKEUPS = { perSecond: 2, burst: 10 };
 /** The most ClusterVersion history entries a guest may have (the cluster-version operator keeps 100). */
@@ -75,10 +77,24 @@ export class GuestEngagement {
   private bound: { version: string; registry: FeatureSetRegistry } | undefined;
   private stopped = false;
 
+  /**
+   * The guest's caches as its controllers see them: each reflector's events through the one pacer, once — every
+   * controller that watches a reflector listens to the same paced source, so one event is one token.
+   */
+  private readonly views: {
+    featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
+    clusterVersions: Pick<Reflector<ClusterVersion>, 'get' | 'addListener'>;
+    clusterOperators: Pick<Reflector<ClusterOperator>, 'get' | 'addListener'>;
+  };
+
   constructor(private readonly d: GuestEngagementDeps) {
     const { guest } = d;
-    const featureGates = { get: guest.featureGates.get.bind(guest.featureGates), ...this.paced(guest.featureGates) };
-    const clusterVersions = this.paced(guest.clusterVersions);
+    const view = <T extends { metadata: { name?: string } }>(r: Reflector<T>) => {
+      const paced = this.pacer.source(r);
+      return { get: (name: string) => r.get(name), addListener: (fn: (name: string) => void) => paced.addListener(fn) };
+    };
+    this.views = { featureGates: view(guest.featureGates), clusterVersions: view(guest.clusterVersions), clusterOperators: view(guest.clusterOperators) };
+    const { featureGates, clusterVersions } = this.views;
     void guest.whenSynced.then(() => {
       if (this.stopped) return;
       this.run(guestSpecController({
@@ -118,11 +134,6 @@ export class GuestEngagement {
     await Promise.all(all.map((c) => c.stop()));
   }
 
-  private paced(source: WatchSource): WatchSource {
-    const p = this.pacer.source(source);
-    return { addListener: (fn) => p.addListener(fn) };
-  }
-
   private run(spec: ControllerSpec): void {
     if (this.stopped) return;
     // A controller's backoff outlives its instance: one bound again to a guest's next version goes on where the
@@ -141,19 +152,18 @@ export class GuestEngagement {
     for (const k of backingOff) c.queue.addRateLimited(k);
   }
 
+  /** The version-bound controllers stop (nothing is written from a version that is no longer the guest's). */
   private async unbind(): Promise<void> {
     if (!this.bound) return;
     this.bound = undefined;
-    for (const name of [...this.controllers.keys()]) {
-      if (name === GUEST_VERSION_CONTROLLER || !this.versionBound.has(name)) continue;
-      const c = this.controllers.get(name)!;
+    for (const name of VERSION_BOUND) {
+      const c = this.controllers.get(name);
+      if (!c) continue;
       this.controllers.delete(name);
       await c.stop();
       this.d.onStopped(name);
     }
   }
-
-  private readonly versionBound = new Set<string>();
 
   /** GuestVersionController's reconcile: the version-bound controllers run at the guest's accepted version. */
   private async bindVersion(): Promise<ReconcileResult> {
@@ -177,16 +187,15 @@ export class GuestEngagement {
     this.bound = { version, registry };
     // What the version-bound controllers see of ClusterVersion: only an accepted one naming their version (the
     // controller of a newer version is on its way; an older one never writes from the new history).
+    const { featureGates, clusterOperators } = this.views;
     const clusterVersions = {
       get: (name: string) => {
-        const cv = guest.clusterVersions.get(name);
+        const cv = this.views.clusterVersions.get(name);
         const a = acceptedGuestVersion(cv);
         return 'version' in a && a.version === version ? cv : undefined;
       },
-      ...this.paced(guest.clusterVersions),
+      addListener: this.views.clusterVersions.addListener,
     };
-    const featureGates = { get: guest.featureGates.get.bind(guest.featureGates), ...this.paced(guest.featureGates) };
-    const clusterOperators = { get: guest.clusterOperators.get.bind(guest.clusterOperators), ...this.paced(guest.clusterOperators) };
     const specs = [
       featureGateStatusController({
         operatorVersion: version, registry, featureGates, clusterVersions, client: guest.featureGate, conditions: this.conditions,
@@ -197,10 +206,7 @@ export class GuestEngagement {
         client: guest.clusterOperator, conditions: this.conditions,
       }),
     ];
-    for (const spec of specs) {
-      this.versionBound.add(spec.name);
-      this.run(spec);
-    }
+    for (const spec of specs) this.run(spec);
     this.d.logger.info('guest controllers bound to its version', { version, featureGate: FEATURE_GATE_NAME });
     return {};
   }
