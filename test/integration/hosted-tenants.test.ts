@@ -8,7 +8,8 @@
 // Checked: the refused kubeconfigs send nothing and say which field; the good guests still converge on every
 // change; hostile answers reach `hosted status` bounded; a spec change the policy refuses still leaves status
 // entries and Upgradeable kept; a guest cycling its ClusterVersion never moves the management-side ConfigMap
-// off the HCP's release; SIGTERM ends a replica within seconds while its guests throttle.
+// off the HCP's release; a guest admin's forgery of the coordinator's ClusterOperator or FeatureGate status is
+// put right through the watches; SIGTERM ends a replica within seconds while its guests throttle.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ import {
   ClusterProfiles, FEATURE_GATE_NAME, PAYLOAD_VERSION_ANNOTATION, MAX_UNTRUSTED_MESSAGE_CHARS, resolveFeatureGateDetails, shardOf,
 } from '../../api-types/index.js';
 import {
-  ClusterOperatorResource, FeatureGateResource, KubeTransport, ReleaseCatalog, ResourceClient, readKubeconfigFile, type ClusterAccess,
+  ClusterOperatorResource, FeatureGateResource, KubeTransport, ReleaseCatalog, ResourceClient, readKubeconfigFile, retryOnConflict, type ClusterAccess,
 } from '../../runtime/index.js';
 import {
   hypershiftCRDPaths, publishHostedControlPlane, readFeatureGateConfigMap, setClusterVersion, setHostedFeatureGate,
@@ -245,6 +246,32 @@ describe('featuregates hosted as a tenant boundary', () => {
     const cm = await readFeatureGateConfigMap(mkc, hs.ns);
     expect(cm?.metadata.annotations?.[PAYLOAD_VERSION_ANNOTATION]).toBe('4.22.5');
   }), 90_000);
+
+  it('a guest admin who forges the coordinator\'s own objects is put right through the watches, long before a resync', () => dumpOnFailure(async () => {
+    // The guest ClusterOperator and FeatureGate status are the coordinator's outputs, but the guest's admin can
+    // write them. Each is watched: a forgery is corrected within seconds (the resync is a minute).
+    const g = good[0]!;
+    const cos = new ResourceClient(g.kc, ClusterOperatorResource);
+    await eventually(async () => expect((await upgradeableOf(g.kc))?.status).toBe('True'), 30_000, 200);
+    await retryOnConflict(async () => {
+      const co = await cos.get('config-operator');
+      const conditions = (co.status?.conditions ?? []).map((c) => (c.type === 'Upgradeable'
+        ? { ...c, status: 'False' as const, reason: 'Forged', message: 'a guest admin wrote this' } : c));
+      await cos.replaceStatus({ ...co, status: { ...co.status, conditions } });
+    });
+    await eventually(async () => expect(await upgradeableOf(g.kc)).toMatchObject({ status: 'True' }), 8_000, 100);
+
+    await cos.delete('config-operator');
+    await eventually(async () => expect((await upgradeableOf(g.kc))?.status).toBe('True'), 8_000, 100);
+
+    const fgs = new ResourceClient(g.kc, FeatureGateResource);
+    const versions = (await fgOf(g.kc)).status!.featureGates.map((e) => e.version);
+    await retryOnConflict(async () => {
+      const fg = await fgs.get(FEATURE_GATE_NAME);
+      await fgs.replaceStatus({ ...fg, status: { ...fg.status, featureGates: [...fg.status!.featureGates, { version: '4.0.0-forged', enabled: [], disabled: [] }] } });
+    });
+    await eventually(async () => expect((await fgOf(g.kc)).status?.featureGates.map((e) => e.version)).toEqual(versions), 8_000, 100);
+  }), 60_000);
 
   it('SIGTERM ends each replica within seconds while its guests throttle (their requests are aborted)', () => dumpOnFailure(async () => {
     const exits = [...procs.entries()].map(([id, p]) => {
