@@ -224,15 +224,18 @@ function readBody(res: Readable, limit: number, tooLarge: () => Error): Promise<
 /** The longest line a text body (`/metrics`) may have. */
 export const MAX_TEXT_LINE_BYTES = 64 * 1024;
 
-/** A text body line by line, up to `limit` bytes in all and MAX_TEXT_LINE_BYTES a line; nothing is kept. */
-function readLines(res: Readable, limit: number, onLine: (line: string) => void, tooLarge: () => Error): Promise<void> {
+/**
+ * A text body line by line, up to `limit` bytes in all and MAX_TEXT_LINE_BYTES a line; nothing is kept.
+ * `tooLarge` is told which bound was passed and what it bounds.
+ */
+function readLines(res: Readable, limit: number, onLine: (line: string) => void, tooLarge: (bytes: number, what: string) => Error): Promise<void> {
   return new Promise((resolve, reject) => {
     let size = 0;
     const fail = (e: Error) => { reject(e); res.destroy(); };
-    const feed = lineSplitter(MAX_TEXT_LINE_BYTES, () => fail(tooLarge()), (line) => { onLine(line); });
+    const feed = lineSplitter(MAX_TEXT_LINE_BYTES, () => fail(tooLarge(MAX_TEXT_LINE_BYTES, 'response line')), (line) => { onLine(line); });
     res.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > limit) return fail(tooLarge());
+      if (size > limit) return fail(tooLarge(limit, 'response body'));
       feed(c);
     });
     res.on('end', () => { feed('\n'); resolve(); });
@@ -487,9 +490,9 @@ export class KubeTransport {
         throw apiError(res.status, text, r.method, r.path, retryAfterHeader(res.headers));
       }
       if (r.onLine) {
-        await Promise.race([readLines(res.body, limit, r.onLine, () => {
+        await Promise.race([readLines(res.body, limit, r.onLine, (bytes, what) => {
           cancel = true;
-          return new ResponseTooLargeError(r.method, r.path, limit);
+          return new ResponseTooLargeError(r.method, r.path, bytes, what);
         }), deadline.expired]);
         return undefined;
       }

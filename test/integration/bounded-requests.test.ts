@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ServerResponse } from 'node:http';
 import {
-  ApiError, Controller, FeatureGateResource, KubeTransport, MAX_OBJECT_BYTES, NotLeaderError, ResourceClient, ResponseTooLargeError,
+  ApiError, Controller, FeatureGateResource, KubeTransport, MAX_OBJECT_BYTES, MAX_TEXT_LINE_BYTES, NotLeaderError, ResourceClient, ResponseTooLargeError,
   apiErrorMessage, createEventRecorder, createLogger, loadKubeConfig, readKubeconfigText, type ClusterAccess,
 } from '../../runtime/index.js';
 import { MAX_UNTRUSTED_MESSAGE_CHARS, type FeatureGate } from '../../api-types/index.js';
@@ -152,6 +152,26 @@ describe('bounded reads', () => {
     expect(e).toBeInstanceOf(ResponseTooLargeError);
     expect((e as Error).message).toContain(`larger than ${MAX_OBJECT_BYTES} bytes`);
     expect(await took).toBeLessThan(MAX_OBJECT_BYTES + 8 * 1024 * 1024);
+    transport.close();
+  });
+
+  it('a text body (/metrics) is bounded per line and in all, and each error names the bound it passed', async () => {
+    const { server, access } = await hostile(false);
+    const transport = new KubeTransport(access);
+    const lines: string[] = [];
+    const read = (maxBodyBytes: number) => transport.request({ method: 'GET', path: '/metrics', accept: 'text/plain', maxBodyBytes, onLine: (l) => lines.push(l) })
+      .then(() => undefined, (err: unknown) => err);
+    let took: Promise<number> = Promise.resolve(0);
+    server.answer = (_q, res) => { took = stream(res, 64 * 1024 * 1024, 0x61, { 'Content-Type': 'text/plain' }); };
+    const long = await read(64 * 1024 * 1024);
+    expect(long).toBeInstanceOf(ResponseTooLargeError);
+    expect((long as Error).message).toContain(`response line is larger than ${MAX_TEXT_LINE_BYTES} bytes`);
+    expect(await took).toBeLessThan(MAX_TEXT_LINE_BYTES + 8 * 1024 * 1024);
+    expect(lines).toEqual([]);
+    server.answer = (_q, res) => { res.writeHead(200, { 'Content-Type': 'text/plain' }); res.end(`${'x 1\n'.repeat(100_000)}`); };
+    const big = await read(64 * 1024);
+    expect(big).toBeInstanceOf(ResponseTooLargeError);
+    expect((big as Error).message).toContain(`response body is larger than ${64 * 1024} bytes`);
     transport.close();
   });
 
