@@ -25,3 +25,4 @@ export * from './hosted-status.js';
 export * from './shard.js';
 export * from './untrusted-text.js';
 export * from './running-gates.js';
+export * from './exposition.js';

@@ -6,6 +6,7 @@
 //  - Kubernetes' versioned_feature_list.yaml of the binary's release says since which version each
 //    Kubernetes gate exists: absent because the component emulates an older version is told apart from
 //    absent because the binary has no such gate (an OpenShift gate on a vanilla component).
+import { exposedSample } from './exposition.js';
 
 /** The desired state of one gate, from a FeatureGate status entry. */
 export interface DesiredGate {
@@ -44,17 +45,12 @@ export interface VerifyReport {
   components: ComponentCheck[];
 }
 
-const FEATURE_ENABLED = /^kubernetes_feature_enabled\{([^}]*)\}\s+(\S+)/;
-const LABEL = /(\w+)="((?:[^"\\]|\\.)*)"/g;
-
 /** One `/metrics` line of the gauge, or undefined for any other line. */
 export function featureEnabledSample(line: string): { name: string; stage: string; enabled: boolean } | undefined {
-  const m = FEATURE_ENABLED.exec(line);
-  if (!m) return undefined;
-  const labels: Record<string, string> = {};
-  for (const l of m[1]!.matchAll(LABEL)) labels[l[1]!] = l[2]!;
-  if (!labels.name) return undefined;
-  return { name: labels.name, stage: labels.stage ?? '', enabled: Number(m[2]) === 1 };
+  if (!line.startsWith('kubernetes_feature_enabled{')) return undefined;
+  const s = exposedSample(line);
+  if (s?.name !== 'kubernetes_feature_enabled' || !s.labels.name) return undefined;
+  return { name: s.labels.name, stage: s.labels.stage ?? '', enabled: s.value === 1 };
 }
 
 /**

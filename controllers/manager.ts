@@ -9,7 +9,7 @@ import type { ClusterAccess } from '../runtime/index.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import {
-  BrokenPayloadError, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, FeatureSets, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
+  BrokenPayloadError, CLUSTER_VERSION_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, FeatureSets, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
   ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, KubeTransport, LeaderElector, apiServerAuthorizer, servingCertificate, userAgent, Reflector, ResourceClient, createEventRecorder,
@@ -23,6 +23,7 @@ import { RUNNING_GATES_PERIOD_MS, runningGatesController } from './running-gates
 import { okdMigrationController } from './okd-feature-set-migration.js';
 import { OperatorConditions } from './operator-conditions.js';
 import { upgradeableController } from './upgradeable.js';
+import { registerStatusMetrics } from './status-metrics.js';
 
 export interface OperatorOptions {
   kubeConfig: ClusterAccess;
@@ -131,6 +132,10 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const clusterOperators = new Reflector(coClient, { ...reflectorOptions, name: coName });
   const reflectors = [featureGates, clusterVersions, clusterOperators];
   registerStatusFeatureMetrics(metrics, () => featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates ?? []);
+  registerStatusMetrics(metrics, {
+    operatorVersion: options.operatorVersion, clusterOperatorName: coName, sizeLimitBytes: ETCD_REQUEST_LIMIT_BYTES,
+    featureGate: () => featureGates.get(FEATURE_GATE_NAME), clusterOperator: () => clusterOperators.get(coName),
+  });
   const synced = () => reflectors.every((r) => r.hasSynced());
 
   const endpoints: ServingEndpoint[] = [];

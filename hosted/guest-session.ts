@@ -332,6 +332,7 @@ export class GuestSession {
     const accepted = guest ? acceptedGuestVersion(guest.clusterVersions.get('version')) : undefined;
     const version = (accepted && 'version' in accepted ? accepted.version : undefined) ?? hcpReleaseVersion(hcp)?.version;
     const spec = hostedFeatureGateSpec(hcp);
+    this.d.metrics.described(this.namespace, this.name, featureSetName(spec.featureSet ?? ''), up?.status ?? 'Unknown');
     const r: HostedGuestRecord = {
       hcp: this.d.key, shard: this.d.shard, owner: this.d.identity, ...(version ? { desiredVersion: version } : {}),
       featureSet: featureSetName(spec.featureSet ?? ''), versions: fg?.status?.featureGates.map((e) => e.version) ?? [],

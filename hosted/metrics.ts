@@ -8,14 +8,20 @@ export type SyncFailureReason = (typeof SYNC_FAILURE_REASONS)[number];
 
 export interface HostedMetrics {
   synced(namespace: string, name: string, ok: boolean, reason?: SyncFailureReason): void;
+  /** What an owned HCP asks for and gets: its feature set and its guest's Upgradeable (True, False or Unknown). */
+  described(namespace: string, name: string, featureSet: string, upgradeable: string): void;
   forget(namespace: string, name: string): void;
 }
 
 export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
-  if (!registry) return { synced: () => undefined, forget: () => undefined };
+  if (!registry) return { synced: () => undefined, described: () => undefined, forget: () => undefined };
   const syncs = counter(registry, 'featuregates_hosted_syncs_total', 'Reconciles of an HCP\'s controllers, by the HCP\'s state after each (success, or its first failure reason)', ['result']);
   const lastSuccess = gauge(registry, 'featuregates_hosted_guest_last_success_timestamp_seconds', 'When the guest of an owned HCP last synced without error', ['namespace', 'name']);
   const failing = gauge(registry, 'featuregates_hosted_guest_failing', '1 while the last sync of an owned HCP failed, by reason', ['namespace', 'name', 'reason']);
+  // kube-state-metrics' _info shape: 1 per owned HCP; feature_set and upgradeable take a handful of values each.
+  const info = gauge(registry, 'featuregates_hosted_guest_info', 'An owned HCP\'s feature set and its guest\'s Upgradeable condition (1 per HCP)',
+    ['namespace', 'name', 'feature_set', 'upgradeable']);
+  const described = new Map<string, { feature_set: string; upgradeable: string }>();
   for (const r of ['success', ...SYNC_FAILURE_REASONS]) syncs.inc({ result: r }, 0);
   return {
     synced(namespace, name, ok, reason) {
@@ -24,7 +30,18 @@ export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
       if (ok) lastSuccess.set({ namespace, name }, Date.now() / 1000);
       else failing.set({ namespace, name, reason: reason ?? 'WriteFailed' }, 1);
     },
+    described(namespace, name, featureSet, upgradeable) {
+      const key = `${namespace}/${name}`;
+      const prior = described.get(key);
+      if (prior?.feature_set === featureSet && prior.upgradeable === upgradeable) return;
+      if (prior) info.remove({ namespace, name, ...prior });
+      described.set(key, { feature_set: featureSet, upgradeable });
+      info.set({ namespace, name, feature_set: featureSet, upgradeable }, 1);
+    },
     forget(namespace, name) {
+      const prior = described.get(`${namespace}/${name}`);
+      if (prior) info.remove({ namespace, name, ...prior });
+      described.delete(`${namespace}/${name}`);
       lastSuccess.remove({ namespace, name });
       for (const r of SYNC_FAILURE_REASONS) failing.remove({ namespace, name, reason: r });
     },

@@ -98,6 +98,8 @@ export class ShardManager {
     this.leases = new ResourceClient(o.kubeConfig, LeaseResource, o.metrics, { namespace: o.namespace });
     this.heldGauge = o.metrics && gauge(o.metrics, 'featuregates_hosted_shards_held', 'Shards whose Lease this replica holds', []);
     this.membersGauge = o.metrics && gauge(o.metrics, 'featuregates_hosted_members', 'Live coordinator replicas seen by this one', []);
+    // The configured shard count, so that "shards held by nobody" is one expression (alert HostedShardsNotHeld).
+    if (o.metrics) gauge(o.metrics, 'featuregates_hosted_shards', 'Shards the HCPs are spread over (--shards)', []).set(o.shards);
   }
 
   /** Joins (acquires the membership Lease), then keeps the shard set in line every retry period. */

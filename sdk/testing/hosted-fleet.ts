@@ -44,7 +44,8 @@ export function hostedControlPlane(input: Pick<HostedControlPlaneInput, 'namespa
   };
 }
 
-async function ensureNamespace(kc: ClusterAccess, namespace: string): Promise<void> {
+/** Creates the namespace unless it exists. */
+export async function ensureNamespace(kc: ClusterAccess, namespace: string): Promise<void> {
   try {
     await KubeTransport.for(kc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } } });
   } catch (e) {

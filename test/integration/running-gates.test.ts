@@ -1,33 +1,18 @@
 // The operator's continuous check of the gates kube-apiserver runs (RunningGatesController), on a real
 // kube-apiserver v1.36 started with a gate turned off that the payload wants on: the mismatch metric and a
 // Warning Event follow; restarted with the gate as the FeatureGate says, the metric goes and a Normal Event
-// says so. The payload is a one-manifest payload naming Kubernetes gates (the example payload has only
-// made-up names, which a vanilla kube-apiserver does not have).
+// says so. The payload is a one-manifest payload naming Kubernetes gates (kubernetesGatesPayload).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startOperator, type RunningOperator } from '../../controllers/manager.js';
 import { KubeTransport, readKubeconfigFile } from '../../runtime/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { eventually } from '../support/eventually.js';
+import { kubernetesGatesPayload } from '../support/payloads.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();
 
-function payload(): string {
-  const dir = join(tempDir('fgc-running-gates-'), 'payload');
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'featureGate-Default.yaml'), JSON.stringify({
-    apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate',
-    metadata: { name: 'cluster', annotations: {
-      'include.release.openshift.io/self-managed-high-availability': 'false-except-for-the-config-operator',
-      'release.openshift.io/feature-set': 'Default', 'release.openshift.io/major-version': '4',
-    } },
-    spec: {},
-    status: { featureGates: [{ version: '', enabled: [{ name: 'APIResponseCompression' }, { name: 'OpenShiftOnlyGate' }], disabled: [{ name: 'APIServingWithRoutine' }] }] },
-  }));
-  return dir;
-}
+const payload = () => kubernetesGatesPayload(tempDir('fgc-running-gates-'));
 
 interface Ev { type: string; reason: string; message: string; related?: { kind: string; name: string } }
 

@@ -15,3 +15,22 @@ export function runCLI(args: string[], env: NodeJS.ProcessEnv = {}, input?: stri
 export function spawnCLI(args: string[], env: NodeJS.ProcessEnv = {}, { ownGroup = false } = {}): ChildProcess {
   return spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
 }
+
+/**
+ * The address a process logs in its `serving` line (json log format) for `field` (metrics or health): waits up to
+ * 30 s for the line to appear in `log()`.
+ */
+export async function servingAddress(log: () => string, field: 'metrics' | 'health'): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    for (const line of log().split('\n')) {
+      if (!line.includes('"serving"')) continue;
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        if (entry.msg === 'serving' && typeof entry[field] === 'string') return entry[field] as string;
+      } catch { /* a partial line */ }
+    }
+    if (Date.now() > deadline) throw new Error(`no "serving" log line with ${field} within 30 s:\n${log().slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

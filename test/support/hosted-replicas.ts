@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostedGuestRecord } from '../../api-types/index.js';
-import { runCLI, spawnCLI } from './cli.js';
+import { runCLI, servingAddress, spawnCLI } from './cli.js';
 
 export interface HostedReplicasOptions {
   /** The management kubeconfig path (read when a replica starts: the plane may start after this is made). */
@@ -14,12 +14,16 @@ export interface HostedReplicasOptions {
   catalog: string;
   namespace: string;
   shards: number;
+  /** Serve plain-HTTP /metrics on a free loopback port (default: no metrics endpoint). */
+  metrics?: boolean;
 }
 
 export interface HostedReplicas {
   readonly procs: Map<string, ChildProcess>;
   readonly logs: Map<string, string>;
   start(identity: string): void;
+  /** The replica's /metrics URL, from its `serving` log line (with `metrics: true`). */
+  metricsURL(identity: string): Promise<string>;
   /** `featuregates hosted status -o json`, by HCP key. */
   records(): Promise<Map<string, HostedGuestRecord>>;
   /** Runs `fn`; on failure writes every replica's log (to $FGC_LOG_DIR when set) and shows its end. */
@@ -34,12 +38,16 @@ export function hostedReplicas(o: HostedReplicasOptions): HostedReplicas {
     procs, logs,
     start(identity) {
       const p = spawnCLI(['hosted', '--kubeconfig', o.kubeconfig(), '--payload-catalog', o.catalog, '--namespace', o.namespace,
-        '--identity', identity, '--shards', String(o.shards), '--metrics-bind-address', '0', '--health-probe-bind-address', '0',
+        '--identity', identity, '--shards', String(o.shards), '--health-probe-bind-address', '0',
+        ...(o.metrics ? ['--metrics-bind-address', '127.0.0.1:0', '--metrics-secure=false'] : ['--metrics-bind-address', '0']),
         '--leader-elect-lease-duration', '4s', '--leader-elect-renew-deadline', '3s', '--leader-elect-retry-period', '1s',
         '--guest-backoff-max', '2s', '--log-format', 'json']);
       logs.set(identity, '');
       p.stderr!.on('data', (d: Buffer) => logs.set(identity, logs.get(identity) + d.toString()));
       procs.set(identity, p);
+    },
+    async metricsURL(identity) {
+      return `http://${await servingAddress(() => logs.get(identity) ?? '', 'metrics')}/metrics`;
     },
     async records() {
       const r = runCLI(['hosted', 'status', '--kubeconfig', o.kubeconfig(), '--namespace', o.namespace, '-o', 'json']);

@@ -1,5 +1,5 @@
 // The real payload FeatureGate manifests (openshift/api, copied into test/fixtures) and their INDEX.json.
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterProfile } from '../../api-types/index.js';
 
@@ -31,3 +31,23 @@ export const PROFILE_OF: Record<string, ClusterProfile> = {
   SelfManagedHA: 'self-managed-high-availability',
   Hypershift: 'ibm-cloud-managed',
 };
+
+/**
+ * A one-manifest Default payload naming two Kubernetes gates and one OpenShift-only gate (the example payloads have
+ * only made-up names, which a vanilla kube-apiserver does not have): APIResponseCompression on (as kube-apiserver
+ * v1.36 runs it by default), APIServingWithRoutine off (its default), OpenShiftOnlyGate on. Written under `parent`.
+ */
+export function kubernetesGatesPayload(parent: string): string {
+  const dir = join(parent, 'payload');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'featureGate-Default.yaml'), JSON.stringify({
+    apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate',
+    metadata: { name: 'cluster', annotations: {
+      'include.release.openshift.io/self-managed-high-availability': 'false-except-for-the-config-operator',
+      'release.openshift.io/feature-set': 'Default', 'release.openshift.io/major-version': '4',
+    } },
+    spec: {},
+    status: { featureGates: [{ version: '', enabled: [{ name: 'APIResponseCompression' }, { name: 'OpenShiftOnlyGate' }], disabled: [{ name: 'APIServingWithRoutine' }] }] },
+  }));
+  return dir;
+}

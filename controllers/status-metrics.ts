@@ -1,0 +1,54 @@
+// What the alerts need to know about the operator's outputs, computed from its caches at each scrape (no work per
+// change, nothing while nobody scrapes), and exported only once the object is in the cache — a replica whose
+// caches have not synced says nothing rather than "missing":
+//  - featuregates_status_has_operator_version{version}: 1 when FeatureGate/cluster status holds the entry of the
+//    operator's own version (the one the cluster-version operator rolled out), 0 while it does not;
+//  - featuregates_cluster_operator_condition{name, condition, reason}: 1 while that condition of the operator's
+//    ClusterOperator is True, 0 otherwise (the shape of the cluster-version operator's cluster_operator_conditions);
+//  - featuregates_feature_set_info{feature_set}: 1 for the feature set FeatureGate/cluster asks for (Default when
+//    empty), for dashboards;
+//  - featuregates_object_size_limit_bytes: the request limit FeatureGate/cluster is checked against before a write,
+//    beside featuregates_object_size_bytes.
+import { FEATURE_GATE_NAME, featureSetName, type ClusterOperator, type FeatureGate } from '../api-types/index.js';
+import { Gauge, gauge, type Registry } from '../runtime/index.js';
+
+export interface StatusMetricsSources {
+  operatorVersion: string;
+  clusterOperatorName: string;
+  sizeLimitBytes: number;
+  featureGate: () => FeatureGate | undefined;
+  clusterOperator: () => ClusterOperator | undefined;
+}
+
+export function registerStatusMetrics(registry: Registry, s: StatusMetricsSources): void {
+  new Gauge({
+    name: 'featuregates_status_has_operator_version', registers: [registry], labelNames: ['version'],
+    help: 'Whether FeatureGate/cluster status holds the entry of this operator\'s version (1) or not yet (0).',
+    collect() {
+      this.reset();
+      const fg = s.featureGate();
+      if (fg) this.set({ version: s.operatorVersion }, fg.status?.featureGates?.some((e) => e.version === s.operatorVersion) ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'featuregates_feature_set_info', registers: [registry], labelNames: ['feature_set'],
+    help: 'The feature set FeatureGate/cluster asks for (1).',
+    collect() {
+      this.reset();
+      const fg = s.featureGate();
+      if (fg) this.set({ feature_set: featureSetName(fg.spec.featureSet ?? '') }, 1);
+    },
+  });
+  new Gauge({
+    name: 'featuregates_cluster_operator_condition', registers: [registry], labelNames: ['name', 'condition', 'reason'],
+    help: 'Whether a condition of the operator\'s ClusterOperator is True (1) or not (0), with its reason.',
+    collect() {
+      this.reset();
+      for (const c of s.clusterOperator()?.status?.conditions ?? []) {
+        this.set({ name: s.clusterOperatorName, condition: c.type, reason: c.reason ?? '' }, c.status === 'True' ? 1 : 0);
+      }
+    },
+  });
+  gauge(registry, 'featuregates_object_size_limit_bytes', `The request limit FeatureGate/${FEATURE_GATE_NAME} is checked against before a status write.`, [])
+    .set(s.sizeLimitBytes);
+}
