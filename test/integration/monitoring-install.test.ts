@@ -34,6 +34,19 @@ function kustomize(resources: string[], components: string[]): Obj[] {
   return objects(execFileSync(kubectl, ['kustomize', dir], { encoding: 'utf8' }));
 }
 
+describe('runbooks', () => {
+  const alerts = ['operator.rules.yaml', 'hosted.rules.yaml'].flatMap((f) =>
+    (rulesOf(f) as { rules: { alert: string; labels: { severity: string }; annotations: { runbook_url: string } }[] }[]).flatMap((g) => g.rules));
+  it.each(alerts.map((a) => [a.alert, a] as const))('%s: its runbook_url is its page in docs/runbooks, with every section', (name, a) => {
+    expect(a.annotations.runbook_url).toBe(`https://github.com/featuregate-coordinator/featuregate-coordinator/blob/main/docs/runbooks/${name}.md`);
+    const page = readFileSync(join('docs', 'runbooks', `${name}.md`), 'utf8');
+    expect(page.startsWith(`# ${name}\n`)).toBe(true);
+    expect(page).toContain(`**Severity:** ${a.labels.severity}`);
+    for (const section of ['## Meaning', '## Impact', '## Diagnosis', '## Mitigation']) expect(page).toContain(`\n${section}\n`);
+    expect(readFileSync(join('docs', 'runbooks', 'README.md'), 'utf8')).toContain(`| [${name}](${name}.md) | ${a.labels.severity} |`);
+  });
+});
+
 describe('monitoring as installed', () => {
   let plane: ControlPlane;
   beforeAll(async () => {
