@@ -108,3 +108,66 @@ describe('Helm chart', () => {
     }, 120_000);
   });
 });
+
+describe('Helm chart of the hosted coordinator (deploy/helm/featuregate-hosted)', () => {
+  const HOSTED = join(process.cwd(), 'deploy', 'helm', 'featuregate-hosted');
+  const hostedTemplate = (...args: string[]) => parse(execFileSync(helm, ['template', 'fgh', HOSTED, ...args], { encoding: 'utf8' }));
+
+  it('helm lint passes; with the kustomization\'s image it renders exactly the objects of deploy/hosted, but no Namespace', () => {
+    const r = spawnSync(helm, ['lint', HOSTED], { encoding: 'utf8' });
+    expect(`${r.stdout}${r.stderr}`).toContain('1 chart(s) linted, 0 chart(s) failed');
+    const kustomize = byKey(parse(execFileSync(kubectl, ['kustomize', join('deploy', 'hosted')], { encoding: 'utf8' })).filter((o) => o.kind !== 'Namespace'));
+    const chart = byKey(hostedTemplate('--namespace', 'featuregate-hosted', '--set', 'image=featuregate-coordinator:0.1.0'));
+    expect(Object.keys(chart).sort()).toEqual(Object.keys(kustomize).sort());
+    for (const k of Object.keys(kustomize)) expect({ [k]: chart[k] }).toEqual({ [k]: kustomize[k] });
+  });
+
+  it('values change what they name; monitoring is opt-in; a misspelt value is an error', () => {
+    const objs = byKey(hostedTemplate('--namespace', 'mgmt', '--set', 'image=registry.example.com/fgc:1.0.0', '--set', 'replicas=5', '--set', 'shards=64',
+      '--set', 'metrics.secure=false', '--set', 'metrics.serviceMonitor=true', '--set', 'metrics.prometheusRule=true', '--set', 'metrics.dashboard=true'));
+    expect(Object.keys(objs).filter((k) => k.includes('/featuregate-hosted/'))).toEqual([]);
+    const dep = objs['Deployment/mgmt/featuregate-hosted'] as unknown as { spec: { replicas: number; template: { spec: { containers: { image: string; args: string[] }[] } } } };
+    expect(dep.spec.replicas).toBe(5);
+    const c = dep.spec.template.spec.containers[0]!;
+    expect(c.image).toBe('registry.example.com/fgc:1.0.0');
+    expect(c.args).toContain('--shards=64');
+    expect(c.args).not.toContain('--shards=32');
+    expect(c.args).toContain('--metrics-secure=false');
+    const crb = objs['ClusterRoleBinding//featuregate-hosted'] as unknown as { subjects: { namespace: string }[] };
+    expect(crb.subjects.map((s) => s.namespace)).toEqual(['mgmt']);
+    expect(objs['ServiceMonitor/mgmt/featuregate-hosted']).toMatchObject({ spec: { endpoints: [{ scheme: 'http' }] } });
+    expect(objs['PrometheusRule/mgmt/featuregate-hosted']).toBeDefined();
+    expect(objs['ConfigMap/mgmt/featuregate-hosted-dashboard']).toBeDefined();
+    const plain = byKey(hostedTemplate('--namespace', 'mgmt'));
+    expect(Object.keys(plain).filter((k) => /^(ServiceMonitor|PrometheusRule)\//.test(k) || k.endsWith('-dashboard'))).toEqual([]);
+    const typo = spawnSync(helm, ['template', 'fgh', HOSTED, '--set', 'shard=4'], { encoding: 'utf8' });
+    expect(typo.status).not.toBe(0);
+    expect(typo.stderr).toContain("additional properties 'shard' not allowed");
+  });
+
+  describe('on a real API server', () => {
+    let plane: ControlPlane;
+    beforeAll(async () => { plane = await startControlPlane({}); }, 90_000);
+    afterAll(async () => { await plane?.stop(); });
+    const h = (...args: string[]) => execFileSync(helm, [...args, '--kubeconfig', plane.kubeconfigPath], { encoding: 'utf8' });
+    const get = (path: string) => KubeTransport.for(readKubeconfigFile(plane.kubeconfigPath)!).request({ method: 'GET', path });
+
+    it('install -n NS --create-namespace (RBAC and catalog accepted), upgrade, uninstall keeping the namespace', async () => {
+      const ns = 'fgh-system';
+      h('install', 'fgh', HOSTED, '--namespace', ns, '--create-namespace', '--wait=false');
+      await expect(get(`/apis/apps/v1/namespaces/${ns}/deployments/featuregate-hosted`)).resolves.toMatchObject({ spec: { replicas: 3 } });
+      await expect(get(`/api/v1/namespaces/${ns}/configmaps/featuregate-catalog-5.1`)).resolves.toBeDefined();
+      const crb = await get('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/featuregate-hosted') as { subjects: { namespace: string }[] };
+      expect(crb.subjects.map((s) => s.namespace)).toEqual([ns]);
+      h('upgrade', 'fgh', HOSTED, '--namespace', ns, '--set', 'replicas=2');
+      await expect(get(`/apis/apps/v1/namespaces/${ns}/deployments/featuregate-hosted`)).resolves.toMatchObject({ spec: { replicas: 2 } });
+      h('uninstall', 'fgh', '--namespace', ns);
+      for (const path of [`/apis/apps/v1/namespaces/${ns}/deployments/featuregate-hosted`, '/apis/rbac.authorization.k8s.io/v1/clusterroles/featuregate-hosted',
+        `/api/v1/namespaces/${ns}/configmaps/featuregate-catalog-5.1`]) {
+        await expect(get(path)).rejects.toMatchObject({ code: 404 });
+      }
+      const nsObj = await get(`/api/v1/namespaces/${ns}`) as { metadata: { deletionTimestamp?: string } };
+      expect(nsObj.metadata.deletionTimestamp).toBeUndefined();
+    }, 120_000);
+  });
+});

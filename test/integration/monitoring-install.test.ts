@@ -1,6 +1,6 @@
 // The alerts and dashboards as users install them: the PrometheusRule objects are what the plain rules files give
 // (hack/update-alert-rules.mjs --check); kustomize (the operator's alerts Component beside its ServiceMonitor, the
-// hosted Component with its ServiceMonitor) and the Helm chart (metrics.prometheusRule, metrics.dashboard) render
+// hosted Component with its ServiceMonitor) and the Helm charts (metrics.prometheusRule, metrics.dashboard) render
 // them with the rules file's groups and the dashboard file as they are, opt-in only; and a real kube-apiserver with
 // the Prometheus operator's own CRDs (hack/promtool/prometheus-operator-crds.sh, from its Go module) accepts every
 // PrometheusRule and ServiceMonitor we ship. promtool's checks of the rules themselves: alerts.test.ts.
@@ -98,5 +98,14 @@ describe('monitoring as installed', () => {
     expect(dashboard!.data!['featuregates-operator.json']).toBe(readFileSync(join('deploy', 'prometheus', 'dashboards', 'featuregates-operator.json'), 'utf8'));
     namespace('monitoring-test');
     expect(apply([rule!, ...ofKind(objs, 'ServiceMonitor')])).toContain('prometheusrule.monitoring.coreos.com/featuregate-operator serverside-applied');
+
+    // The hosted coordinator's chart: its fleet rules and dashboard.
+    const hosted = objects(execFileSync(helm, ['template', 'fgh', join(process.cwd(), 'deploy', 'helm', 'featuregate-hosted'), '-n', 'monitoring-test',
+      '--set', 'metrics.prometheusRule=true', '--set', 'metrics.dashboard=true', '--set', 'metrics.serviceMonitor=true'], { encoding: 'utf8' }));
+    const [hostedRule] = ofKind(hosted, 'PrometheusRule');
+    expect(hostedRule!.spec!.groups).toEqual(rulesOf('hosted.rules.yaml'));
+    expect(hosted.find((o) => o.metadata.labels?.grafana_dashboard === '1')!.data!['featuregates-hosted.json'])
+      .toBe(readFileSync(join('deploy', 'prometheus', 'dashboards', 'featuregates-hosted.json'), 'utf8'));
+    expect(apply([hostedRule!, ...ofKind(hosted, 'ServiceMonitor')])).toContain('prometheusrule.monitoring.coreos.com/featuregate-hosted serverside-applied');
   });
 });
