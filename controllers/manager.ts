@@ -196,7 +196,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     const runningGatesPeriodMs = options.runningGatesPeriodMs ?? RUNNING_GATES_PERIOD_MS;
     if (runningGatesPeriodMs > 0) {
       run(runningGatesController({
-        kubeConfig: kc, featureGates, clusterVersions, lifecycle: kubernetesGateLifecycle(), events, metrics, logger: log, periodMs: runningGatesPeriodMs,
+        kubeConfig: kc, featureGates, clusterVersions, lifecycle: () => kubernetesGateLifecycle(), events, metrics, logger: log, periodMs: runningGatesPeriodMs,
       }));
     }
     accessor.start();

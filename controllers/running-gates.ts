@@ -25,7 +25,11 @@ export interface RunningGatesDeps {
   kubeConfig: ClusterAccess;
   featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
   clusterVersions: Pick<Reflector<ClusterVersion>, 'get' | 'addListener'>;
-  lifecycle: GateLifecycle;
+  /**
+   * Kubernetes' gate lifecycle, asked for at the first check (and kept): reading the file costs ~100 ms of CPU at
+   * the image's flags, which a check made at start would add to the time to the first status write.
+   */
+  lifecycle: () => GateLifecycle;
   events: EventRecorder;
   metrics?: Registry;
   logger?: Logger;
@@ -57,6 +61,7 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
   const mismatch = m && gauge(m, 'featuregates_running_gate_mismatch', '1 for each gate a component runs other than FeatureGate status says for the cluster\'s version', ['component', 'name']);
   const counts = m && gauge(m, 'featuregates_running_gates', 'Gates of the cluster\'s FeatureGate status entry by verdict against what the component reports (error: it could not be read)', ['component', 'verdict']);
   let shown = new Set<string>();
+  let lifecycle: GateLifecycle | undefined;
   /** The last verdict told in an Event: "" matching, else its message. */
   let told: string | undefined;
   const tell = (type: 'Normal' | 'Warning', reason: string, message: string) => {
@@ -72,7 +77,8 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     let checks: GateCheck[];
     try {
       const read = await readComponentGates(deps.kubeConfig);
-      checks = gateChecks({ desired: want.desired, running: read.running, lifecycle: deps.lifecycle,
+      lifecycle ??= deps.lifecycle();
+      checks = gateChecks({ desired: want.desired, running: read.running, lifecycle,
         ...(read.requested ? { requested: read.requested } : {}), ...(read.emulated ? { emulated: read.emulated } : {}) });
     } catch (e) {
       if (!(e instanceof ComponentReadError)) throw e;

@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { featureEnabledSample, gateChecks, parseFeatureGatesFlag } from '../../api-types/index.js';
-import { kubernetesGateLifecycle } from '../../runtime/index.js';
+import { kubernetesGateLifecycle, type ClusterAccess } from '../../runtime/index.js';
+import { runningGatesController } from '../../controllers/running-gates.js';
 
 describe('gates that run', () => {
   it('reads the gauge\'s lines and nothing else', () => {
@@ -42,4 +43,17 @@ describe('gates that run', () => {
     expect(lifecycle.size).toBe(230);
     expect(lifecycle.get('DRAListTypeAttributes')).toEqual({ major: 1, minor: 36 });
   });
+
+  it('the operator\'s check reads the lifecycle file only once it has something to check (not at start, before the first status write)', async () => {
+    let reads = 0;
+    const none = { get: () => undefined, addListener: () => () => undefined };
+    const spec = runningGatesController({
+      kubeConfig: { server: 'https://127.0.0.1:1', auth: {} } as unknown as ClusterAccess, featureGates: none, clusterVersions: none,
+      lifecycle: () => { reads++; return new Map(); }, events: { event: () => undefined, flush: async () => undefined },
+    });
+    expect(reads).toBe(0);
+    await spec.reconcile('kube-apiserver', new AbortController().signal);   // no ClusterVersion, no status entry: nothing to check
+    expect(reads).toBe(0);
+  });
 });
+
