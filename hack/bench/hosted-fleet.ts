@@ -19,9 +19,9 @@ import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardOf, type FeatureGateDetails } from '../../api-types/index.js';
-import { FeatureGateResource, KubeTransport, LeaseResource, ReleaseCatalog, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
+import { FeatureGateResource, LeaseResource, ReleaseCatalog, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
 import {
-  UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, setFeatureGateStatus, startControlPlane, upstreamCRDPaths, type ControlPlane,
+  UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, setFeatureGateStatus, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { shardLeaseName } from '../../hosted/shards.js';
 import { HOSTILE_KINDS, startHostileGuest } from '../../test/support/hostile-guests.js';
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
   const base = await baseline.startOperator((kubeconfigPath, version) => spawnOperatorProcess(kubeconfigPath, version, NODE_FLAGS));
   say(`baseline: single-cluster operator start → first status write ${base.startMs.toFixed(0)} ms`);
 
-  await KubeTransport.for(mkc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
+  await ensureNamespace(mkc, NS);
   const timeline = leaseTimeline(mkc);
   let replicas = [...Array(REPLICAS).keys()].map((k) => spawnReplica(mgmt, `replica-${k}`));
   const rss = () => sum(replicas.map((r) => usage(r.proc.pid!).rssMB));

@@ -12,10 +12,10 @@ import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails } from '../../api-types/index.js';
-import { FeatureGateResource, KubeTransport, ReleaseCatalog, ResourceClient, createLogger, readKubeconfigFile } from '../../runtime/index.js';
+import { FeatureGateResource, ReleaseCatalog, ResourceClient, createLogger, readKubeconfigFile } from '../../runtime/index.js';
 import { startHosted } from '../../hosted/index.js';
 import {
-  UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
+  UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 
 if (typeof globalThis.gc !== 'function') {
@@ -77,7 +77,7 @@ const catalogDir = join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'pay
 
 const mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths() });
 const mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;
-await KubeTransport.for(mkc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fgc' } } });
+await ensureNamespace(mkc, 'fgc');
 const guests = await Promise.all([...Array(R).keys()].map(async (i) => {
   const plane = await startControlPlane({ etcdURL: mgmt.etcdURL, etcdPrefix: `/g${i}`, crdPaths: upstreamCRDPaths() });
   await setClusterVersion(readKubeconfigFile(plane.kubeconfigPath)!, { history: ['4.22.0'] });

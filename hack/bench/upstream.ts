@@ -13,8 +13,7 @@
 // compare the loops' own cost.
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { KubeTransport } from '../../runtime/index.js';
-import { packageRoot } from '../../sdk/testing/index.js';
+import { ensureNamespace, packageRoot } from '../../sdk/testing/index.js';
 import { auditEveryRequest, perMinute, requestsFrom } from './audit-requests.js';
 import { startBenchCluster } from './bench-cluster.js';
 import { SCENARIO_CHANGES as CHANGES, SCENARIO_HEARTBEATS as HEARTBEATS, changeScenario } from './status-change.js';
@@ -45,7 +44,7 @@ async function side(name: string, userAgent: RegExp, spawnIt: Side['spawnIt']): 
   const audit = auditEveryRequest();
   const cluster = await startBenchCluster({ extraAPIServerArgs: audit.apiServerArgs });
   // The namespace of upstream's Events (ours go to the operator's own namespace, made by the operator's deps).
-  await KubeTransport.for(cluster.kc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-config-operator' } } });
+  await ensureNamespace(cluster.kc, 'openshift-config-operator');
   return { name, userAgent, spawnIt, cluster, audit: audit.logPath };
 }
 

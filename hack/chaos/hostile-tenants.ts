@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FEATURE_GATE_NAME, shardOf } from '../../api-types/index.js';
-import { FeatureGateResource, KubeTransport, ResourceClient, readKubeconfigFile, type ClusterAccess } from '../../runtime/index.js';
-import { hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, setHostedReleaseVersion, startControlPlane, upstreamCRDPaths } from '../../sdk/testing/index.js';
+import { FeatureGateResource, ResourceClient, readKubeconfigFile, type ClusterAccess } from '../../runtime/index.js';
+import { ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, setHostedReleaseVersion, startControlPlane, upstreamCRDPaths } from '../../sdk/testing/index.js';
 import { hostedReplicas } from '../../test/support/hosted-replicas.js';
 import { HOSTILE_KINDS, startHostileGuest } from '../../test/support/hostile-guests.js';
 import { PAYLOAD_ROOT } from '../../test/support/payloads.js';
@@ -50,7 +50,7 @@ export async function hostileTenants(o: HostileTenantsOptions): Promise<Scenario
   const replicas = hostedReplicas({ kubeconfig: () => mgmt.kubeconfigPath, catalog: join(PAYLOAD_ROOT, 'releases'), namespace: NS, shards: SHARDS });
   try {
     const mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;
-    await KubeTransport.for(mkc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
+    await ensureNamespace(mkc, NS);
     const good = await Promise.all(planes.map(async (plane, shard) => {
       const kc = readKubeconfigFile(plane.kubeconfigPath)!;
       const ns = namespaceOn(shard, `good${shard}`);

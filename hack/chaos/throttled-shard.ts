@@ -10,9 +10,9 @@
 // is released) must not wait for the guest — the previous build was still running 40 s later.
 import { join } from 'node:path';
 import { FEATURE_GATE_NAME } from '../../api-types/index.js';
-import { FeatureGateResource, KubeTransport, LeaseResource, ResourceClient, readKubeconfigFile } from '../../runtime/index.js';
+import { FeatureGateResource, LeaseResource, ResourceClient, readKubeconfigFile } from '../../runtime/index.js';
 import {
-  hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, setHostedReleaseVersion, startControlPlane, upstreamCRDPaths,
+  ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, setHostedReleaseVersion, startControlPlane, upstreamCRDPaths,
 } from '../../sdk/testing/index.js';
 import { shardLeaseName } from '../../hosted/shards.js';
 import { hostedReplicas } from '../../test/support/hosted-replicas.js';
@@ -38,7 +38,7 @@ export async function throttledShard(o: ThrottledShardOptions): Promise<Scenario
   try {
     const mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;
     const gkc = readKubeconfigFile(guest.kubeconfigPath)!;
-    await KubeTransport.for(mkc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
+    await ensureNamespace(mkc, NS);
     await setClusterVersion(gkc, { history: ['4.22.3'] });
     await publishHostedControlPlane(mkc, { namespace: 'clusters-t', name: 't', kubeconfig: proxy.kubeconfig(guest.adminToken), releaseVersion: '4.22.3' });
     const versions = async () => (await new ResourceClient(gkc, FeatureGateResource, undefined, { timeoutMs: 2000 }).get(FEATURE_GATE_NAME).catch(() => undefined))?.status?.featureGates.map((e) => e.version) ?? [];

@@ -20,7 +20,7 @@ import {
   ClusterOperatorResource, FeatureGateResource, KubeTransport, ReleaseCatalog, ResourceClient, readKubeconfigFile, retryOnConflict, type ClusterAccess,
 } from '../../runtime/index.js';
 import {
-  hypershiftCRDPaths, publishHostedControlPlane, readFeatureGateConfigMap, setClusterVersion, setHostedFeatureGate,
+  ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, readFeatureGateConfigMap, setClusterVersion, setHostedFeatureGate,
   setHostedReleaseVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { runCLI } from '../support/cli.js';
@@ -85,7 +85,7 @@ describe('featuregates hosted as a tenant boundary', () => {
     mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;
     planes.push(...await Promise.all(['/t-good-0', '/t-good-1', '/t-hs'].map((etcdPrefix) =>
       startControlPlane({ etcdURL: mgmt.etcdURL, etcdPrefix, crdPaths: upstreamCRDPaths() }))));
-    await KubeTransport.for(mkc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
+    await ensureNamespace(mkc, NS);
     const publish = async (plane: ControlPlane, ns: string) => {
       const kc = readKubeconfigFile(plane.kubeconfigPath)!;
       await setClusterVersion(kc, { history: ['4.22.3'] });

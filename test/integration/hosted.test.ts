@@ -23,7 +23,7 @@ import {
   readKubeconfigFile, type ClusterAccess,
 } from '../../runtime/index.js';
 import {
-  UNREACHABLE_GUEST_KUBECONFIG, completeHead, hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, setClusterVersion,
+  UNREACHABLE_GUEST_KUBECONFIG, completeHead, ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, setClusterVersion,
   setHostedFeatureGate, setHostedReleaseVersion, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { shardLeaseName } from '../../hosted/shards.js';
@@ -127,7 +127,7 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
       guests[id] = { plane, kc, key: `clusters-${id}/${id}`, namespace: `clusters-${id}`, status: [], release: '4.22.0' };
       await publishHostedControlPlane(mkc, { namespace: `clusters-${id}`, name: id, kubeconfig: readFileSync(plane.kubeconfigPath, 'utf8'), releaseVersion: '4.22.0' });
     }
-    await KubeTransport.for(mkc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
+    await ensureNamespace(mkc, NS);
     // Bad input, each on its own HCP.
     await publishHostedControlPlane(mkc, { namespace: 'bad-nokc', name: 'nokc' });
     await publishHostedControlPlane(mkc, { namespace: 'bad-nokey', name: 'nokey', kubeconfig: 'unused', secretKey: 'other', publishKubeConfig: false });

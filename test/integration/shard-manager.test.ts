@@ -3,8 +3,9 @@
 // before anyone claims), it claims only once its caller says so (the coordinator: its HCPs are listed), and
 // nudge() claims at once then, without waiting for the next retry period.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { KubeTransport, LeaseResource, ResourceClient, type Lease } from '../../runtime/index.js';
+import { LeaseResource, ResourceClient, type Lease } from '../../runtime/index.js';
 import { MEMBER_LEASE_PREFIX, ShardManager, shardLeaseName } from '../../hosted/shards.js';
+import { ensureNamespace } from '../../sdk/testing/index.js';
 import { kubeConfig } from '../support/cluster.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -20,7 +21,7 @@ describe('ShardManager', () => {
   const managers: ShardManager[] = [];
 
   beforeAll(async () => {
-    await KubeTransport.for(kc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } } });
+    await ensureNamespace(kc, namespace);
   });
   afterAll(async () => {
     await Promise.all(managers.map((m) => m.stop()));
