@@ -29,6 +29,8 @@ export interface FeatureGateStatusDeps {
   metrics?: Registry;
   /** The request limit the whole object is checked against before a write (etcd's default 1.5 MiB). */
   sizeLimitBytes?: number;
+  /** After a sync that left status as desired: it wrote it (true) or found it so (false). */
+  onSettled?(wrote: boolean): void;
 }
 
 export function featureGateUpdateMessage(fg: FeatureGate, version: string, { enabled, disabled }: EnabledDisabled): string {
@@ -68,7 +70,10 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
       measured = desired;
     }
     versions?.set(desired.length);
-    if (featureGatesEqual(desired, fg.status?.featureGates)) return { requeueAfterMs: RESYNC_MS };
+    if (featureGatesEqual(desired, fg.status?.featureGates)) {
+      deps.onSettled?.(false);
+      return { requeueAfterMs: RESYNC_MS };
+    }
     const next: FeatureGate = { ...fg, status };
     const bytes = serializedSizeBytes(next);
     objectSize?.set(bytes);
@@ -86,6 +91,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
       throw new Error(`updating FeatureGate status: ${apiErrorMessage(e)}`, { cause: e });
     }
     writes?.inc();
+    deps.onSettled?.(true);
     log.info('FeatureGate status updated', { version: deps.operatorVersion, versions: desired.map((d) => d.version) });
     deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME, ...(fg.metadata.uid ? { uid: fg.metadata.uid } : {}) },
       'Normal', 'FeatureGateUpdate', featureGateUpdateMessage(fg, deps.operatorVersion, gateNames(current)));

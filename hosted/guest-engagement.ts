@@ -51,6 +51,8 @@ export interface GuestEngagementDeps {
   onReconciled(controller: string, error: unknown): void;
   /** A controller stopped: what it last said no longer holds. */
   onStopped(controller: string): void;
+  /** A guest status write carried input changes the first of which was observed this many seconds before. */
+  onStatusDelay?(seconds: number): void;
 }
 
 /** The guest's version when its ClusterVersion is acceptable input, else the TerminalError that says why not. */
@@ -76,6 +78,14 @@ export class GuestEngagement {
   /** The version the version-bound controllers run at, and their registry. */
   private bound: { version: string; registry: FeatureSetRegistry } | undefined;
   private stopped = false;
+  /**
+   * When the first input change not yet carried into the guest's status was observed (the HCP's spec or release,
+   * the guest's ClusterVersion or FeatureGate, as their events arrive, before the pacer): the status write that
+   * follows reports its delay. A sync that finds the status as desired (the echo of our own write, a change that
+   * changes nothing) clears it.
+   */
+  private changedSince: number | undefined;
+  private readonly noteChange = () => { this.changedSince ??= Date.now(); };
 
   /**
    * The guest's caches as its controllers see them: each reflector's events through the one pacer, once — every
@@ -94,6 +104,7 @@ export class GuestEngagement {
       return { get: (name: string) => r.get(name), addListener: (fn: (name: string) => void) => paced.addListener(fn) };
     };
     this.views = { featureGates: view(guest.featureGates), clusterVersions: view(guest.clusterVersions), clusterOperators: view(guest.clusterOperators) };
+    for (const source of [guest.featureGates, guest.clusterVersions, d.requested]) source.addListener(this.noteChange);
     const { featureGates, clusterVersions } = this.views;
     void guest.whenSynced.then(() => {
       if (this.stopped) return;
@@ -200,6 +211,10 @@ export class GuestEngagement {
       featureGateStatusController({
         operatorVersion: version, registry, featureGates, clusterVersions, client: guest.featureGate, conditions: this.conditions,
         events: this.d.events, logger: this.d.logger,
+        onSettled: (wrote) => {
+          if (wrote && this.changedSince !== undefined) this.d.onStatusDelay?.((Date.now() - this.changedSince) / 1000);
+          this.changedSince = undefined;
+        },
       }),
       clusterOperatorStatusController({
         name: this.d.clusterOperatorName, operatorVersion: version, namespace: GUEST_CONFIG_NAMESPACE, clusterOperators, featureGates,

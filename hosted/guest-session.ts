@@ -185,6 +185,7 @@ export class GuestSession {
         events: this.events, logger: this.log, recheckAfterMs: this.recheckAfterMs,
         onReconciled: (name, error) => { this.settled.add(name); this.reconciled(name, error); },
         onStopped: (name) => { this.settled.delete(name); this.problems.delete(name); this.report(); },
+        onStatusDelay: (seconds) => this.d.metrics.statusDelay(seconds),
       });
     }
     const guest = this.guest!;

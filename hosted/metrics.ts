@@ -1,7 +1,7 @@
 // Hosted-mode metrics. Labels are bounded: per HCP only `namespace` and `name` of the HCPs this replica
 // owns (series are removed when it stops owning one), and `reason` from the fixed set below.
 import type { Registry } from 'prom-client';
-import { counter, gauge } from '../runtime/index.js';
+import { counter, gauge, histogram } from '../runtime/index.js';
 
 export const SYNC_FAILURE_REASONS = ['MissingKubeconfig', 'GuestUnreachable', 'MissingRelease', 'MissingVersion', 'SpecRejected', 'GuestInputRejected', 'WriteFailed'] as const;
 export type SyncFailureReason = (typeof SYNC_FAILURE_REASONS)[number];
@@ -11,10 +11,12 @@ export interface HostedMetrics {
   /** What an owned HCP asks for and gets: its feature set and its guest's Upgradeable (True, False or Unknown). */
   described(namespace: string, name: string, featureSet: string, upgradeable: string): void;
   forget(namespace: string, name: string): void;
+  /** A guest status write, `seconds` after the first input change it carries was observed. */
+  statusDelay(seconds: number): void;
 }
 
 export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
-  if (!registry) return { synced: () => undefined, described: () => undefined, forget: () => undefined };
+  if (!registry) return { synced: () => undefined, described: () => undefined, forget: () => undefined, statusDelay: () => undefined };
   const syncs = counter(registry, 'featuregates_hosted_syncs_total', 'Reconciles of an HCP\'s controllers, by the HCP\'s state after each (success, or its first failure reason)', ['result']);
   const lastSuccess = gauge(registry, 'featuregates_hosted_guest_last_success_timestamp_seconds', 'When the guest of an owned HCP last synced without error', ['namespace', 'name']);
   const failing = gauge(registry, 'featuregates_hosted_guest_failing', '1 while the last sync of an owned HCP failed, by reason', ['namespace', 'name', 'reason']);
@@ -22,6 +24,9 @@ export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
   const info = gauge(registry, 'featuregates_hosted_guest_info', 'An owned HCP\'s feature set and its guest\'s Upgradeable condition (1 per HCP)',
     ['namespace', 'name', 'feature_set', 'upgradeable']);
   const described = new Map<string, { feature_set: string; upgradeable: string }>();
+  const delay = histogram(registry, 'featuregates_hosted_guest_status_delay_seconds',
+    'Time from an input change the coordinator observed (an HCP\'s feature set or release, a guest\'s ClusterVersion or FeatureGate) to the guest FeatureGate status write that carries it',
+    [], [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]);
   for (const r of ['success', ...SYNC_FAILURE_REASONS]) syncs.inc({ result: r }, 0);
   return {
     synced(namespace, name, ok, reason) {
@@ -37,6 +42,9 @@ export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
       if (prior) info.remove({ namespace, name, ...prior });
       described.set(key, { feature_set: featureSet, upgradeable });
       info.set({ namespace, name, feature_set: featureSet, upgradeable }, 1);
+    },
+    statusDelay(seconds) {
+      delay.observe({}, seconds);
     },
     forget(namespace, name) {
       const prior = described.get(`${namespace}/${name}`);

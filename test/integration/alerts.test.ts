@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { exposedSamples, serializedSizeBytes, ETCD_REQUEST_LIMIT_BYTES, type ExposedSample } from '../../api-types/index.js';
-import { KubeTransport, LeaseResource, ResourceClient, microTime, readKubeconfigFile } from '../../runtime/index.js';
+import { FeatureGateResource, KubeTransport, LeaseResource, ResourceClient, microTime, readKubeconfigFile } from '../../runtime/index.js';
 import {
   bundledCRDPaths, ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, serviceAccountKubeConfig, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane,
   upstreamCRDPaths, type ControlPlane,
@@ -381,13 +381,15 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
   let unreachable: typeof healthy;
   let alone: typeof healthy;
   let ageAtFailureMinutes: number;
+  let upgradeDelay: { observations: number; seconds: number; bound: number };
 
   beforeAll(async () => {
     mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths() });
     guest = await startControlPlane({ etcdURL: mgmt.etcdURL, etcdPrefix: '/guest-a', crdPaths: upstreamCRDPaths() });
     const mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;
     await ensureNamespace(mkc, NS);
-    await setClusterVersion(readKubeconfigFile(guest.kubeconfigPath)!, { history: ['4.22.3'] });
+    const gkc = readKubeconfigFile(guest.kubeconfigPath)!;
+    await setClusterVersion(gkc, { history: ['4.22.3'] });
     await publishHostedControlPlane(mkc, { ...HCP, kubeconfig: readFileSync(guest.kubeconfigPath, 'utf8'), releaseVersion: '4.22.3' });
     for (const id of ['r1', 'r2']) replicas.start(id);
     for (const id of ['r1', 'r2']) urls.set(id, await replicas.metricsURL(id));
@@ -401,6 +403,25 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
         expect(s.scrapes.some((x) => value(x.first, 'featuregates_hosted_guest_last_success_timestamp_seconds', HCP) !== undefined)).toBe(true);
         return s;
       }, 60_000, 250);
+
+      // An upgrade in the guest (4.22.4 Partial): the status write that carries it is observed in the delay histogram,
+      // no longer after the change than the test saw it take.
+      const delay = (x: Scrape[]) => x.reduce((a, s) => ({
+        count: a.count + (value(s, 'featuregates_hosted_guest_status_delay_seconds_count') ?? 0),
+        sum: a.sum + (value(s, 'featuregates_hosted_guest_status_delay_seconds_sum') ?? 0),
+      }), { count: 0, sum: 0 });
+      const delayBefore = delay(healthy.scrapes.map((x) => x.first));
+      const changedAt = Date.now();
+      await setClusterVersion(gkc, { history: [{ version: '4.22.4', state: 'Partial' }, '4.22.3'] });
+      const after = await eventually(async () => {
+        const fg = await new ResourceClient(gkc, FeatureGateResource).get('cluster');
+        expect(fg.status?.featureGates.map((e) => e.version)).toContain('4.22.4');
+        const seenAt = Date.now();
+        const d = delay((await scrapeAll(['r1', 'r2'])).scrapes.map((x) => x.first));
+        expect(d.count).toBeGreaterThan(delayBefore.count);
+        return { ...d, seenAt };
+      }, 30_000, 100);
+      upgradeDelay = { observations: after.count - delayBefore.count, seconds: after.sum - delayBefore.sum, bound: (after.seenAt - changedAt) / 1000 };
 
       // A shard Lease taken by a holder that is no live replica (one partitioned from the membership, say),
       // renewed for an hour as far as the others can tell: its shard is held by nobody who works.
@@ -448,6 +469,12 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
 
   it('exports every metric name the hosted rules use', () => {
     expectExported(HOSTED_RULES, [...healthy.scrapes, ...unreachable.scrapes].map((s) => s.first));
+  });
+
+  it('an upgrade in a guest is one observation of the change → status delay, within the time the test saw it take', () => {
+    expect(upgradeDelay.observations).toBe(1);
+    expect(upgradeDelay.seconds).toBeGreaterThan(0);
+    expect(upgradeDelay.seconds).toBeLessThanOrEqual(upgradeDelay.bound);
   });
 
   it('the fleet dashboard: every query parses and uses only exported names', () => {
