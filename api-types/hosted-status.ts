@@ -18,6 +18,11 @@ export interface HostedGuestRecord {
   versions: string[];
   /** The guest ClusterOperator's Upgradeable: "True", or "False: <reason>". */
   upgradeable?: string;
+  /**
+   * The guest kube-apiserver's running gates against its FeatureGate status (the running-gates check): "match",
+   * "mismatch: A, B", or "unreadable: <why>"; absent until checked.
+   */
+  runningGates?: string;
   /** RFC 3339: the last sync that ended without error. */
   lastSync?: string;
   /** What is wrong, naming what is missing (empty when the last sync succeeded). */
@@ -42,7 +47,7 @@ export function decodeHostedGuestRecord(v: unknown, path: string): HostedGuestRe
     hcp: str(o.hcp, `${path}.hcp`), shard: o.shard, owner: str(o.owner ?? '', `${path}.owner`),
     featureSet: str(o.featureSet ?? 'Default', `${path}.featureSet`), versions,
   };
-  for (const k of ['desiredVersion', 'upgradeable', 'lastSync', 'lastError'] as const) {
+  for (const k of ['desiredVersion', 'upgradeable', 'runningGates', 'lastSync', 'lastError'] as const) {
     const x = opt(k);
     if (x !== undefined) r[k] = x;
   }
@@ -69,6 +74,7 @@ export function boundedRecord(r: HostedGuestRecord): HostedGuestRecord {
     ...r, versions,
     ...(r.desiredVersion !== undefined ? { desiredVersion: version(r.desiredVersion) } : {}),
     ...(r.upgradeable !== undefined ? { upgradeable: boundedText(r.upgradeable, MAX_RECORD_UPGRADEABLE_CHARS) } : {}),
+    ...(r.runningGates !== undefined ? { runningGates: boundedText(r.runningGates, MAX_RECORD_UPGRADEABLE_CHARS) } : {}),
     ...(r.lastError !== undefined ? { lastError: boundedText(r.lastError) } : {}),
   };
 }
@@ -106,16 +112,24 @@ export function decodeShardRecords(data: Record<string, string> | undefined, sou
   });
 }
 
-const COLUMNS = ['HOSTED CONTROL PLANE', 'DESIRED', 'FEATURE SET', 'ENTRIES', 'UPGRADEABLE', 'OWNER', 'LAST SYNC', 'LAST ERROR'] as const;
+const COLUMNS = ['HOSTED CONTROL PLANE', 'DESIRED', 'FEATURE SET', 'ENTRIES', 'UPGRADEABLE', 'RUNNING GATES', 'OWNER', 'LAST SYNC', 'LAST ERROR'] as const;
 
-/** The table: one line per HCP, sorted by namespace/name; `wide` adds the shard and the status versions. */
+/** RUNNING GATES in the table: the verdict and how many gates differ (-o wide/json name them). */
+function runningGatesCell(v: string | undefined): string {
+  if (!v) return '-';
+  const mismatch = /^mismatch: (.*)$/.exec(v);
+  if (mismatch) return `mismatch (${mismatch[1]!.split(', ').length})`;
+  return v.startsWith('unreadable') ? 'unreadable' : v;
+}
+
+/** The table: one line per HCP, sorted by namespace/name; `wide` adds the shard, the status versions and the running-gate detail. */
 export function hostedStatusTable(records: readonly HostedGuestRecord[], wide = false): string {
   const rows = [...records].sort((a, b) => (a.hcp < b.hcp ? -1 : a.hcp > b.hcp ? 1 : 0)).map((r) => [
-    r.hcp, r.desiredVersion ?? '-', r.featureSet || 'Default', String(r.versions.length), r.upgradeable ?? '-', r.owner || '-',
-    r.lastSync ?? 'never', r.lastError || '-',
-    ...(wide ? [String(r.shard), r.versions.join(',') || '-'] : []),
+    r.hcp, r.desiredVersion ?? '-', r.featureSet || 'Default', String(r.versions.length), r.upgradeable ?? '-', runningGatesCell(r.runningGates),
+    r.owner || '-', r.lastSync ?? 'never', r.lastError || '-',
+    ...(wide ? [String(r.shard), r.versions.join(',') || '-', r.runningGates ?? '-'] : []),
   ].map((cell) => boundedText(cell)));
-  const header = [...COLUMNS, ...(wide ? ['SHARD', 'VERSIONS'] : [])];
+  const header = [...COLUMNS, ...(wide ? ['SHARD', 'VERSIONS', 'RUNNING GATES (DETAIL)'] : [])];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
   return [line([...header]), ...rows.map(line)].join('\n') + '\n';

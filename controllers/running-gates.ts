@@ -34,7 +34,16 @@ export interface RunningGatesDeps {
   metrics?: Registry;
   logger?: Logger;
   periodMs?: number;
+  /**
+   * The least time between two checks, whatever triggers them (default none). Hosted mode sets it: a guest's admin
+   * can change its FeatureGate status at will, and each change would otherwise read the guest's /metrics again.
+   */
+  minIntervalMs?: number;
+  /** Each check's outcome: the mismatching gates (none: everything it has matches), or why it could not be read. */
+  onChecked?(outcome: RunningGatesOutcome): void;
 }
+
+export type RunningGatesOutcome = { version: string; mismatches: string[] } | { error: string };
 
 /** The status entry the cluster's components should run, as `version|A+,B-,…` (changes exactly when the check's input does). */
 function desiredEntry(deps: Pick<RunningGatesDeps, 'featureGates' | 'clusterVersions'>) {
@@ -71,9 +80,13 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME }, type, reason, message);
   };
 
+  let lastCheckAt: number | undefined;
   const reconcile = async () => {
     const want = desiredEntry(deps);
     if (!want) return { requeueAfterMs: period };
+    const wait = lastCheckAt === undefined || !deps.minIntervalMs ? 0 : lastCheckAt + deps.minIntervalMs - Date.now();
+    if (wait > 0) return { requeueAfterMs: wait };
+    lastCheckAt = Date.now();
     let checks: GateCheck[];
     try {
       const read = await readComponentGates(deps.kubeConfig);
@@ -83,6 +96,7 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     } catch (e) {
       if (!(e instanceof ComponentReadError)) throw e;
       for (const v of VERDICTS) counts?.set({ component: COMPONENT, verdict: v }, v === 'error' ? 1 : 0);
+      deps.onChecked?.({ error: e.message });
       tell('Warning', 'RunningGatesUnreadable', `${COMPONENT} could not be read to check its gates: ${e.message}`);
       return { requeueAfterMs: period };
     }
@@ -92,6 +106,7 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     for (const name of now) mismatch?.set({ component: COMPONENT, name }, 1);
     shown = now;
     for (const v of VERDICTS) counts?.set({ component: COMPONENT, verdict: v }, checks.filter((c) => c.verdict === v).length);
+    deps.onChecked?.({ version: want.version, mismatches: mismatches.map((c) => c.name) });
     if (mismatches.length > 0) tell('Warning', 'RunningGatesMismatch', mismatchMessage(want.version, mismatches));
     else if (told !== undefined) tell('Normal', 'RunningGatesMatch', `${COMPONENT} runs every gate it has as FeatureGate/cluster status says for ${want.version}`);
     else told = `${COMPONENT} runs every gate it has as FeatureGate/cluster status says for ${want.version}`;

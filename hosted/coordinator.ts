@@ -4,10 +4,10 @@
 // starts when its shard is acquired and stops (without writing) before the shard is handed back or when
 // its HCP goes. Metrics and health are served as by the single-cluster operator.
 import { hostname } from 'node:os';
-import { hcpKey, shardOf, type HostedControlPlane, type Namespace } from '../api-types/index.js';
+import { hcpKey, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
 import {
   DEFAULT_LEADER_ELECTION, HostedControlPlaneSummaryResource, KubeTransport, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient,
-  apiServerAuthorizer, collectDefaultMetrics, servingCertificate, serveEndpoints, silentLogger, userAgent, type ClusterAccess, type LeaderElectionTiming,
+  apiServerAuthorizer, collectDefaultMetrics, kubernetesGateLifecycle, servingCertificate, serveEndpoints, silentLogger, userAgent, type ClusterAccess, type LeaderElectionTiming,
   type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
 import { GuestSecrets } from './guest-secrets.js';
@@ -83,13 +83,16 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   const selected = (hcp: HostedControlPlane) => !namespaces || namespaces.get(hcp.metadata.namespace) !== undefined;
   const wanted = (key: string, hcp: HostedControlPlane | undefined): boolean =>
     hcp !== undefined && selected(hcp) && fences.has(shardOf(key, shards));
+  // Read at the first running-gate check of any guest, then shared by all.
+  let lifecycle: GateLifecycle | undefined;
+  const gateLifecycle = () => (lifecycle ??= kubernetesGateLifecycle());
   const startSession = (key: string) => {
     const shard = shardOf(key, shards);
     const session = new GuestSession({
       key, shard, identity, fence: fences.get(shard)!, hcp: () => hcps.get(key), management: kc, secrets, catalog,
       ...(o.guestKubeconfigSecret ? { secretOverride: o.guestKubeconfigSecret } : {}),
       clusterOperatorName: o.clusterOperatorName ?? 'config-operator', tuning: o.guest ?? {},
-      record: (r) => records.put(r), metrics: hm, registry: metrics, logger: log,
+      record: (r) => records.put(r), metrics: hm, registry: metrics, logger: log, gateLifecycle,
     });
     sessions.set(key, session);
     session.start();

@@ -31,6 +31,11 @@ export interface GuestTuning {
   resyncMs?: number;
   /** Accept guest kubeconfigs with insecure-skip-tls-verify (test set-ups; --allow-insecure-guest-tls). */
   allowInsecureSkipTLSVerify?: boolean;
+  /**
+   * How often each guest kube-apiserver's running gates are checked against its FeatureGate status besides on a
+   * status change (default 60 minutes; 0: never). Never more than once a minute per guest.
+   */
+  runningGatesPeriodMs?: number;
 }
 
 /** The User-Agent of guest requests: names the replica, so a guest's audit log says which one wrote. */

@@ -8,12 +8,14 @@
 //    operator keeps, no version, or a release the catalog lacks: those controllers stop (nothing is written
 //    from input that is not accepted) and the reason is a TerminalError;
 //  - FeatureUpgradeableController with the HCP's feature set as `requested` (a NoUpgrade choice there blocks
-//    even while the guest refuses it).
+//    even while the guest refuses it);
+//  - RunningGatesController: the guest kube-apiserver's running gates against its FeatureGate status.
 // The guest's events reach these controllers through one token bucket (GUEST_WAKEUPS), so a guest streaming
 // changes cannot set the replica's pace. The controllers start once every guest cache has listed (the
 // manager's "caches synced"); every write passes the shard's fence and is not sent while the guest fails.
 import {
   ClusterProfiles, FEATURE_GATE_NAME, clusterDesiredVersion, type ClusterOperator, type ClusterVersion, type FeatureGate, type FeatureGateSpec, type FeatureSetRegistry,
+  type GateLifecycle,
 } from '../api-types/index.js';
 import {
   BucketLimiter, Controller, ItemExponentialLimiter, PacedWatch, TerminalError, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
@@ -22,6 +24,7 @@ import {
 import { CLUSTER_OPERATOR_STATUS_CONTROLLER, clusterOperatorStatusController } from '../controllers/cluster-operator-status.js';
 import { FEATURE_GATE_CONTROLLER, featureGateStatusController } from '../controllers/feature-gate-status.js';
 import { OperatorConditions } from '../controllers/operator-conditions.js';
+import { runningGatesController, type RunningGatesOutcome } from '../controllers/running-gates.js';
 import { upgradeableController } from '../controllers/upgradeable.js';
 import type { GuestConnection } from './guest-connection.js';
 import { guestSpecController } from './guest-spec.js';
@@ -33,6 +36,8 @@ const VERSION_BOUND = [FEATURE_GATE_CONTROLLER, CLUSTER_OPERATOR_STATUS_CONTROLL
 export const GUEST_WAKEUPS = { perSecond: 2, burst: 10 };
 /** The most ClusterVersion history entries a guest may have (the cluster-version operator keeps 100). */
 export const MAX_GUEST_HISTORY = 100;
+/** The least time between two running-gate checks of one guest. */
+export const RUNNING_GATES_MIN_INTERVAL_MS = 60_000;
 /** relatedObjects namespace of the guest ClusterOperator (the namespace a guest has for cluster config). */
 const GUEST_CONFIG_NAMESPACE = 'openshift-config';
 
@@ -53,6 +58,8 @@ export interface GuestEngagementDeps {
   onStopped(controller: string): void;
   /** A guest status write carried input changes the first of which was observed this many seconds before. */
   onStatusDelay?(seconds: number): void;
+  /** The guest kube-apiserver's running gates against its FeatureGate status (no check when absent or period 0). */
+  runningGates?: { periodMs: number; lifecycle: () => GateLifecycle; onChecked(outcome: RunningGatesOutcome): void };
 }
 
 /** The guest's version when its ClusterVersion is acceptable input, else the TerminalError that says why not. */
@@ -120,6 +127,15 @@ export class GuestEngagement {
         featureGates, conditions: this.conditions,
         requested: { addListener: (fn) => d.requested.addListener(fn), featureSet: () => d.requested.spec()?.featureSet },
       }));
+      const rg = d.runningGates;
+      if (rg && rg.periodMs > 0) {
+        // Through the guest's own transport (its timeout, its bounds: a /metrics body over 64 MiB or a line over
+        // 64 KiB is refused while it streams), at most once a minute.
+        this.run(runningGatesController({
+          kubeConfig: guest.access, featureGates, clusterVersions, lifecycle: rg.lifecycle, events: d.events, logger: d.logger,
+          periodMs: rg.periodMs, minIntervalMs: RUNNING_GATES_MIN_INTERVAL_MS, onChecked: rg.onChecked,
+        }));
+      }
     });
   }
 

@@ -13,10 +13,14 @@ export interface HostedMetrics {
   forget(namespace: string, name: string): void;
   /** A guest status write, `seconds` after the first input change it carries was observed. */
   statusDelay(seconds: number): void;
+  /** The running-gate check of an owned HCP's guest: how many gates differ (undefined: it could not be read). */
+  runningGates(namespace: string, name: string, mismatches: number | undefined): void;
 }
 
 export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
-  if (!registry) return { synced: () => undefined, described: () => undefined, forget: () => undefined, statusDelay: () => undefined };
+  if (!registry) {
+    return { synced: () => undefined, described: () => undefined, forget: () => undefined, statusDelay: () => undefined, runningGates: () => undefined };
+  }
   const syncs = counter(registry, 'featuregates_hosted_syncs_total', 'Reconciles of an HCP\'s controllers, by the HCP\'s state after each (success, or its first failure reason)', ['result']);
   const lastSuccess = gauge(registry, 'featuregates_hosted_guest_last_success_timestamp_seconds', 'When the guest of an owned HCP last synced without error', ['namespace', 'name']);
   const failing = gauge(registry, 'featuregates_hosted_guest_failing', '1 while the last sync of an owned HCP failed, by reason', ['namespace', 'name', 'reason']);
@@ -27,6 +31,8 @@ export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
   const delay = histogram(registry, 'featuregates_hosted_guest_status_delay_seconds',
     'Time from an input change the coordinator observed (an HCP\'s feature set or release, a guest\'s ClusterVersion or FeatureGate) to the guest FeatureGate status write that carries it',
     [], [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]);
+  const mismatching = gauge(registry, 'featuregates_hosted_guest_running_gate_mismatches',
+    'Gates an owned HCP\'s guest kube-apiserver runs other than its FeatureGate status says (no series until checked, or while it cannot be read)', ['namespace', 'name']);
   for (const r of ['success', ...SYNC_FAILURE_REASONS]) syncs.inc({ result: r }, 0);
   return {
     synced(namespace, name, ok, reason) {
@@ -43,6 +49,10 @@ export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
       described.set(key, { feature_set: featureSet, upgradeable });
       info.set({ namespace, name, feature_set: featureSet, upgradeable }, 1);
     },
+    runningGates(namespace, name, mismatches) {
+      if (mismatches === undefined) mismatching.remove({ namespace, name });
+      else mismatching.set({ namespace, name }, mismatches);
+    },
     statusDelay(seconds) {
       delay.observe({}, seconds);
     },
@@ -50,6 +60,7 @@ export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
       const prior = described.get(`${namespace}/${name}`);
       if (prior) info.remove({ namespace, name, ...prior });
       described.delete(`${namespace}/${name}`);
+      mismatching.remove({ namespace, name });
       lastSuccess.remove({ namespace, name });
       for (const r of SYNC_FAILURE_REASONS) failing.remove({ namespace, name, reason: r });
     },

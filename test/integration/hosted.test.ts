@@ -160,9 +160,11 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
       const fg = parse(cm!.data![FEATURE_GATE_CONFIGMAP_KEY]!) as { status: { featureGates: FeatureGateDetails[] } };
       expect(fg.status.featureGates[0]).toEqual(entry({}, '4.22.0'));
     }
-    // Waiting for a guest's first answer is not a failure: no Warning about a guest that answered.
+    // Waiting for a guest's first answer is not a failure: no Warning about a guest that answered. (The running-gate
+    // check's Warnings are not about the sync: these vanilla kube-apiservers differ from OpenShift's payload on a few
+    // gates, which hosted-running-gates.test.ts covers.)
     await new Promise((r) => setTimeout(r, 1_000)); // Events are sent in the background
-    for (const g of [guests.a, guests.b]) expect((await hcpEvents(g.namespace)).filter((e) => e.type === 'Warning')).toEqual([]);
+    for (const g of [guests.a, guests.b]) expect((await hcpEvents(g.namespace)).filter((e) => e.type === 'Warning' && !e.reason.startsWith('RunningGates'))).toEqual([]);
   }), 90_000);
 
   it('follows an upgrade in guest A\'s history: Partial keeps both entries, Completed too', () => dumpOnFailure(async () => {
@@ -269,9 +271,9 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     await eventually(() => {
       const table = runCLI(['hosted', 'status', '--kubeconfig', mgmt.kubeconfigPath, '--namespace', NS]);
       expect(table.code).toBe(0);
-      expect(table.stdout).toMatch(/^HOSTED CONTROL PLANE\s+DESIRED\s+FEATURE SET\s+ENTRIES\s+UPGRADEABLE\s+OWNER\s+LAST SYNC\s+LAST ERROR/);
-      expect(table.stdout).toMatch(/clusters-b\/b\s+5\.0\.0\s+TechPreviewNoUpgrade\s+2\s+False: FeatureGates_RestrictedFeatureGates_TechPreviewNoUpgrade\s+replica-\d\s+20\S+\s+-\n/);
-      expect(table.stdout).toMatch(/clusters-a\/a\s+4\.23\.2\s+Default\s+1\s+True\s+replica-\d\s+20\S+\s+-\n/);
+      expect(table.stdout).toMatch(/^HOSTED CONTROL PLANE\s+DESIRED\s+FEATURE SET\s+ENTRIES\s+UPGRADEABLE\s+RUNNING GATES\s+OWNER\s+LAST SYNC\s+LAST ERROR/);
+      expect(table.stdout).toMatch(/clusters-b\/b\s+5\.0\.0\s+TechPreviewNoUpgrade\s+2\s+False: FeatureGates_RestrictedFeatureGates_TechPreviewNoUpgrade\s+(match|mismatch \(\d+\))\s+replica-\d\s+20\S+\s+-\n/);
+      expect(table.stdout).toMatch(/clusters-a\/a\s+4\.23\.2\s+Default\s+1\s+True\s+(match|mismatch \(\d+\))\s+replica-\d\s+20\S+\s+-\n/);
     }, 20_000, 500);
     for (const ns of ['bad-nokc', 'bad-nokey', 'bad-garbage', 'bad-release', 'bad-nocrd']) {
       await eventually(async () => {

@@ -93,18 +93,21 @@ describe('status records', () => {
     expect(rs[1]?.lastError).toMatch(/^unreadable record: /);
   });
 
-  it('print one line per HCP, sorted, with wide adding the shard and versions', () => {
+  it('print one line per HCP, sorted, with wide adding the shard, versions and the running-gate detail', () => {
     const records = [
-      { hcp: 'z/z', shard: 1, owner: 'r2', featureSet: 'TechPreviewNoUpgrade', versions: ['4.23.0', '4.22.0'], desiredVersion: '4.23.0', upgradeable: 'False: FeatureGates_RestrictedFeatureGates_TechPreviewNoUpgrade', lastSync: 't1' },
+      { hcp: 'z/z', shard: 1, owner: 'r2', featureSet: 'TechPreviewNoUpgrade', versions: ['4.23.0', '4.22.0'], desiredVersion: '4.23.0', upgradeable: 'False: FeatureGates_RestrictedFeatureGates_TechPreviewNoUpgrade',
+        runningGates: 'mismatch: KMSv1, SELinuxMount', lastSync: 't1' },
       { hcp: 'a/a', shard: 0, owner: '', featureSet: 'Default', versions: [], lastError: 'HostedControlPlane a/a has no status.kubeConfig' },
+      { hcp: 'm/m', shard: 2, owner: 'r1', featureSet: 'Default', versions: ['4.22.0'], runningGates: 'unreadable: forbidden: GET /metrics: 403', lastSync: 't2' },
     ];
     expect(hostedStatusTable(records)).toBe([
-      'HOSTED CONTROL PLANE  DESIRED  FEATURE SET           ENTRIES  UPGRADEABLE                                                      OWNER  LAST SYNC  LAST ERROR',
-      'a/a                   -        Default               0        -                                                                -      never      HostedControlPlane a/a has no status.kubeConfig',
-      'z/z                   4.23.0   TechPreviewNoUpgrade  2        False: FeatureGates_RestrictedFeatureGates_TechPreviewNoUpgrade  r2     t1         -',
+      'HOSTED CONTROL PLANE  DESIRED  FEATURE SET           ENTRIES  UPGRADEABLE                                                      RUNNING GATES  OWNER  LAST SYNC  LAST ERROR',
+      'a/a                   -        Default               0        -                                                                -              -      never      HostedControlPlane a/a has no status.kubeConfig',
+      'm/m                   -        Default               1        -                                                                unreadable     r1     t2         -',
+      'z/z                   4.23.0   TechPreviewNoUpgrade  2        False: FeatureGates_RestrictedFeatureGates_TechPreviewNoUpgrade  mismatch (2)   r2     t1         -',
       '',
     ].join('\n'));
-    expect(hostedStatusTable(records, true).split('\n')[2]).toMatch(/ - +1 +4\.23\.0,4\.22\.0$/);
+    expect(hostedStatusTable(records, true).split('\n')[3]).toMatch(/ - +1 +4\.23\.0,4\.22\.0 +mismatch: KMSv1, SELinuxMount$/);
   });
 });
 

@@ -1,0 +1,79 @@
+// Hosted mode checks the gates each guest kube-apiserver runs against that guest's FeatureGate status, through the
+// guest connection: two real guest kube-apiservers v1.36, one started with a gate its status says is off
+// (SELinuxMount=true), one as it comes. The drifted guest shows the extra gate in `hosted status` (a RUNNING GATES
+// column), in its per-HCP metric and in a Warning Event on its HostedControlPlane; the other does not. (A vanilla
+// kube-apiserver already differs from OpenShift's Default set on a few gates; the test compares the two guests
+// instead of naming those.)
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { exposedSamples } from '../../api-types/index.js';
+import { KubeTransport, readKubeconfigFile, type ClusterAccess } from '../../runtime/index.js';
+import {
+  ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
+} from '../../sdk/testing/index.js';
+import { runCLI } from '../support/cli.js';
+import { eventually } from '../support/eventually.js';
+import { hostedReplicas } from '../support/hosted-replicas.js';
+import { PAYLOAD_ROOT } from '../support/payloads.js';
+
+const NS = 'fgc-running-gates';
+
+describe('hosted: the running gates of each guest kube-apiserver', () => {
+  let mgmt: ControlPlane;
+  const guests: ControlPlane[] = [];
+  let mkc: ClusterAccess;
+  const replicas = hostedReplicas({ kubeconfig: () => mgmt.kubeconfigPath, catalog: join(PAYLOAD_ROOT, 'releases'), namespace: NS, shards: 2, metrics: true });
+
+  beforeAll(async () => {
+    mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths() });
+    mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;
+    guests.push(...await Promise.all([
+      startControlPlane({ etcdURL: mgmt.etcdURL, etcdPrefix: '/guest-plain', crdPaths: upstreamCRDPaths() }),
+      startControlPlane({ etcdURL: mgmt.etcdURL, etcdPrefix: '/guest-drift', crdPaths: upstreamCRDPaths(), extraAPIServerArgs: ['--feature-gates=SELinuxMount=true'] }),
+    ]));
+    await ensureNamespace(mkc, NS);
+    for (const [name, plane] of [['plain', guests[0]!], ['drift', guests[1]!]] as const) {
+      await setClusterVersion(readKubeconfigFile(plane.kubeconfigPath)!, { history: ['4.22.3'] });
+      await publishHostedControlPlane(mkc, { namespace: `clusters-${name}`, name, kubeconfig: readFileSync(plane.kubeconfigPath, 'utf8'), releaseVersion: '4.22.3' });
+    }
+    replicas.start('r1');
+  }, 120_000);
+
+  afterAll(async () => {
+    replicas.killAll();
+    await Promise.all(guests.map((g) => g.stop()));
+    await mgmt?.stop();
+  });
+
+  it('the drifted guest shows its extra gate in hosted status, its metric and an Event on its HCP; the other does not', async () => {
+    await replicas.dumpOnFailure(async () => {
+      const mismatched = (v: string | undefined) => (v?.startsWith('mismatch: ') ? v.slice('mismatch: '.length).split(', ') : v === 'match' ? [] : undefined);
+      const { plain, drift } = await eventually(async () => {
+        const records = await replicas.records();
+        const p = mismatched(records.get('clusters-plain/plain')?.runningGates);
+        const d = mismatched(records.get('clusters-drift/drift')?.runningGates);
+        expect(p).toBeDefined();
+        expect(d).toBeDefined();
+        return { plain: p!, drift: d! };
+      }, 60_000, 250);
+      expect(plain).not.toContain('SELinuxMount');
+      expect(drift.sort()).toEqual([...plain, 'SELinuxMount'].sort());
+
+      const samples = exposedSamples(await (await fetch(await replicas.metricsURL('r1'))).text())
+        .filter((s) => s.name === 'featuregates_hosted_guest_running_gate_mismatches');
+      expect(samples.map((s) => [s.labels.namespace, s.labels.name, s.value]).sort()).toEqual([
+        ['clusters-drift', 'drift', drift.length], ['clusters-plain', 'plain', plain.length],
+      ]);
+
+      const events = await KubeTransport.for(mkc).request({ method: 'GET', path: '/api/v1/namespaces/clusters-drift/events' }) as
+        { items: { type: string; reason: string; message: string; involvedObject: { kind: string } }[] };
+      const warning = events.items.find((e) => e.reason === 'RunningGatesMismatch');
+      expect(warning).toMatchObject({ type: 'Warning', involvedObject: { kind: 'HostedControlPlane' } });
+      expect(warning!.message).toContain('SELinuxMount (desired off, running on)');
+
+      const table = runCLI(['hosted', 'status', '--kubeconfig', mgmt.kubeconfigPath, '--namespace', NS]);
+      expect(table.stdout).toMatch(new RegExp(`^clusters-drift/drift .* mismatch \\(${drift.length}\\) `, 'm'));
+    });
+  }, 120_000);
+});
