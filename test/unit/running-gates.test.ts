@@ -55,5 +55,25 @@ describe('gates that run', () => {
     await spec.reconcile('kube-apiserver', new AbortController().signal);   // no ClusterVersion, no status entry: nothing to check
     expect(reads).toBe(0);
   });
+
+  it('with minIntervalMs, a second trigger within the interval waits instead of reading again (a guest rewriting its status)', async () => {
+    const outcomes: unknown[] = [];
+    const cv = { metadata: { name: 'version' }, status: { desired: { version: '4.22.0' }, history: [{ version: '4.22.0', state: 'Completed' }] } };
+    const fg = { metadata: { name: 'cluster' }, spec: {}, status: { featureGates: [{ version: '4.22.0', enabled: [{ name: 'A' }], disabled: [] }] } };
+    const spec = runningGatesController({
+      // Nothing listens there: each read fails at once, as "unreadable".
+      kubeConfig: { getCurrentCluster: () => ({ server: 'https://127.0.0.1:9' }), getCurrentUser: () => ({}) } as unknown as ClusterAccess,
+      featureGates: { get: () => fg as never, addListener: () => () => undefined },
+      clusterVersions: { get: () => cv as never, addListener: () => () => undefined },
+      lifecycle: () => new Map(), events: { event: () => undefined, flush: async () => undefined },
+      minIntervalMs: 60_000, onChecked: (o) => outcomes.push(o),
+    });
+    await spec.reconcile('kube-apiserver', new AbortController().signal);
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]).toMatchObject({ error: expect.stringMatching(/^unreachable: GET \/metrics: /) });
+    const again = await spec.reconcile('kube-apiserver', new AbortController().signal);
+    expect(outcomes).toHaveLength(1);
+    expect((again as { requeueAfterMs: number }).requeueAfterMs).toBeGreaterThan(50_000);
+  });
 });
 
