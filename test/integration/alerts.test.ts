@@ -375,6 +375,13 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
   const scrapeAll = async (ids: string[], timestamps: 'advance' | 'hold' = 'advance') =>
     Promise.all(ids.map(async (id): Promise<TargetScrape> => ({ target: { job, instance: id }, first: await scrape(urls.get(id)!) }))).then((scrapes) => ({ scrapes, timestamps }));
   const held = (scrapes: TargetScrape[]) => scrapes.reduce((n, s) => n + (value(s.first, 'featuregates_hosted_shards_held') ?? 0), 0);
+  /** The guest synced and checked: its last good sync and its running-gate verdict exported, no failure. */
+  const expectSynced = (scrapes: TargetScrape[]) => {
+    const owner = scrapes.find((x) => value(x.first, 'featuregates_hosted_guest_last_success_timestamp_seconds', HCP) !== undefined);
+    expect(owner).toBeDefined();
+    expect(value(owner!.first, 'featuregates_hosted_guest_running_gate_mismatches', HCP)).toBeDefined();
+    expect(scrapes.some((x) => value(x.first, 'featuregates_hosted_guest_failing', HCP) !== undefined)).toBe(false);
+  };
 
   let healthy: { scrapes: TargetScrape[]; timestamps: 'advance' | 'hold' };
   let stuckShard: typeof healthy;
@@ -400,7 +407,7 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
         const s = await scrapeAll(['r1', 'r2']);
         expect(s.scrapes.map((x) => value(x.first, 'featuregates_hosted_members'))).toEqual([2, 2]);
         expect(held(s.scrapes)).toBe(SHARDS);
-        expect(s.scrapes.some((x) => value(x.first, 'featuregates_hosted_guest_last_success_timestamp_seconds', HCP) !== undefined)).toBe(true);
+        expectSynced(s.scrapes);
         return s;
       }, 60_000, 250);
 
@@ -436,16 +443,24 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
       }, 30_000, 250);
       const stuck = await leases.get(shardLeaseName(0));
       await leases.replace({ ...stuck, spec: { ...stuck.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime() } });
-      await eventually(async () => expect(held((await scrapeAll(['r1', 'r2'])).scrapes)).toBe(SHARDS), 30_000, 250);
+      // Back to healthy before the next fault: every shard held, the guest synced by its (maybe new) owner.
+      await eventually(async () => {
+        const { scrapes } = await scrapeAll(['r1', 'r2']);
+        expect(held(scrapes)).toBe(SHARDS);
+        expectSynced(scrapes);
+      }, 60_000, 250);
 
       // The guest's API server stopped: its owner reports GuestUnreachable; its last good sync stays where it was.
       await guest.stopAPIServer();
       unreachable = await eventually(async () => {
         const s = await scrapeAll(['r1', 'r2'], 'hold');
-        expect(s.scrapes.some((x) => value(x.first, 'featuregates_hosted_guest_failing', { ...HCP, reason: 'GuestUnreachable' }) === 1)).toBe(true);
+        // The owner says so, and still exports when it last synced.
+        expect(s.scrapes.some((x) => value(x.first, 'featuregates_hosted_guest_failing', { ...HCP, reason: 'GuestUnreachable' }) === 1
+          && value(x.first, 'featuregates_hosted_guest_last_success_timestamp_seconds', HCP) !== undefined)).toBe(true);
         return s;
       }, 60_000, 250);
-      const owner = unreachable.scrapes.find((x) => value(x.first, 'featuregates_hosted_guest_failing', HCP) === 1)!;
+      const owner = unreachable.scrapes.find((x) => value(x.first, 'featuregates_hosted_guest_failing', HCP) === 1
+        && value(x.first, 'featuregates_hosted_guest_last_success_timestamp_seconds', HCP) !== undefined)!;
       ageAtFailureMinutes = (owner.first.atMs / 1000 - value(owner.first, 'featuregates_hosted_guest_last_success_timestamp_seconds', HCP)!) / 60;
 
       // A replica gone: the other sees one member.
