@@ -4,6 +4,7 @@
 import { featureGatesUpgradeable, unionCondition } from './conditions.js';
 import { featureSetName } from './feature-set.js';
 import { gateNames, type EnabledDisabled } from './gate-lists.js';
+import type { ComponentCheck } from './running-gates.js';
 import type { ClusterOperator, ClusterVersion, FeatureGate } from './wire.js';
 
 export interface StatusSummary {
@@ -11,9 +12,28 @@ export interface StatusSummary {
   upgradeable: { status: string; reason: string; message: string; source: string };
   clusterVersion: { desired: string | undefined; history: string[] } | undefined;
   versions: { version: string; enabled: number; disabled: number; enabledNames?: string[]; disabledNames?: string[] }[];
+  /**
+   * kube-apiserver's running gates against the status entry of the cluster's version (`featuregates verify`'s check;
+   * absent when there is no such entry): the gates that differ, or why it could not be read.
+   */
+  runningGates?: {
+    component: string; version: string; verdict: 'match' | 'mismatch' | 'unreadable';
+    /** How many of the entry's gates the component has (the others: not in it, or not at its emulated version). */
+    checked: number;
+    mismatches: string[]; error?: string;
+  };
 }
 
-export function summarize(fg: FeatureGate, co: ClusterOperator | undefined, cv: ClusterVersion | undefined, withNames = false): StatusSummary {
+/** `summarize`'s runningGates from a component check against `version`'s entry. */
+export function runningGatesSummary(version: string, check: ComponentCheck): NonNullable<StatusSummary['runningGates']> {
+  if (check.error) return { component: check.name, version, verdict: 'unreadable', checked: 0, mismatches: [], error: check.error };
+  const mismatches = check.gates.filter((g) => g.verdict === 'mismatch').map((g) => g.name);
+  const checked = check.gates.filter((g) => g.verdict === 'match' || g.verdict === 'mismatch' || g.verdict === 'overridden').length;
+  return { component: check.name, version, verdict: mismatches.length ? 'mismatch' : 'match', checked, mismatches };
+}
+
+export function summarize(fg: FeatureGate, co: ClusterOperator | undefined, cv: ClusterVersion | undefined, withNames = false,
+  running?: NonNullable<StatusSummary['runningGates']>): StatusSummary {
   const coCond = co?.status?.conditions?.find((c) => c.type === 'Upgradeable');
   // Without the ClusterOperator's condition, what it would say: the union over the operator's condition, so
   // `start` (which may look before the operator has written it) and `status` show the same words.
@@ -29,6 +49,7 @@ export function summarize(fg: FeatureGate, co: ClusterOperator | undefined, cv: 
       version: e.version, enabled: e.enabled.length, disabled: e.disabled.length,
       ...(withNames ? { enabledNames: e.enabled.map((g) => g.name), disabledNames: e.disabled.map((g) => g.name) } : {}),
     })),
+    ...(running ? { runningGates: running } : {}),
   };
 }
 

@@ -10,10 +10,20 @@ export function formatTable(s: StatusSummary): string {
     `Upgradeable:  ${s.upgradeable.status}${s.upgradeable.reason ? ` (${s.upgradeable.reason})` : ''}${s.upgradeable.message && s.upgradeable.status !== 'True' ? ` — ${s.upgradeable.message}` : ''} [${s.upgradeable.source}]`,
   ];
   if (s.clusterVersion) lines.push(`Cluster:      desired ${s.clusterVersion.desired ?? '-'}, history ${s.clusterVersion.history.join(', ') || '-'}`);
+  if (s.runningGates) lines.push(`Running:      ${runningGatesLine(s.runningGates)}`);
   lines.push('', `${'VERSION'.padEnd(24)} ${'ENABLED'.padStart(7)} ${'DISABLED'.padStart(8)}`);
   if (s.versions.length === 0) lines.push('(no status entries yet)');
   for (const v of s.versions) lines.push(`${v.version.padEnd(24)} ${String(v.enabled).padStart(7)} ${String(v.disabled).padStart(8)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** What kube-apiserver runs against the entry of the cluster's version, in one line (`featuregates verify` has the detail). */
+export function runningGatesLine(r: NonNullable<StatusSummary['runningGates']>): string {
+  if (r.verdict === 'unreadable') return `${r.component} could not be read — ${r.error} (featuregates verify)`;
+  if (r.verdict === 'match' && r.checked === 0) return `${r.component} has none of ${r.version}'s gates (featuregates verify)`;
+  if (r.verdict === 'match') return `${r.component} runs the ${r.checked} gate(s) of ${r.version}'s entry it has as the entry says (featuregates verify)`;
+  const named = r.mismatches.slice(0, 5).join(', ') + (r.mismatches.length > 5 ? `, and ${r.mismatches.length - 5} more` : '');
+  return `${r.component} runs ${r.mismatches.length} gate(s) other than ${r.version}'s entry says: ${named} (featuregates verify)`;
 }
 
 /** `table` plus every version's gate names (kubectl's -o wide). */

@@ -5,10 +5,10 @@
 // mismatches or a component cannot be read, 2 on usage errors or when the desired gates cannot be read.
 import { stringify } from 'yaml';
 import {
-  CLUSTER_VERSION_NAME, clusterDesiredVersion, desiredGates, gateChecks, verifyPasses, type ComponentCheck, type VerifyReport,
+  CLUSTER_VERSION_NAME, clusterDesiredVersion, desiredGates, verifyPasses, type VerifyReport,
 } from '../api-types/index.js';
 import {
-  ClusterVersionResource, ComponentReadError, ResourceClient, connect, isNotFound, kubernetesGateLifecycle, readComponentGates, readFeatureGate,
+  ClusterVersionResource, ResourceClient, checkKubeAPIServer, connect, isNotFound, kubernetesGateLifecycle, readFeatureGate,
 } from '../runtime/index.js';
 import { REQUEST_TIMEOUT_OPTION, outputFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec } from './args.js';
 
@@ -79,20 +79,7 @@ export const verifyCommand: CommandSpec = {
     if (!entry) {
       throw new Error(`FeatureGate/cluster status has no entry for ${version} (entries: ${fg.status?.featureGates.map((e) => e.version).join(', ') || 'none'})`);
     }
-    const desired = desiredGates(entry);
-    const lifecycle = kubernetesGateLifecycle();
-    const url = kc.getCurrentCluster()?.server ?? '';
-    let component: ComponentCheck;
-    try {
-      const read = await readComponentGates(kc);
-      component = {
-        name: 'kube-apiserver', url, ...(read.emulated ? { emulatedVersion: `${read.emulated.major}.${read.emulated.minor}` } : {}),
-        gates: gateChecks({ desired, running: read.running, lifecycle, overrides, ...(read.requested ? { requested: read.requested } : {}), ...(read.emulated ? { emulated: read.emulated } : {}) }),
-      };
-    } catch (e) {
-      if (!(e instanceof ComponentReadError)) throw e;
-      component = { name: 'kube-apiserver', url, error: e.message, gates: [] };
-    }
+    const component = await checkKubeAPIServer(kc, desiredGates(entry), { lifecycle: kubernetesGateLifecycle(), overrides });
     const report: VerifyReport = { version, components: [component] };
     process.stdout.write(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : output === 'yaml' ? stringify(report) : formatVerify(report, output === 'wide'));
     return verifyPasses(report) ? 0 : 1;

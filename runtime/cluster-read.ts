@@ -1,8 +1,9 @@
 // The CLI's reads of a cluster (status, explain, diff, start): the kubeconfig with a request timeout, and
 // FeatureGate/cluster (plus the ClusterOperator and ClusterVersion that `status` reports) with one set of errors.
 import {
-  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, summarize, type FeatureGate, type StatusSummary,
+  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, clusterDesiredVersion, desiredGates, runningGatesSummary, summarize, type FeatureGate, type StatusSummary,
 } from '../api-types/index.js';
+import { checkKubeAPIServer, kubernetesGateLifecycle } from './component-gates.js';
 import { apiErrorMessage, isNotFound } from './api-errors.js';
 import { loadKubeConfig, type ClusterAccess } from './kube-config.js';
 import { KubeTransport } from './kube-transport.js';
@@ -41,5 +42,11 @@ export async function readStatus(kc: ClusterAccess, clusterOperatorName = 'confi
     optional(new ResourceClient(kc, ClusterOperatorResource).get(clusterOperatorName)),
     optional(new ResourceClient(kc, ClusterVersionResource).get(CLUSTER_VERSION_NAME)),
   ]);
-  return summarize(fg, co, cv, withNames);
+  // What kube-apiserver runs against the entry of the cluster's version (skipped without one: nothing to compare).
+  const version = clusterDesiredVersion(cv);
+  const entry = version ? fg.status?.featureGates?.find((e) => e.version === version) : undefined;
+  const running = version && entry
+    ? runningGatesSummary(version, await checkKubeAPIServer(kc, desiredGates(entry), { lifecycle: kubernetesGateLifecycle() }))
+    : undefined;
+  return summarize(fg, co, cv, withNames, running);
 }

@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { featureEnabledSample, gateLifecycle, parseFeatureGatesFlag, type GateLifecycle } from '../api-types/index.js';
+import {
+  featureEnabledSample, gateChecks, gateLifecycle, parseFeatureGatesFlag, type ComponentCheck, type DesiredGate, type GateLifecycle,
+} from '../api-types/index.js';
 import { apiErrorMessage, statusCode } from './api-errors.js';
 import type { ClusterAccess } from './kube-config.js';
 import { KubeTransport } from './kube-transport.js';
@@ -54,6 +56,26 @@ export async function readComponentGates(kc: ClusterAccess, timeoutMs?: number):
   const flagz = await get('/flagz', { accept: FLAGZ_MEDIA_TYPE }).catch(() => undefined) as { flags?: Record<string, string> } | undefined;
   if (flagz?.flags) out.requested = parseFeatureGatesFlag(flagz.flags['feature-gates'] ?? '');
   return out;
+}
+
+/**
+ * kube-apiserver (the kubeconfig's server) checked against `desired`: one verdict per gate, or the reason it
+ * could not be read (`featuregates verify` and `featuregates status` both print this).
+ */
+export async function checkKubeAPIServer(kc: ClusterAccess, desired: readonly DesiredGate[], o: { lifecycle: GateLifecycle; overrides?: ReadonlyMap<string, boolean> }):
+  Promise<ComponentCheck> {
+  const url = kc.getCurrentCluster()?.server ?? '';
+  try {
+    const read = await readComponentGates(kc);
+    return {
+      name: 'kube-apiserver', url, ...(read.emulated ? { emulatedVersion: `${read.emulated.major}.${read.emulated.minor}` } : {}),
+      gates: gateChecks({ desired, running: read.running, lifecycle: o.lifecycle, ...(o.overrides ? { overrides: o.overrides } : {}),
+        ...(read.requested ? { requested: read.requested } : {}), ...(read.emulated ? { emulated: read.emulated } : {}) }),
+    };
+  } catch (e) {
+    if (!(e instanceof ComponentReadError)) throw e;
+    return { name: 'kube-apiserver', url, error: e.message, gates: [] };
+  }
 }
 
 /** Kubernetes' versioned_feature_list.yaml of the release hack/envtest builds, as shipped in deploy/kubernetes/. */

@@ -59,6 +59,8 @@ describe('featuregates CLI (operator side)', () => {
       upgradeable: { status: 'True', reason: 'AsExpected', message: 'All is well', source: 'clusteroperator/config-operator' },
       clusterVersion: { desired: '4.22.0', history: ['4.22.0'] },
       versions: [{ version: '4.22.0', enabled: 3, disabled: 5, enabledNames: expect.any(Array), disabledNames: expect.any(Array) }],
+      // The example payload's gates are made up: kube-apiserver has none of them, so nothing differs.
+      runningGates: { component: 'kube-apiserver', version: '4.22.0', verdict: 'match', checked: 0, mismatches: [] },
     });
 
     // simulate upgrade (kubeconfig from the running start): history as the CVO writes it, the local cluster

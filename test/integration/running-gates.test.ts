@@ -1,11 +1,13 @@
 // The operator's continuous check of the gates kube-apiserver runs (RunningGatesController), on a real
 // kube-apiserver v1.36 started with a gate turned off that the payload wants on: the mismatch metric and a
 // Warning Event follow; restarted with the gate as the FeatureGate says, the metric goes and a Normal Event
-// says so. The payload is a one-manifest payload naming Kubernetes gates (kubernetesGatesPayload).
+// says so; `featuregates status` says the same in its Running line. The payload is a one-manifest payload naming
+// Kubernetes gates (kubernetesGatesPayload).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startOperator, type RunningOperator } from '../../controllers/manager.js';
 import { KubeTransport, readKubeconfigFile } from '../../runtime/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
+import { runCLI } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { kubernetesGatesPayload } from '../support/payloads.js';
 import { tempDirs } from '../support/temp.js';
@@ -54,6 +56,9 @@ describe('RunningGatesController (operator, real kube-apiserver)', () => {
       expect(w?.type).toBe('Warning');
       expect(w?.message).toContain('kube-apiserver runs 1 gate(s) other than FeatureGate/cluster status says for 4.22.0: APIResponseCompression (desired on, running off)');
     }, 30_000, 250);
+    // featuregates status says it in one line (its own check, as verify's).
+    const status = () => runCLI(['status', '--kubeconfig', plane.kubeconfigPath]).stdout;
+    expect(status()).toContain('Running:      kube-apiserver runs 1 gate(s) other than 4.22.0\'s entry says: APIResponseCompression (featuregates verify)\n');
 
     await plane.stopAPIServer();
     await plane.startAPIServer([]); // the flag gone: the gate runs as the FeatureGate says (on by default)
@@ -63,5 +68,6 @@ describe('RunningGatesController (operator, real kube-apiserver)', () => {
       const [n] = await events('RunningGatesMatch');
       expect(n?.type).toBe('Normal');
     }, 60_000, 250);
+    expect(status()).toContain('Running:      kube-apiserver runs the 2 gate(s) of 4.22.0\'s entry it has as the entry says (featuregates verify)\n');
   }, 150_000);
 });

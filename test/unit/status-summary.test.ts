@@ -4,7 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { gateNames, statusLists, summarize, toFeatureGateDetails, type ClusterOperator } from '../../api-types/index.js';
+import {
+  gateNames, runningGatesSummary, statusLists, summarize, toFeatureGateDetails, type ClusterOperator, type ComponentCheck, type GateVerdict,
+} from '../../api-types/index.js';
+import { runningGatesLine } from '../../cmd/status.js';
 import { podNamespace } from '../../runtime/kube-config.js';
 import { clusterVersion, featureGate, historyEntry } from '../support/objects.js';
 
@@ -68,5 +71,24 @@ describe('podNamespace', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('status: the running-gates line', () => {
+  const check = (gates: [string, GateVerdict][], error?: string): ComponentCheck => ({
+    name: 'kube-apiserver', url: 'https://x', ...(error ? { error } : {}),
+    gates: gates.map(([name, verdict]) => ({ name, desired: true, running: verdict === 'not-in-component' ? null : verdict === 'match', verdict })),
+  });
+  it('says match, names the mismatches (five, then how many more), or why kube-apiserver could not be read', () => {
+    const match = runningGatesSummary('4.22.0', check([['A', 'match'], ['OpenShiftOnly', 'not-in-component']]));
+    expect(match).toEqual({ component: 'kube-apiserver', version: '4.22.0', verdict: 'match', checked: 1, mismatches: [] });
+    expect(runningGatesLine(match)).toBe('kube-apiserver runs the 1 gate(s) of 4.22.0\'s entry it has as the entry says (featuregates verify)');
+    expect(runningGatesLine(runningGatesSummary('4.22.0', check([['OpenShiftOnly', 'not-in-component']])))).toBe('kube-apiserver has none of 4.22.0\'s gates (featuregates verify)');
+    const seven = runningGatesSummary('4.22.0', check(['A', 'B', 'C', 'D', 'E', 'F', 'G'].map((n) => [n, 'mismatch'] as [string, GateVerdict])));
+    expect(seven).toMatchObject({ verdict: 'mismatch', checked: 7 });
+    expect(runningGatesLine(seven)).toBe('kube-apiserver runs 7 gate(s) other than 4.22.0\'s entry says: A, B, C, D, E, and 2 more (featuregates verify)');
+    const unreadable = runningGatesSummary('4.22.0', check([], 'forbidden: GET /metrics: 403'));
+    expect(unreadable).toMatchObject({ verdict: 'unreadable', error: 'forbidden: GET /metrics: 403' });
+    expect(runningGatesLine(unreadable)).toBe('kube-apiserver could not be read — forbidden: GET /metrics: 403 (featuregates verify)');
   });
 });
