@@ -1,16 +1,21 @@
 // `featuregates verify`: do the running components have the gates their FeatureGate says? Desired: the
 // FeatureGate status entry of the version the cluster runs (ClusterVersion status.desired.version, or
-// --version). Running: kube-apiserver's own report of its gates (/metrics, /version, /flagz through the
+// --version), or — for standalone and bootstrap — the entry rendered from payload manifests (render inputs, as
+// `featuregates render` takes them). Running: kube-apiserver's own report of its gates (/metrics, /version, /flagz through the
 // kubeconfig). Exit 0 when every gate matches (or differs only as a declared --override says), 1 when one
 // mismatches or a component cannot be read, 2 on usage errors or when the desired gates cannot be read.
 import { stringify } from 'yaml';
 import {
-  CLUSTER_VERSION_NAME, clusterDesiredVersion, desiredGates, verifyPasses, type VerifyReport,
+  CLUSTER_VERSION_NAME, clusterDesiredVersion, desiredGates, emptyFeatureGate, renderFeatureGate, verifyPasses, type FeatureGateDetails, type VerifyReport,
 } from '../api-types/index.js';
+import { loadRegistry } from '../runtime/payload-manifests.js';
+import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
 import {
-  ClusterVersionResource, ResourceClient, checkKubeAPIServer, connect, isNotFound, kubernetesGateLifecycle, readFeatureGate,
+  ClusterVersionResource, ResourceClient, checkKubeAPIServer, connect, isNotFound, kubernetesGateLifecycle, readFeatureGate, type ClusterAccess,
 } from '../runtime/index.js';
-import { REQUEST_TIMEOUT_OPTION, outputFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec } from './args.js';
+import {
+  REQUEST_TIMEOUT_OPTION, clusterProfileFlag, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec,
+} from './args.js';
 
 /** `A=false,B=true` → the declared overrides (a usage error names a malformed one). */
 export function overridesFlag(v: string | undefined): Map<string, boolean> {
@@ -50,13 +55,49 @@ export function formatVerify(r: VerifyReport, wide: boolean): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The desired entry rendered from payload manifests (as `featuregates render` renders it). */
+function renderedEntry(dir: string, values: Record<string, string | undefined>): { version: string; entry: FeatureGateDetails } {
+  const version = payloadVersionFlag(values['payload-version'], '--payload-version');
+  if (!version) throw new UsageError('--payload-version is required with --authoritative-feature-gate-dir');
+  const profile = clusterProfileFlag(values['cluster-profile']);
+  const fg = values.featuregate ? readFeatureGateFile(values.featuregate) : emptyFeatureGate();
+  const registry = loadRegistry(dir, { operatorVersion: version, ...(profile ? { clusterProfile: profile } : {}) });
+  const entry = renderFeatureGate(fg, registry, version).status?.featureGates.find((e) => e.version === version);
+  if (!entry) throw new Error(`rendering ${dir} for ${version} gave no status entry for ${version}`);
+  return { version, entry };
+}
+
+/** The cluster's FeatureGate status entry of `version` (default: the version ClusterVersion desires). */
+async function clusterEntry(kc: ClusterAccess, wanted: string | undefined): Promise<{ version: string; entry: FeatureGateDetails }> {
+  const fg = await readFeatureGate(kc);
+  let version = wanted;
+  if (!version) {
+    const cv = await new ResourceClient(kc, ClusterVersionResource).get(CLUSTER_VERSION_NAME).catch((e: unknown) => {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    });
+    version = clusterDesiredVersion(cv);
+    if (!version) throw new Error('ClusterVersion/version names no desired version: pass --version');
+  }
+  const entry = fg.status?.featureGates.find((e) => e.version === version);
+  if (!entry) {
+    throw new Error(`FeatureGate/cluster status has no entry for ${version} (entries: ${fg.status?.featureGates.map((e) => e.version).join(', ') || 'none'})`);
+  }
+  return { version, entry };
+}
+
 export const verifyCommand: CommandSpec = {
   name: 'verify',
   errorExitCode: 2,
-  usage: 'featuregates verify [--kubeconfig P] [--version V] [--override GATE=true|false[,…]] [--request-timeout D] [-o table|wide|json|yaml]',
+  usage: 'featuregates verify [--kubeconfig P] [--version V | --authoritative-feature-gate-dir D --payload-version V [--featuregate F] [--cluster-profile P]] ' +
+    '[--override GATE=true|false[,…]] [--request-timeout D] [-o table|wide|json|yaml]',
   options: {
     kubeconfig: { type: 'string', help: `kubeconfig file (default: ${CLUSTER_SEARCH_HELP})` },
     version: { type: 'string', help: 'the status entry to check against (default: ClusterVersion status.desired.version)' },
+    'authoritative-feature-gate-dir': { type: 'string', help: 'render the desired gates from these payload manifests instead of reading the cluster\'s FeatureGate (standalone, bootstrap)' },
+    'payload-version': { type: 'string', help: 'with --authoritative-feature-gate-dir: the version to render (required)' },
+    featuregate: { type: 'string', help: 'with --authoritative-feature-gate-dir: the FeatureGate manifest to render (default: an empty spec)' },
+    'cluster-profile': { type: 'string', help: 'with --authoritative-feature-gate-dir: self-managed-high-availability (default) or ibm-cloud-managed (alias Hypershift)' },
     override: { type: 'string', help: 'known, deliberate differences (HyperShift forces OpenShiftPodSecurityAdmission=false): reported as overridden, not mismatch' },
     output: { type: 'string', short: 'o', help: 'table (default: summaries and differences), wide (every gate), json or yaml' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
@@ -64,21 +105,13 @@ export const verifyCommand: CommandSpec = {
   async run(values) {
     const output = outputFlag(values.output, ['table', 'wide', 'json', 'yaml']);
     const overrides = overridesFlag(values.override);
+    const dir = values['authoritative-feature-gate-dir'];
+    for (const flag of ['payload-version', 'featuregate', 'cluster-profile'] as const) {
+      if (values[flag] !== undefined && !dir) throw new UsageError(`--${flag} goes with --authoritative-feature-gate-dir (render inputs)`);
+    }
+    if (dir && values.version) throw new UsageError('--version reads the cluster\'s FeatureGate; with render inputs use --payload-version');
     const kc = await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout']), sayOnStderr);
-    const fg = await readFeatureGate(kc);
-    let version = values.version;
-    if (!version) {
-      const cv = await new ResourceClient(kc, ClusterVersionResource).get(CLUSTER_VERSION_NAME).catch((e: unknown) => {
-        if (isNotFound(e)) return undefined;
-        throw e;
-      });
-      version = clusterDesiredVersion(cv);
-      if (!version) throw new Error('ClusterVersion/version names no desired version: pass --version');
-    }
-    const entry = fg.status?.featureGates.find((e) => e.version === version);
-    if (!entry) {
-      throw new Error(`FeatureGate/cluster status has no entry for ${version} (entries: ${fg.status?.featureGates.map((e) => e.version).join(', ') || 'none'})`);
-    }
+    const { version, entry } = dir ? renderedEntry(dir, values) : await clusterEntry(kc, values.version);
     const component = await checkKubeAPIServer(kc, desiredGates(entry), { lifecycle: kubernetesGateLifecycle(), overrides });
     const report: VerifyReport = { version, components: [component] };
     process.stdout.write(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : output === 'yaml' ? stringify(report) : formatVerify(report, output === 'wide'));

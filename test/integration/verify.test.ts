@@ -3,7 +3,8 @@
 // server's own kubernetes_feature_enabled gauge, /flagz and /version. Checked: exactly the injected
 // mismatches; an OpenShift gate is not-in-component; a gate Kubernetes added in 1.36 is
 // not-at-emulated-version (never mismatch); declared overrides read as overridden (exit 0); a token without
-// the non-resource URL is forbidden; a stopped server is unreachable.
+// the non-resource URL is forbidden; a stopped server is unreachable; render inputs (payload manifests and a
+// FeatureGate file) instead of the cluster's status.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { KubeTransport, readKubeconfigFile } from '../../runtime/index.js';
 import { bundledCRDPaths, serviceAccountKubeConfig, setClusterVersion, setFeatureGateStatus, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { runCLI } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
+import { kubernetesGatesPayload } from '../support/payloads.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();
@@ -72,6 +74,31 @@ describe('featuregates verify (kube-apiserver v1.36, emulating 1.35)', () => {
     const bad = verify('--override', 'APIResponseCompression');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--override: expected GATE=true|false, got "APIResponseCompression"');
+  });
+
+  it('render inputs: the desired gates rendered from payload manifests (and a FeatureGate file), not the cluster\'s status', () => {
+    const payload = kubernetesGatesPayload(tempDir('fgc-verify-render-'));
+    const verdicts = (r: { stdout: string }) => Object.fromEntries((JSON.parse(r.stdout) as VerifyReport).components[0]!.gates.map((g) => [g.name, g.verdict]));
+    // The payload's Default: APIResponseCompression on (this server runs it off), APIServingWithRoutine off (runs on).
+    const r = verify('--authoritative-feature-gate-dir', payload, '--payload-version', '4.22.0', '-o', 'json');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+    expect((JSON.parse(r.stdout) as VerifyReport).version).toBe('4.22.0');
+    expect(verdicts(r)).toEqual({ APIResponseCompression: 'mismatch', OpenShiftOnlyGate: 'not-in-component', APIServingWithRoutine: 'mismatch' });
+    // A CustomNoUpgrade FeatureGate asking for what this server was started with: everything it has matches, exit 0.
+    const fg = join(tempDir('fgc-verify-render-fg-'), 'featuregate.yaml');
+    writeFileSync(fg, 'apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata: {name: cluster}\n' +
+      'spec:\n  featureSet: CustomNoUpgrade\n  customNoUpgrade: {enabled: [APIServingWithRoutine], disabled: [APIResponseCompression]}\n');
+    const custom = verify('--authoritative-feature-gate-dir', payload, '--payload-version', '4.22.0', '--featuregate', fg, '-o', 'json');
+    expect(custom.code).toBe(0);
+    expect(verdicts(custom)).toEqual({ APIResponseCompression: 'match', OpenShiftOnlyGate: 'not-in-component', APIServingWithRoutine: 'match' });
+    // Render flags without the payload folder, or --version with it: usage errors (exit 2), nothing read.
+    const half = verify('--payload-version', '4.22.0');
+    expect(half.code).toBe(2);
+    expect(half.stderr).toContain('--payload-version goes with --authoritative-feature-gate-dir (render inputs)');
+    const both = verify('--authoritative-feature-gate-dir', payload, '--payload-version', '4.22.0', '--version', '4.22.0');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('with render inputs use --payload-version');
   });
 
   it('a version with no status entry is exit 2, saying which entries there are', () => {
