@@ -8,7 +8,7 @@ export type SyncFailureReason = (typeof SYNC_FAILURE_REASONS)[number];
 
 export interface HostedMetrics {
   synced(namespace: string, name: string, ok: boolean, reason?: SyncFailureReason): void;
-  /** What an owned HCP asks for and gets: its feature set and its guest's Upgradeable (True, False or Unknown). */
+  /** What an owned HCP asks for and gets: its feature set and its guest's Upgradeable (True or False; anything else Unknown). */
   described(namespace: string, name: string, featureSet: string, upgradeable: string): void;
   forget(namespace: string, name: string): void;
   /** A guest status write, `seconds` after the first input change it carries was observed. */
@@ -41,7 +41,10 @@ export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
       if (ok) lastSuccess.set({ namespace, name }, Date.now() / 1000);
       else failing.set({ namespace, name, reason: reason ?? 'WriteFailed' }, 1);
     },
-    described(namespace, name, featureSet, upgradeable) {
+    described(namespace, name, featureSet, guestUpgradeable) {
+      // The guest's admin writes that condition (the CRD does not restrict its status): only the two values that
+      // mean something become a label value, anything else is Unknown.
+      const upgradeable = guestUpgradeable === 'True' || guestUpgradeable === 'False' ? guestUpgradeable : 'Unknown';
       const key = `${namespace}/${name}`;
       const prior = described.get(key);
       if (prior?.feature_set === featureSet && prior.upgradeable === upgradeable) return;

@@ -1,15 +1,17 @@
 // What one tenant can grow or decide on the management side is bounded by pure rules: the release catalog
 // holds a registry per release folder and profile (not per version a guest names), a shard's record data
 // stays within its budget whatever one HCP's record says, Upgradeable honours a NoUpgrade choice on either
-// side, and the management-side version never comes from the guest's own ClusterVersion.
+// side, the management-side version never comes from the guest's own ClusterVersion, and no guest-written text
+// becomes a metric label value.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import {
-  ClusterProfiles, SHARD_RECORD_BUDGET_BYTES, boundedRecord, hcpReleaseVersion, resolveFeatureGateDetails, shardRecordData,
+  ClusterProfiles, SHARD_RECORD_BUDGET_BYTES, boundedRecord, exposedSamples, hcpReleaseVersion, resolveFeatureGateDetails, shardRecordData,
   type HostedControlPlane, type HostedGuestRecord,
 } from '../../api-types/index.js';
-import { ReleaseCatalog } from '../../runtime/index.js';
+import { Registry, ReleaseCatalog } from '../../runtime/index.js';
+import { hostedMetrics } from '../../hosted/metrics.js';
 import { upgradeBlockingFeatureSet } from '../../api-types/index.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 
@@ -87,5 +89,19 @@ describe('hcpReleaseVersion', () => {
     expect(hcpReleaseVersion(hcp({ ...all, controlPlaneVersion: undefined }))?.source).toBe('status.version');
     expect(hcpReleaseVersion(hcp({ versionStatus: all.versionStatus }))).toEqual({ version: '4.22.158', source: 'status.versionStatus.desired.version' });
     expect(hcpReleaseVersion(hcp({}))).toBeUndefined();
+  });
+});
+
+describe('hosted metrics', () => {
+  it('a guest admin\'s Upgradeable condition status never becomes a label value: anything but True or False reads Unknown', async () => {
+    const registry = new Registry();
+    const m = hostedMetrics(registry);
+    m.described('clusters-a', 'a', 'Default', `Forged${'x'.repeat(100_000)}`);
+    m.described('clusters-b', 'b', 'TechPreviewNoUpgrade', 'False');
+    const info = exposedSamples(await registry.metrics()).filter((s) => s.name === 'featuregates_hosted_guest_info');
+    expect(info.map((s) => s.labels)).toEqual([
+      { namespace: 'clusters-a', name: 'a', feature_set: 'Default', upgradeable: 'Unknown' },
+      { namespace: 'clusters-b', name: 'b', feature_set: 'TechPreviewNoUpgrade', upgradeable: 'False' },
+    ]);
   });
 });
