@@ -20,7 +20,7 @@ export interface HostedGuestRecord {
   upgradeable?: string;
   /**
    * The guest kube-apiserver's running gates against its FeatureGate status (the running-gates check): "match",
-   * "mismatch: A, B", or "unreadable: <why>"; absent until checked.
+   * "mismatch (N): A, B, …", or "unreadable: <why>"; absent until checked.
    */
   runningGates?: string;
   /** RFC 3339: the last sync that ended without error. */
@@ -117,9 +117,7 @@ const COLUMNS = ['HOSTED CONTROL PLANE', 'DESIRED', 'FEATURE SET', 'ENTRIES', 'U
 /** RUNNING GATES in the table: the verdict and how many gates differ (-o wide/json name them). */
 function runningGatesCell(v: string | undefined): string {
   if (!v) return '-';
-  const mismatch = /^mismatch: (.*)$/.exec(v);
-  if (mismatch) return `mismatch (${mismatch[1]!.split(', ').length})`;
-  return v.startsWith('unreadable') ? 'unreadable' : v;
+  return v.startsWith('mismatch (') || v.startsWith('unreadable') ? v.slice(0, v.indexOf(':')) : v;
 }
 
 /** The table: one line per HCP, sorted by namespace/name; `wide` adds the shard, the status versions and the running-gate detail. */

@@ -18,7 +18,7 @@
 import type { Registry } from 'prom-client';
 import {
   ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, HCP_API_VERSION, configMapCarries, featureGateConfigMap, featureSetName,
-  hcpReleaseVersion, hostedFeatureGateSpec, jsonEqual, mergeConfigMap, type ConfigMap, type FeatureGateSpec, type FeatureSetRegistry,
+  boundedText, hcpReleaseVersion, hostedFeatureGateSpec, jsonEqual, mergeConfigMap, type ConfigMap, type FeatureGateSpec, type FeatureSetRegistry,
   type HostedControlPlane, type HostedGuestRecord,
   type GateLifecycle,
 } from '../api-types/index.js';
@@ -198,7 +198,9 @@ export class GuestSession {
         runningGates: {
           periodMs: this.d.tuning.runningGatesPeriodMs ?? HOSTED_RUNNING_GATES_PERIOD_MS, lifecycle: this.d.gateLifecycle,
           onChecked: (o) => {
-            this.runningGates = 'error' in o ? `unreadable: ${o.error}` : o.mismatches.length ? `mismatch: ${o.mismatches.join(', ')}` : 'match';
+            // The count first: the names (the guest's own, up to its bounds) may be cut, the count never is.
+            this.runningGates = boundedText('error' in o ? `unreadable: ${o.error}`
+              : o.mismatches.length ? `mismatch (${o.mismatches.length}): ${o.mismatches.join(', ')}` : 'match');
             this.d.metrics.runningGates(this.namespace, this.name, 'error' in o ? undefined : o.mismatches.length);
             this.report();
           },

@@ -48,7 +48,13 @@ describe('hosted: the running gates of each guest kube-apiserver', () => {
 
   it('the drifted guest shows its extra gate in hosted status, its metric and an Event on its HCP; the other does not', async () => {
     await replicas.dumpOnFailure(async () => {
-      const mismatched = (v: string | undefined) => (v?.startsWith('mismatch: ') ? v.slice('mismatch: '.length).split(', ') : v === 'match' ? [] : undefined);
+      const mismatched = (v: string | undefined) => {
+        const m = /^mismatch \((\d+)\): (.*)$/.exec(v ?? '');
+        if (!m) return v === 'match' ? [] : undefined;
+        const names = m[2]!.split(', ');
+        expect(names).toHaveLength(Number(m[1])); // the count says how many are named (none cut here)
+        return names;
+      };
       const { plain, drift } = await eventually(async () => {
         const records = await replicas.records();
         const p = mismatched(records.get('clusters-plain/plain')?.runningGates);

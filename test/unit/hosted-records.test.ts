@@ -96,7 +96,7 @@ describe('status records', () => {
   it('print one line per HCP, sorted, with wide adding the shard, versions and the running-gate detail', () => {
     const records = [
       { hcp: 'z/z', shard: 1, owner: 'r2', featureSet: 'TechPreviewNoUpgrade', versions: ['4.23.0', '4.22.0'], desiredVersion: '4.23.0', upgradeable: 'False: FeatureGates_RestrictedFeatureGates_TechPreviewNoUpgrade',
-        runningGates: 'mismatch: KMSv1, SELinuxMount', lastSync: 't1' },
+        runningGates: 'mismatch (2): KMSv1, SELinuxMount', lastSync: 't1' },
       { hcp: 'a/a', shard: 0, owner: '', featureSet: 'Default', versions: [], lastError: 'HostedControlPlane a/a has no status.kubeConfig' },
       { hcp: 'm/m', shard: 2, owner: 'r1', featureSet: 'Default', versions: ['4.22.0'], runningGates: 'unreadable: forbidden: GET /metrics: 403', lastSync: 't2' },
     ];
@@ -107,7 +107,7 @@ describe('status records', () => {
       'z/z                   4.23.0   TechPreviewNoUpgrade  2        False: FeatureGates_RestrictedFeatureGates_TechPreviewNoUpgrade  mismatch (2)   r2     t1         -',
       '',
     ].join('\n'));
-    expect(hostedStatusTable(records, true).split('\n')[3]).toMatch(/ - +1 +4\.23\.0,4\.22\.0 +mismatch: KMSv1, SELinuxMount$/);
+    expect(hostedStatusTable(records, true).split('\n')[3]).toMatch(/ - +1 +4\.23\.0,4\.22\.0 +mismatch \(2\): KMSv1, SELinuxMount$/);
   });
 });
 
