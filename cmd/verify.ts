@@ -112,7 +112,7 @@ export const verifyCommand: CommandSpec = {
     if (dir && values.version) throw new UsageError('--version reads the cluster\'s FeatureGate; with render inputs use --payload-version');
     const kc = await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout']), sayOnStderr);
     const { version, entry } = dir ? renderedEntry(dir, values) : await clusterEntry(kc, values.version);
-    const component = await checkKubeAPIServer(kc, desiredGates(entry), { lifecycle: kubernetesGateLifecycle(), overrides });
+    const component = await checkKubeAPIServer(kc, desiredGates(entry), { lifecycle: () => kubernetesGateLifecycle(), overrides });
     const report: VerifyReport = { version, components: [component] };
     process.stdout.write(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : output === 'yaml' ? stringify(report) : formatVerify(report, output === 'wide'));
     return verifyPasses(report) ? 0 : 1;

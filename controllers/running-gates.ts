@@ -9,11 +9,11 @@
 // (a Warning naming the gates, a Normal when they match again). Reads only; its Events pass the leader fence.
 import type { Registry } from 'prom-client';
 import {
-  API_VERSION, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, clusterDesiredVersion, desiredGates, gateChecks, type ClusterVersion, type FeatureGate, type GateCheck,
+  API_VERSION, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, boundedText, clusterDesiredVersion, desiredGates, type ClusterVersion, type FeatureGate, type GateCheck,
   type GateLifecycle, type GateVerdict,
 } from '../api-types/index.js';
 import {
-  ComponentReadError, gauge, readComponentGates, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type Logger, type Reflector,
+  MAX_EVENT_MESSAGE_CHARS, checkKubeAPIServer, gauge, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type Logger, type Reflector,
 } from '../runtime/index.js';
 
 export const RUNNING_GATES_CONTROLLER = 'RunningGatesController';
@@ -76,7 +76,8 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
   const tell = (type: 'Normal' | 'Warning', reason: string, message: string) => {
     if (told === message) return;
     told = message;
-    log.info('running gates', { reason, message });
+    // Bounded as the Event is: in hosted mode the gate names come from a guest (its status and its /metrics).
+    log.info('running gates', { reason, message: boundedText(message, MAX_EVENT_MESSAGE_CHARS) });
     deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME }, type, reason, message);
   };
 
@@ -87,19 +88,14 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     const wait = lastCheckAt === undefined || !deps.minIntervalMs ? 0 : lastCheckAt + deps.minIntervalMs - Date.now();
     if (wait > 0) return { requeueAfterMs: wait };
     lastCheckAt = Date.now();
-    let checks: GateCheck[];
-    try {
-      const read = await readComponentGates(deps.kubeConfig);
-      lifecycle ??= deps.lifecycle();
-      checks = gateChecks({ desired: want.desired, running: read.running, lifecycle,
-        ...(read.requested ? { requested: read.requested } : {}), ...(read.emulated ? { emulated: read.emulated } : {}) });
-    } catch (e) {
-      if (!(e instanceof ComponentReadError)) throw e;
+    const check = await checkKubeAPIServer(deps.kubeConfig, want.desired, { lifecycle: () => (lifecycle ??= deps.lifecycle()) });
+    if (check.error !== undefined) {
       for (const v of VERDICTS) counts?.set({ component: COMPONENT, verdict: v }, v === 'error' ? 1 : 0);
-      deps.onChecked?.({ error: e.message });
-      tell('Warning', 'RunningGatesUnreadable', `${COMPONENT} could not be read to check its gates: ${e.message}`);
+      deps.onChecked?.({ error: check.error });
+      tell('Warning', 'RunningGatesUnreadable', `${COMPONENT} could not be read to check its gates: ${check.error}`);
       return { requeueAfterMs: period };
     }
+    const checks = check.gates;
     const mismatches = checks.filter((c) => c.verdict === 'mismatch');
     const now = new Set(mismatches.map((c) => c.name));
     for (const name of shown) if (!now.has(name)) mismatch?.remove({ component: COMPONENT, name });

@@ -46,7 +46,7 @@ export async function readStatus(kc: ClusterAccess, clusterOperatorName = 'confi
   const version = clusterDesiredVersion(cv);
   const entry = version ? fg.status?.featureGates?.find((e) => e.version === version) : undefined;
   const running = version && entry
-    ? runningGatesSummary(version, await checkKubeAPIServer(kc, desiredGates(entry), { lifecycle: kubernetesGateLifecycle() }))
+    ? runningGatesSummary(version, await checkKubeAPIServer(kc, desiredGates(entry), { lifecycle: () => kubernetesGateLifecycle() }))
     : undefined;
   return summarize(fg, co, cv, withNames, running);
 }

@@ -60,16 +60,17 @@ export async function readComponentGates(kc: ClusterAccess, timeoutMs?: number):
 
 /**
  * kube-apiserver (the kubeconfig's server) checked against `desired`: one verdict per gate, or the reason it
- * could not be read (`featuregates verify` and `featuregates status` both print this).
+ * could not be read (`featuregates verify`, `featuregates status` and RunningGatesController all judge with this).
  */
-export async function checkKubeAPIServer(kc: ClusterAccess, desired: readonly DesiredGate[], o: { lifecycle: GateLifecycle; overrides?: ReadonlyMap<string, boolean> }):
-  Promise<ComponentCheck> {
+export async function checkKubeAPIServer(kc: ClusterAccess, desired: readonly DesiredGate[],
+  o: { lifecycle: () => GateLifecycle; overrides?: ReadonlyMap<string, boolean> }): Promise<ComponentCheck> {
   const url = kc.getCurrentCluster()?.server ?? '';
   try {
     const read = await readComponentGates(kc);
     return {
       name: 'kube-apiserver', url, ...(read.emulated ? { emulatedVersion: `${read.emulated.major}.${read.emulated.minor}` } : {}),
-      gates: gateChecks({ desired, running: read.running, lifecycle: o.lifecycle, ...(o.overrides ? { overrides: o.overrides } : {}),
+      // The lifecycle is asked for only once there is something to judge with it (its file costs ~100 ms of CPU to parse).
+      gates: gateChecks({ desired, running: read.running, lifecycle: o.lifecycle(), ...(o.overrides ? { overrides: o.overrides } : {}),
         ...(read.requested ? { requested: read.requested } : {}), ...(read.emulated ? { emulated: read.emulated } : {}) }),
     };
   } catch (e) {
