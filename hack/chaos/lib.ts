@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FEATURE_GATE_NAME, type FeatureGate } from '../../api-types/index.js';
 import { FeatureGateResource, KubeTransport, ResourceClient } from '../../runtime/index.js';
+import { servingAddress } from '../../test/support/cli.js';
 import {
   bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane,
 } from '../../sdk/testing/index.js';
@@ -61,14 +62,8 @@ export function spawnOperator(kubeconfigPath: string, extraArgs: string[] = []):
   let exitedFlag = false;
   proc.stderr!.on('data', (d: Buffer) => { text += d.toString(); });
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => { exitedFlag = true; resolve({ code, signal }); }));
-  const address = async (field: 'metrics' | 'health') => {
-    for (let i = 0; i < 200; i++) {
-      const m = new RegExp(`"msg":"serving"[^\\n]*"${field}":"([^"]+)"`).exec(text);
-      if (m) return m[1]!;
-      await sleep(50);
-    }
-    throw new Error(`operator ${proc.pid} did not log its ${field} address:\n${text}`);
-  };
+  const address = (field: 'metrics' | 'health') =>
+    servingAddress(() => text, field, 10_000).catch((e: Error) => { throw new Error(`operator ${proc.pid}: ${e.message}`); });
   return {
     proc, pid: proc.pid!, log: () => text, exit, exited: () => exitedFlag,
     metricsAddress: () => address('metrics'), healthAddress: () => address('health'),

@@ -18,10 +18,10 @@ export function spawnCLI(args: string[], env: NodeJS.ProcessEnv = {}, { ownGroup
 
 /**
  * The address a process logs in its `serving` line (json log format) for `field` (metrics or health): waits up to
- * 30 s for the line to appear in `log()`.
+ * `timeoutMs` (default 30 s) for the line to appear in `log()`.
  */
-export async function servingAddress(log: () => string, field: 'metrics' | 'health'): Promise<string> {
-  const deadline = Date.now() + 30_000;
+export async function servingAddress(log: () => string, field: 'metrics' | 'health', timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     for (const line of log().split('\n')) {
       if (!line.includes('"serving"')) continue;
@@ -30,7 +30,7 @@ export async function servingAddress(log: () => string, field: 'metrics' | 'heal
         if (entry.msg === 'serving' && typeof entry[field] === 'string') return entry[field] as string;
       } catch { /* a partial line */ }
     }
-    if (Date.now() > deadline) throw new Error(`no "serving" log line with ${field} within 30 s:\n${log().slice(-2000)}`);
+    if (Date.now() > deadline) throw new Error(`no "serving" log line with ${field} within ${timeoutMs / 1000} s:\n${log().slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
