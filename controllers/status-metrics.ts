@@ -10,7 +10,7 @@
 //  - featuregates_object_size_limit_bytes: the request limit FeatureGate/cluster is checked against before a write,
 //    beside featuregates_object_size_bytes.
 import { FEATURE_GATE_NAME, featureSetName, type ClusterOperator, type FeatureGate } from '../api-types/index.js';
-import { Gauge, gauge, type Registry } from '../runtime/index.js';
+import { collectedGauge, gauge, type Registry } from '../runtime/index.js';
 
 export interface StatusMetricsSources {
   operatorVersion: string;
@@ -21,34 +21,19 @@ export interface StatusMetricsSources {
 }
 
 export function registerStatusMetrics(registry: Registry, s: StatusMetricsSources): void {
-  new Gauge({
-    name: 'featuregates_status_has_operator_version', registers: [registry], labelNames: ['version'],
-    help: 'Whether FeatureGate/cluster status holds the entry of this operator\'s version (1) or not yet (0).',
-    collect() {
-      this.reset();
+  collectedGauge(registry, 'featuregates_status_has_operator_version',
+    'Whether FeatureGate/cluster status holds the entry of this operator\'s version (1) or not yet (0).', ['version'], () => {
       const fg = s.featureGate();
-      if (fg) this.set({ version: s.operatorVersion }, fg.status?.featureGates?.some((e) => e.version === s.operatorVersion) ? 1 : 0);
-    },
+      return fg ? [[{ version: s.operatorVersion }, fg.status?.featureGates?.some((e) => e.version === s.operatorVersion) ? 1 : 0]] : [];
+    });
+  collectedGauge(registry, 'featuregates_feature_set_info', 'The feature set FeatureGate/cluster asks for (1).', ['feature_set'], () => {
+    const fg = s.featureGate();
+    return fg ? [[{ feature_set: featureSetName(fg.spec.featureSet ?? '') }, 1]] : [];
   });
-  new Gauge({
-    name: 'featuregates_feature_set_info', registers: [registry], labelNames: ['feature_set'],
-    help: 'The feature set FeatureGate/cluster asks for (1).',
-    collect() {
-      this.reset();
-      const fg = s.featureGate();
-      if (fg) this.set({ feature_set: featureSetName(fg.spec.featureSet ?? '') }, 1);
-    },
-  });
-  new Gauge({
-    name: 'featuregates_cluster_operator_condition', registers: [registry], labelNames: ['name', 'condition', 'reason'],
-    help: 'Whether a condition of the operator\'s ClusterOperator is True (1) or not (0), with its reason.',
-    collect() {
-      this.reset();
-      for (const c of s.clusterOperator()?.status?.conditions ?? []) {
-        this.set({ name: s.clusterOperatorName, condition: c.type, reason: c.reason ?? '' }, c.status === 'True' ? 1 : 0);
-      }
-    },
-  });
+  collectedGauge(registry, 'featuregates_cluster_operator_condition',
+    'Whether a condition of the operator\'s ClusterOperator is True (1) or not (0), with its reason.', ['name', 'condition', 'reason'],
+    () => (s.clusterOperator()?.status?.conditions ?? []).map((c) =>
+      [{ name: s.clusterOperatorName, condition: c.type, reason: c.reason ?? '' }, c.status === 'True' ? 1 : 0] as const));
   gauge(registry, 'featuregates_object_size_limit_bytes', `The request limit FeatureGate/${FEATURE_GATE_NAME} is checked against before a status write.`, [])
     .set(s.sizeLimitBytes);
 }

@@ -6,24 +6,19 @@
 //    label is kept so dashboards built for Kubernetes components work). Cardinality: the gates of one version.
 import type { Registry } from 'prom-client';
 import { gateNames, type FeatureGateDetails, type GateLists } from '../api-types/index.js';
-import { Gauge } from './prometheus.js';
+import { collectedGauge } from './metrics.js';
 
 /** Gate lists and the labels (besides `name`) their series carry. */
 interface LabelledGates { labels: Record<string, string>; enabled: readonly string[]; disabled: readonly string[] }
 
 /** A gauge of gate states, registered once per registry and filled from `lists()` at each scrape. */
 function registerGateGauge(registry: Registry, name: string, help: string, labelNames: readonly string[], lists: () => LabelledGates[]): void {
-  if (registry.getSingleMetric(name)) return;
-  new Gauge({
-    name, help, labelNames, registers: [registry],
-    collect() {
-      this.reset();
-      for (const l of lists()) {
-        // Disabled first: a name in both lists reads enabled, as everywhere else. `name` first: the label order on the wire.
-        for (const n of l.disabled) this.set({ name: n, ...l.labels }, 0);
-        for (const n of l.enabled) this.set({ name: n, ...l.labels }, 1);
-      }
-    },
+  collectedGauge(registry, name, help, labelNames, function* () {
+    for (const l of lists()) {
+      // Disabled first: a name in both lists reads enabled, as everywhere else. `name` first: the label order on the wire.
+      for (const n of l.disabled) yield [{ name: n, ...l.labels }, 0] as const;
+      for (const n of l.enabled) yield [{ name: n, ...l.labels }, 1] as const;
+    }
   });
 }
 

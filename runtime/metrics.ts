@@ -3,6 +3,7 @@
 // label-bound families of metric-families.ts (cheap on the hot path; prom-client formats them).
 import type { Registry } from 'prom-client';
 import { CounterFamily, GaugeFamily, HistogramFamily } from './metric-families.js';
+import { Gauge } from './prometheus.js';
 
 function getOrCreate<T>(registry: Registry, name: string, kind: abstract new (...args: never[]) => T, make: () => T): T {
   const known = registry.getSingleMetric(name) as unknown;
@@ -17,6 +18,22 @@ export function counter<L extends string>(registry: Registry, name: string, help
 
 export function gauge<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): GaugeFamily<L> {
   return getOrCreate(registry, name, GaugeFamily<L>, () => new GaugeFamily(name, help, labelNames, registry));
+}
+
+/**
+ * A gauge whose series are computed from `samples()` at each scrape and only then (no work per change, nothing
+ * while nobody scrapes); registered once per registry.
+ */
+export function collectedGauge<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[],
+  samples: () => Iterable<readonly [Record<L, string>, number]>): void {
+  if (registry.getSingleMetric(name)) return;
+  new Gauge<L>({
+    name, help, labelNames, registers: [registry],
+    collect() {
+      this.reset();
+      for (const [labels, value] of samples()) this.set(labels, value);
+    },
+  });
 }
 
 export function histogram<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[],
