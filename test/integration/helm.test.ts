@@ -22,6 +22,19 @@ const key = (o: Obj) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.na
 const byKey = (objs: Obj[]) => Object.fromEntries(objs.map((o) => [key(o), o]));
 const template = (...args: string[]) => parse(execFileSync(helm, ['template', 'fgc', CHART, '--include-crds', ...args], { encoding: 'utf8' }));
 
+/** A real API server for the describe block it is called in: `helm …` against it, its transport, a GET of a path. */
+function onRealAPIServer() {
+  let plane: ControlPlane;
+  beforeAll(async () => { plane = await startControlPlane({}); }, 90_000);
+  afterAll(async () => { await plane?.stop(); });
+  const api = () => KubeTransport.for(readKubeconfigFile(plane.kubeconfigPath)!);
+  return {
+    h: (...args: string[]) => execFileSync(helm, [...args, '--kubeconfig', plane.kubeconfigPath], { encoding: 'utf8' }),
+    api,
+    get: (path: string) => api().request({ method: 'GET', path }),
+  };
+}
+
 describe('Helm chart', () => {
   it('helm lint passes', () => {
     const r = spawnSync(helm, ['lint', CHART], { encoding: 'utf8' });
@@ -67,11 +80,7 @@ describe('Helm chart', () => {
   });
 
   describe('on a real API server', () => {
-    let plane: ControlPlane;
-    beforeAll(async () => { plane = await startControlPlane({}); }, 90_000);
-    afterAll(async () => { await plane?.stop(); });
-    const h = (...args: string[]) => execFileSync(helm, [...args, '--kubeconfig', plane.kubeconfigPath], { encoding: 'utf8' });
-    const get = (path: string) => KubeTransport.for(readKubeconfigFile(plane.kubeconfigPath)!).request({ method: 'GET', path });
+    const { h, api, get } = onRealAPIServer();
 
     it('install -n NS --create-namespace, upgrade with a changed value, uninstall keeping the CRDs, the FeatureGate and the namespace', async () => {
       const ns = 'fgc-system';
@@ -91,7 +100,7 @@ describe('Helm chart', () => {
       expect(((await get(binding)) as { spec: { validationActions: string[] } }).spec.validationActions).toEqual(['Deny', 'Audit']);
 
       // The cluster's FeatureGate (what the operator keeps) and another tenant of the namespace.
-      const t = KubeTransport.for(readKubeconfigFile(plane.kubeconfigPath)!);
+      const t = api();
       await t.request({ method: 'POST', path: '/apis/config.openshift.io/v1/featuregates', body: { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster' }, spec: {} } });
       await t.request({ method: 'POST', path: `/api/v1/namespaces/${ns}/configmaps`, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'not-ours' } } });
       h('uninstall', 'fgc', '--namespace', ns);
@@ -146,11 +155,7 @@ describe('Helm chart of the hosted coordinator (deploy/helm/featuregate-hosted)'
   });
 
   describe('on a real API server', () => {
-    let plane: ControlPlane;
-    beforeAll(async () => { plane = await startControlPlane({}); }, 90_000);
-    afterAll(async () => { await plane?.stop(); });
-    const h = (...args: string[]) => execFileSync(helm, [...args, '--kubeconfig', plane.kubeconfigPath], { encoding: 'utf8' });
-    const get = (path: string) => KubeTransport.for(readKubeconfigFile(plane.kubeconfigPath)!).request({ method: 'GET', path });
+    const { h, get } = onRealAPIServer();
 
     it('install -n NS --create-namespace (RBAC and catalog accepted), upgrade, uninstall keeping the namespace', async () => {
       const ns = 'fgh-system';
