@@ -93,6 +93,7 @@ export class GuestEngagement {
    */
   private changedSince: number | undefined;
   private readonly noteChange = () => { this.changedSince ??= Date.now(); };
+  private readonly unsubscribe: (() => void)[];
 
   /**
    * The guest's caches as its controllers see them: each reflector's events through the one pacer, once — every
@@ -111,7 +112,8 @@ export class GuestEngagement {
       return { get: (name: string) => r.get(name), addListener: (fn: (name: string) => void) => paced.addListener(fn) };
     };
     this.views = { featureGates: view(guest.featureGates), clusterVersions: view(guest.clusterVersions), clusterOperators: view(guest.clusterOperators) };
-    for (const source of [guest.featureGates, guest.clusterVersions, d.requested]) source.addListener(this.noteChange);
+    // Let go in stop(): the session's HCP source outlives this engagement, which is made again at every new kubeconfig.
+    this.unsubscribe = [guest.featureGates, guest.clusterVersions, d.requested].map((source) => source.addListener(this.noteChange));
     const { featureGates, clusterVersions } = this.views;
     void guest.whenSynced.then(() => {
       if (this.stopped) return;
@@ -155,6 +157,7 @@ export class GuestEngagement {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const off of this.unsubscribe) off();
     this.pacer.stop();
     const all = [...this.controllers.values()];
     this.controllers.clear();
