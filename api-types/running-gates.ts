@@ -54,6 +54,18 @@ export function featureEnabledSample(line: string): { name: string; stage: strin
 }
 
 /**
+ * The emulated Kubernetes version from the ALPHA gauge `version_info{component="kube",emulation="1.35",…}`
+ * (components that serve no /version, such as kube-controller-manager and kube-scheduler, say it only here).
+ */
+export function emulationSample(line: string): { major: number; minor: number } | undefined {
+  if (!line.startsWith('version_info{')) return undefined;
+  const s = exposedSample(line);
+  if (s?.name !== 'version_info' || s.labels.component !== 'kube') return undefined;
+  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(s.labels.emulation ?? '');
+  return m ? { major: Number(m[1]), minor: Number(m[2]) } : undefined;
+}
+
+/**
  * `A=true,B=false` (a `--feature-gates` value as /flagz shows it; v1.36 prefixes each pair with its component,
  * `:A=true` for the default one) → name → requested value; malformed pairs are skipped.
  */

@@ -11,6 +11,8 @@ export interface OptionSpec {
   type: 'string' | 'boolean';
   short?: string;
   help: string;
+  /** A string option that may be given more than once (its values reach run() in `lists`, in order). */
+  multiple?: boolean;
 }
 
 export interface CommandSpec {
@@ -22,22 +24,22 @@ export interface CommandSpec {
   /** Exit code when run() throws (default 1; `diff` uses 2, as diff(1), since 1 means "differences"). */
   errorExitCode?: number;
   /** Returns the exit code (or a promise of it). */
-  run(values: Record<string, string | undefined>, flags: Record<string, boolean>, positionals: string[]): number | Promise<number>;
+  run(values: Record<string, string | undefined>, flags: Record<string, boolean>, positionals: string[], lists: Record<string, string[]>): number | Promise<number>;
 }
 
 export function helpText(cmd: CommandSpec, summary: string): string {
   const lines = [`Usage: ${cmd.usage}`, '', summary, '', 'Options:'];
   for (const [name, o] of Object.entries(cmd.options)) {
     const flag = `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? ' VALUE' : ''}`;
-    lines.push(`  ${flag.padEnd(44)} ${o.help}`);
+    lines.push(`  ${flag.padEnd(44)} ${o.help}${o.multiple ? ' (repeatable)' : ''}`);
   }
   lines.push(`  ${'    --help'.padEnd(44)} show this help`);
   return `${lines.join('\n')}\n`;
 }
 
 export function parseCommand(cmd: CommandSpec, argv: string[]) {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
-  for (const [name, o] of Object.entries(cmd.options)) options[name] = o.short ? { type: o.type, short: o.short } : { type: o.type };
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { help: { type: 'boolean', short: 'h' } };
+  for (const [name, o] of Object.entries(cmd.options)) options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
@@ -59,11 +61,13 @@ export function parseCommand(cmd: CommandSpec, argv: string[]) {
   }
   const values: Record<string, string | undefined> = {};
   const flags: Record<string, boolean> = {};
+  const lists: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(parsed.values)) {
     if (typeof v === 'boolean') flags[k] = v;
     else if (typeof v === 'string') values[k] = v;
+    else if (Array.isArray(v)) lists[k] = v.filter((x): x is string => typeof x === 'string');
   }
-  return { values, flags, positionals: parsed.positionals };
+  return { values, flags, positionals: parsed.positionals, lists };
 }
 
 /** "2m", "30s", "1500ms" or a number of seconds. */

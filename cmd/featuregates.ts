@@ -89,12 +89,12 @@ export async function main(argv: string[]): Promise<number> {
   const cmd = await entry.load();
   const help = () => helpText(cmd, entry.summary);
   try {
-    const { values, flags, positionals } = parseCommand(cmd, rest);
+    const { values, flags, positionals, lists } = parseCommand(cmd, rest);
     if (flags.help) {
       process.stdout.write(help());
       return 0;
     }
-    return await cmd.run(values, flags, positionals);
+    return await cmd.run(values, flags, positionals, lists);
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`featuregates ${cmd.name}: ${e.message}\n\n${help()}`);

@@ -4,14 +4,15 @@
 // `featuregates render` takes them). Running: kube-apiserver's own report of its gates (/metrics, /version, /flagz through the
 // kubeconfig). Exit 0 when every gate matches (or differs only as a declared --override says), 1 when one
 // mismatches or a component cannot be read, 2 on usage errors or when the desired gates cannot be read.
+import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import {
-  CLUSTER_VERSION_NAME, clusterDesiredVersion, desiredGates, emptyFeatureGate, renderFeatureGate, verifyPasses, type FeatureGateDetails, type VerifyReport,
+  CLUSTER_VERSION_NAME, clusterDesiredVersion, desiredGates, emptyFeatureGate, renderFeatureGate, verifyPasses, type FeatureGateDetails, type GateLifecycle, type VerifyReport,
 } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
 import {
-  ClusterVersionResource, ResourceClient, checkKubeAPIServer, connect, isNotFound, kubernetesGateLifecycle, readFeatureGate, type ClusterAccess,
+  ClusterVersionResource, KubeTransport, ResourceClient, checkComponent, componentAccess, connect, isNotFound, kubernetesGateLifecycle, readFeatureGate, type ClusterAccess,
 } from '../runtime/index.js';
 import {
   REQUEST_TIMEOUT_OPTION, clusterProfileFlag, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec,
@@ -26,6 +27,39 @@ export function overridesFlag(v: string | undefined): Map<string, boolean> {
     out.set(m[1]!, m[2] === 'true');
   }
   return out;
+}
+
+/** `--component NAME=URL` values → name → https URL (a usage error names a malformed or repeated one). */
+export function componentsFlag(values: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const v of values) {
+    const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)=(.+)$/.exec(v.trim());
+    if (!m) throw new UsageError(`--component: expected NAME=URL (e.g. kube-scheduler=https://127.0.0.1:10259), got ${JSON.stringify(v)}`);
+    const [, name, , url] = m as unknown as [string, string, string, string];
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new UsageError(`--component ${name}: ${JSON.stringify(url)} is not a URL`);
+    }
+    // The kubeconfig's credentials go to it: never in clear text.
+    if (parsed.protocol !== 'https:') throw new UsageError(`--component ${name}: ${url} is not https (the kubeconfig's credentials are sent to it)`);
+    if (name === 'kube-apiserver' || out.has(name)) throw new UsageError(`--component ${name}: named twice (kube-apiserver is always the kubeconfig's server)`);
+    out.set(name, parsed.href.replace(/\/$/, ''));
+  }
+  return out;
+}
+
+/** A PEM bundle of the CAs that sign the components' serving certificates. */
+function componentCA(file: string): Buffer {
+  let pem: Buffer;
+  try {
+    pem = readFileSync(file);
+  } catch (e) {
+    throw new UsageError(`--component-ca-file ${file}: ${(e as Error).message}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--component-ca-file ${file}: no PEM certificate in it`);
+  return pem;
 }
 
 const running = (v: boolean | null) => (v === null ? '-' : v ? 'on' : 'off');
@@ -51,7 +85,7 @@ export function formatVerify(r: VerifyReport, wide: boolean): string {
       lines.push(`  ${g.name.padEnd(w)} ${running(g.desired).padEnd(7)} ${running(g.running).padEnd(7)} ${g.verdict.padEnd(23)} ${told}`.trimEnd());
     }
   }
-  lines.push('', verifyPasses(r) ? 'Every gate the component has runs as desired.' : 'Some gates do not run as desired (exit 1).');
+  lines.push('', verifyPasses(r) ? 'Every gate each component has runs as desired.' : 'Some gates do not run as desired (exit 1).');
   return `${lines.join('\n')}\n`;
 }
 
@@ -90,7 +124,7 @@ export const verifyCommand: CommandSpec = {
   name: 'verify',
   errorExitCode: 2,
   usage: 'featuregates verify [--kubeconfig P] [--version V | --authoritative-feature-gate-dir D --payload-version V [--featuregate F] [--cluster-profile P]] ' +
-    '[--override GATE=true|false[,…]] [--request-timeout D] [-o table|wide|json|yaml]',
+    '[--component NAME=URL]… [--component-ca-file F] [--override GATE=true|false[,…]] [--request-timeout D] [-o table|wide|json|yaml]',
   options: {
     kubeconfig: { type: 'string', help: `kubeconfig file (default: ${CLUSTER_SEARCH_HELP})` },
     version: { type: 'string', help: 'the status entry to check against (default: ClusterVersion status.desired.version)' },
@@ -98,13 +132,19 @@ export const verifyCommand: CommandSpec = {
     'payload-version': { type: 'string', help: 'with --authoritative-feature-gate-dir: the version to render (required)' },
     featuregate: { type: 'string', help: 'with --authoritative-feature-gate-dir: the FeatureGate manifest to render (default: an empty spec)' },
     'cluster-profile': { type: 'string', help: 'with --authoritative-feature-gate-dir: self-managed-high-availability (default) or ibm-cloud-managed (alias Hypershift)' },
+    component: { type: 'string', multiple: true, help: 'also check this component at its secure port (kube-controller-manager=https://HOST:10257, kube-scheduler=https://HOST:10259), with the kubeconfig\'s credentials' },
+    'component-ca-file': { type: 'string', help: 'PEM bundle of the CAs of the components\' serving certificates (default: the kubeconfig\'s CA)' },
     override: { type: 'string', help: 'known, deliberate differences (HyperShift forces OpenShiftPodSecurityAdmission=false): reported as overridden, not mismatch' },
     output: { type: 'string', short: 'o', help: 'table (default: summaries and differences), wide (every gate), json or yaml' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
   },
-  async run(values) {
+  async run(values, _flags, _positionals, lists) {
     const output = outputFlag(values.output, ['table', 'wide', 'json', 'yaml']);
     const overrides = overridesFlag(values.override);
+    const components = componentsFlag(lists.component ?? []);
+    const caFile = values['component-ca-file'];
+    if (caFile && components.size === 0) throw new UsageError('--component-ca-file goes with --component');
+    const ca = caFile ? componentCA(caFile) : undefined;
     const dir = values['authoritative-feature-gate-dir'];
     for (const flag of ['payload-version', 'featuregate', 'cluster-profile'] as const) {
       if (values[flag] !== undefined && !dir) throw new UsageError(`--${flag} goes with --authoritative-feature-gate-dir (render inputs)`);
@@ -112,8 +152,12 @@ export const verifyCommand: CommandSpec = {
     if (dir && values.version) throw new UsageError('--version reads the cluster\'s FeatureGate; with render inputs use --payload-version');
     const kc = await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout']), sayOnStderr);
     const { version, entry } = dir ? renderedEntry(dir, values) : await clusterEntry(kc, values.version);
-    const component = await checkKubeAPIServer(kc, desiredGates(entry), { lifecycle: () => kubernetesGateLifecycle(), overrides });
-    const report: VerifyReport = { version, components: [component] };
+    const desired = desiredGates(entry);
+    let lifecycle: GateLifecycle | undefined;
+    const timeoutMs = KubeTransport.for(kc).defaultTimeoutMs;
+    const checks = [['kube-apiserver', kc] as const, ...[...components].map(([name, url]) => [name, componentAccess(kc, url, ca)] as const)]
+      .map(([name, access]) => checkComponent(access, name, desired, { lifecycle: () => (lifecycle ??= kubernetesGateLifecycle()), overrides, timeoutMs }));
+    const report: VerifyReport = { version, components: await Promise.all(checks) };
     process.stdout.write(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : output === 'yaml' ? stringify(report) : formatVerify(report, output === 'wide'));
     return verifyPasses(report) ? 0 : 1;
   },

@@ -13,7 +13,7 @@ import {
   type GateLifecycle, type GateVerdict,
 } from '../api-types/index.js';
 import {
-  MAX_EVENT_MESSAGE_CHARS, checkKubeAPIServer, gauge, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type Logger, type Reflector,
+  MAX_EVENT_MESSAGE_CHARS, checkComponent, gauge, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type Logger, type Reflector,
 } from '../runtime/index.js';
 
 export const RUNNING_GATES_CONTROLLER = 'RunningGatesController';
@@ -88,7 +88,7 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     const wait = lastCheckAt === undefined || !deps.minIntervalMs ? 0 : lastCheckAt + deps.minIntervalMs - Date.now();
     if (wait > 0) return { requeueAfterMs: wait };
     lastCheckAt = Date.now();
-    const check = await checkKubeAPIServer(deps.kubeConfig, want.desired, { lifecycle: () => (lifecycle ??= deps.lifecycle()) });
+    const check = await checkComponent(deps.kubeConfig, 'kube-apiserver', want.desired, { lifecycle: () => (lifecycle ??= deps.lifecycle()) });
     if (check.error !== undefined) {
       for (const v of VERDICTS) counts?.set({ component: COMPONENT, verdict: v }, v === 'error' ? 1 : 0);
       deps.onChecked?.({ error: check.error });

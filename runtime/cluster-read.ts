@@ -3,7 +3,7 @@
 import {
   CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, clusterDesiredVersion, desiredGates, runningGatesSummary, summarize, type FeatureGate, type StatusSummary,
 } from '../api-types/index.js';
-import { checkKubeAPIServer, kubernetesGateLifecycle } from './component-gates.js';
+import { checkComponent, kubernetesGateLifecycle } from './component-gates.js';
 import { apiErrorMessage, isNotFound } from './api-errors.js';
 import { loadKubeConfig, type ClusterAccess } from './kube-config.js';
 import { KubeTransport } from './kube-transport.js';
@@ -46,7 +46,7 @@ export async function readStatus(kc: ClusterAccess, clusterOperatorName = 'confi
   const version = clusterDesiredVersion(cv);
   const entry = version ? fg.status?.featureGates?.find((e) => e.version === version) : undefined;
   const running = version && entry
-    ? runningGatesSummary(version, await checkKubeAPIServer(kc, desiredGates(entry), { lifecycle: () => kubernetesGateLifecycle() }))
+    ? runningGatesSummary(version, await checkComponent(kc, 'kube-apiserver', desiredGates(entry), { lifecycle: () => kubernetesGateLifecycle() }))
     : undefined;
   return summarize(fg, co, cv, withNames, running);
 }

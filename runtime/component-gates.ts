@@ -2,12 +2,15 @@
 // emulated version), `/metrics` streamed line by line keeping only `kubernetes_feature_enabled` (a busy API
 // server's /metrics is megabytes), and `/flagz` as config.k8s.io/v1beta1 Flagz (its plain text is not meant
 // to be parsed). For kube-apiserver these are non-resource URLs of the API itself (RBAC: get on /version,
-// /metrics, /flagz). And Kubernetes' gate lifecycle file, shipped in deploy/kubernetes/.
+// /metrics, /flagz); kube-controller-manager and kube-scheduler serve the same paths on their secure ports
+// with delegated authentication and authorization, so the kubeconfig's credentials and the same RBAC reach
+// them (componentAccess). And Kubernetes' gate lifecycle file, shipped in deploy/kubernetes/.
 import { readFileSync } from 'node:fs';
+import type { RequestOptions } from 'node:https';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import {
-  featureEnabledSample, gateChecks, gateLifecycle, parseFeatureGatesFlag, type ComponentCheck, type DesiredGate, type GateLifecycle,
+  emulationSample, featureEnabledSample, gateChecks, gateLifecycle, parseFeatureGatesFlag, type ComponentCheck, type DesiredGate, type GateLifecycle,
 } from '../api-types/index.js';
 import { apiErrorMessage, statusCode } from './api-errors.js';
 import type { ClusterAccess } from './kube-config.js';
@@ -19,7 +22,7 @@ const MAX_METRICS_BYTES = 64 * 1024 * 1024;
 const FLAGZ_MEDIA_TYPE = 'application/json;as=Flagz;v=v1beta1;g=config.k8s.io';
 
 export interface ComponentGates {
-  /** `emulationMajor.emulationMinor` from /version (absent when the component does not say). */
+  /** `emulationMajor.emulationMinor` from /version, else from the `version_info` gauge (absent when neither says). */
   emulated?: { major: number; minor: number };
   /** The gauge: gate → enabled. */
   running: Map<string, boolean>;
@@ -38,8 +41,10 @@ export async function readComponentGates(kc: ClusterAccess, timeoutMs?: number):
   const get = (path: string, extra: { accept?: string; onLine?: (line: string) => void; maxBodyBytes?: number } = {}) =>
     t.request({ method: 'GET', path, ...(timeoutMs ? { timeoutMs } : {}), ...extra });
   const running = new Map<string, boolean>();
+  let gauged: { major: number; minor: number } | undefined;
   try {
     await get('/metrics', { accept: 'text/plain', maxBodyBytes: MAX_METRICS_BYTES, onLine: (line) => {
+      if (line.startsWith('version_info{')) gauged = emulationSample(line) ?? gauged;
       if (!line.startsWith('kubernetes_feature_enabled{')) return;
       const s = featureEnabledSample(line);
       if (s) running.set(s.name, s.enabled);
@@ -53,29 +58,50 @@ export async function readComponentGates(kc: ClusterAccess, timeoutMs?: number):
   const major = Number(version?.emulationMajor);
   const minor = Number(version?.emulationMinor);
   if (Number.isInteger(major) && Number.isInteger(minor) && version?.emulationMajor) out.emulated = { major, minor };
+  else if (gauged) out.emulated = gauged;
   const flagz = await get('/flagz', { accept: FLAGZ_MEDIA_TYPE }).catch(() => undefined) as { flags?: Record<string, string> } | undefined;
   if (flagz?.flags) out.requested = parseFeatureGatesFlag(flagz.flags['feature-gates'] ?? '');
   return out;
 }
 
 /**
- * kube-apiserver (the kubeconfig's server) checked against `desired`: one verdict per gate, or the reason it
- * could not be read (`featuregates verify`, `featuregates status` and RunningGatesController all judge with this).
+ * A component serving at `url` (https), reached with the kubeconfig's credentials as Prometheus scrapes it;
+ * its serving certificate checked against `ca` (PEM) when given, else against the kubeconfig's CA. The
+ * kubeconfig's tls-server-name names the API server, so it is not carried over.
  */
-export async function checkKubeAPIServer(kc: ClusterAccess, desired: readonly DesiredGate[],
-  o: { lifecycle: () => GateLifecycle; overrides?: ReadonlyMap<string, boolean> }): Promise<ComponentCheck> {
-  const url = kc.getCurrentCluster()?.server ?? '';
+export function componentAccess(kc: ClusterAccess, url: string, ca?: Buffer): ClusterAccess {
+  return {
+    getCurrentCluster: () => ({ server: url }),
+    async applyToHTTPSOptions(opts: RequestOptions): Promise<void> {
+      await kc.applyToHTTPSOptions(opts);
+      delete opts.servername;
+      if (ca) {
+        opts.ca = ca;
+        opts.rejectUnauthorized = true;
+      }
+    },
+  };
+}
+
+/**
+ * One component (`access` reaches it; kube-apiserver is the kubeconfig itself) checked against `desired`: one
+ * verdict per gate, or the reason it could not be read (`featuregates verify`, `featuregates status` and
+ * RunningGatesController all judge with this).
+ */
+export async function checkComponent(access: ClusterAccess, name: string, desired: readonly DesiredGate[],
+  o: { lifecycle: () => GateLifecycle; overrides?: ReadonlyMap<string, boolean>; timeoutMs?: number }): Promise<ComponentCheck> {
+  const url = access.getCurrentCluster()?.server ?? '';
   try {
-    const read = await readComponentGates(kc);
+    const read = await readComponentGates(access, o.timeoutMs);
     return {
-      name: 'kube-apiserver', url, ...(read.emulated ? { emulatedVersion: `${read.emulated.major}.${read.emulated.minor}` } : {}),
+      name, url, ...(read.emulated ? { emulatedVersion: `${read.emulated.major}.${read.emulated.minor}` } : {}),
       // The lifecycle is asked for only once there is something to judge with it (its file costs ~100 ms of CPU to parse).
       gates: gateChecks({ desired, running: read.running, lifecycle: o.lifecycle(), ...(o.overrides ? { overrides: o.overrides } : {}),
         ...(read.requested ? { requested: read.requested } : {}), ...(read.emulated ? { emulated: read.emulated } : {}) }),
     };
   } catch (e) {
     if (!(e instanceof ComponentReadError)) throw e;
-    return { name: 'kube-apiserver', url, error: e.message, gates: [] };
+    return { name, url, error: e.message, gates: [] };
   }
 }
 

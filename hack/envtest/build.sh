@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
 # Builds kube-apiserver, etcd and kubectl from the Go module proxy into a cache folder keyed by version.
 #
-#   hack/envtest/build.sh            build if needed, print the bin folder on the last line of stdout
+#   hack/envtest/build.sh                    build if needed, print the bin folder on the last line of stdout
+#   hack/envtest/build.sh --with-components  also kube-controller-manager and kube-scheduler (this project's
+#                                            `verify --component` tests; SDK users' control planes need neither)
 #
 # Rebuilds only when a binary is missing or reports another version. If KUBEBUILDER_ASSETS names a
 # folder holding kube-apiserver and etcd, that folder is used and nothing is built.
 # Progress goes to stderr; the last stdout line is the folder with the binaries.
 set -euo pipefail
+
+with_components=false
+for arg in "$@"; do
+  case "$arg" in
+    --with-components) with_components=true ;;
+    *) echo "usage: $0 [--with-components]" >&2; exit 2 ;;
+  esac
+done
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -49,6 +59,7 @@ has_line() { local out; out="$("$@" 2>/dev/null)" || return 1; grep -qx -- "$wan
 kubectl_ok() { [[ -x "$bin/kubectl" ]] && want="Client Version: $k8s_version" has_line "$bin/kubectl" version --client; }
 apiserver_ok() { [[ -x "$bin/kube-apiserver" ]] && want="Kubernetes $k8s_version" has_line "$bin/kube-apiserver" --version; }
 etcd_ok() { [[ -x "$bin/etcd" ]] && want="etcd Version: ${etcd_version#v}" has_line "$bin/etcd" --version; }
+component_ok() { [[ -x "$bin/$1" ]] && want="Kubernetes $k8s_version" has_line "$bin/$1" --version; }
 
 export CGO_ENABLED=0
 ldflags_common="-s -w"
@@ -57,7 +68,8 @@ ldflags_common+=" -X k8s.io/component-base/version.gitMajor=1"
 ldflags_common+=" -X k8s.io/component-base/version.gitMinor=$minor"
 ldflags_common+=" -X k8s.io/component-base/version.gitTreeState=clean"
 ldflags_common+=" -X k8s.io/client-go/pkg/version.gitVersion=$k8s_version"
-if apiserver_ok && etcd_ok && kubectl_ok; then
+components_ok() { ! $with_components || { component_ok kube-controller-manager && component_ok kube-scheduler; }; }
+if apiserver_ok && etcd_ok && kubectl_ok && components_ok; then
   echo "$bin"   # warm cache: nothing to do, nothing to say
   exit 0
 fi
@@ -96,5 +108,20 @@ else
   log "kubectl built in $((SECONDS - start)) s"
   kubectl_ok || { log "built kubectl does not report 'Client Version: $k8s_version'"; exit 1; }
 fi
+
+# kube-controller-manager and kube-scheduler: the other components whose running gates `featuregates verify`
+# reads (test/integration/verify-components.test.ts); most of their packages are already built for kube-apiserver.
+$with_components && for component in kube-controller-manager kube-scheduler; do
+  if component_ok "$component"; then
+    log "$component $k8s_version already built in $bin"
+    continue
+  fi
+  log "building $component $k8s_version (cold, after kube-apiserver, on 2 cores: kube-controller-manager 92 s, kube-scheduler 9 s)"
+  start=$SECONDS
+  go build -trimpath -ldflags "$ldflags_common" -o "$bin/$component.tmp" "k8s.io/kubernetes/cmd/$component"
+  mv "$bin/$component.tmp" "$bin/$component"
+  log "$component built in $((SECONDS - start)) s"
+  component_ok "$component" || { log "built $component does not report 'Kubernetes $k8s_version'"; exit 1; }
+done
 
 echo "$bin"

@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { featureEnabledSample, gateChecks, parseFeatureGatesFlag } from '../../api-types/index.js';
+import { emulationSample, featureEnabledSample, gateChecks, parseFeatureGatesFlag } from '../../api-types/index.js';
 import { kubernetesGateLifecycle, type ClusterAccess } from '../../runtime/index.js';
 import { runningGatesController } from '../../controllers/running-gates.js';
 
@@ -14,6 +14,14 @@ describe('gates that run', () => {
     expect(featureEnabledSample('kubernetes_feature_enabled{stage="",name="X"} 0')).toEqual({ name: 'X', stage: '', enabled: false });
     expect(featureEnabledSample('# HELP kubernetes_feature_enabled …')).toBeUndefined();
     expect(featureEnabledSample('kubernetes_feature_enabled{stage="ALPHA"} 1')).toBeUndefined();
+  });
+
+  it('reads the emulated version from the version_info gauge (components without /version), the kube component only', () => {
+    expect(emulationSample('version_info{binary="1.36.3",component="kube",emulation="1.35",min_compat="1.34"} 1')).toEqual({ major: 1, minor: 35 });
+    expect(emulationSample('version_info{binary="1.36.3",component="kube",emulation="1.36.0",min_compat="1.35"} 1')).toEqual({ major: 1, minor: 36 });
+    expect(emulationSample('version_info{binary="0.1",component="wardle",emulation="0.1",min_compat="0.1"} 1')).toBeUndefined();
+    expect(emulationSample('version_info{component="kube",emulation="next"} 1')).toBeUndefined();
+    expect(emulationSample('# TYPE version_info gauge')).toBeUndefined();
   });
 
   it('reads a --feature-gates value as /flagz shows it', () => {
