@@ -2,9 +2,10 @@
 // operator does during an upgrade — the old head closed and a Partial entry for V prepended (desired V), then
 // with --complete that entry marked Completed — so you can watch FeatureGate status gain V's entry. Against
 // `featuregates start`, the local cluster also rolls its operator to V (with --payload-dir, that payload),
-// as the CVO would roll out the new payload's operator.
+// as the CVO would roll out the new payload's operator; and when V completes, its kube-apiserver to V's gates.
+import { resolve } from 'node:path';
 import { CLUSTER_VERSION_NAME } from '../api-types/index.js';
-import { ClusterVersionResource, connect, ResourceClient, retryOnConflict } from '../runtime/index.js';
+import { ClusterVersionResource, connect, readPayloadManifests, ResourceClient, retryOnConflict } from '../runtime/index.js';
 import { SIMULATED_PAYLOAD_ANNOTATION } from '../controllers/local-rollout.js';
 import { DEFAULT_CLI_REQUEST_TIMEOUT_MS, fullVersionFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec } from './args.js';
 
@@ -22,20 +23,23 @@ export const simulateCommand: CommandSpec = {
     if (positionals[0] !== 'upgrade') throw new UsageError(`expected "upgrade", got ${JSON.stringify(positionals[0] ?? '')}`);
     if (values.to === undefined) throw new UsageError('--to is required');
     const to = fullVersionFlag(values.to, '--to')!;
+    const payloadDir = values['payload-dir'] ? resolve(values['payload-dir']) : undefined;
+    if (payloadDir) readPayloadManifests(payloadDir); // a folder the operator could not read is an error here, not in the other terminal
     const { completeHead, upgrade } = await import('../sdk/testing/fake-versions.js');
     const kc = await connect(values.kubeconfig, DEFAULT_CLI_REQUEST_TIMEOUT_MS, sayOnStderr);
     process.stdout.write(`cluster: ${kc.getCurrentCluster()?.server}\n`);
     const client = new ResourceClient(kc, ClusterVersionResource);
     const head = () => client.get(CLUSTER_VERSION_NAME).then((cv) => cv.status?.history?.[0]);
+    // The payload folder first: `featuregates start` rolls its operator as soon as the desired version changes.
+    if (payloadDir) {
+      await retryOnConflict(async () => {
+        const cv = await client.get(CLUSTER_VERSION_NAME);
+        return client.replace({ ...cv, metadata: { ...cv.metadata, annotations: { ...(cv.metadata.annotations ?? {}), [SIMULATED_PAYLOAD_ANNOTATION]: payloadDir } } });
+      });
+    }
     if ((await head())?.version !== to) {
       await upgrade(kc, to);
       process.stdout.write(`ClusterVersion: upgrade to ${to} started (Partial entry prepended, desired ${to})\n`);
-    }
-    if (values['payload-dir']) {
-      await retryOnConflict(async () => {
-        const cv = await client.get(CLUSTER_VERSION_NAME);
-        return client.replace({ ...cv, metadata: { ...cv.metadata, annotations: { ...(cv.metadata.annotations ?? {}), [SIMULATED_PAYLOAD_ANNOTATION]: values['payload-dir']! } } });
-      });
     }
     if (flags.complete) {
       await completeHead(kc, to);

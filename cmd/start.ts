@@ -1,15 +1,22 @@
 // `featuregates start` (what `npm start` runs). With no cluster configured: a local control plane with
 // the CRDs, ClusterVersion/version (one Completed entry) and FeatureGate/cluster, and the operator on the
 // example payload manifests; prints the resulting status and runs until Ctrl-C, leaving nothing behind.
+// Its kube-apiserver runs the Kubernetes gates of the cluster's FeatureGate, as on OpenShift: at start those
+// rendered from the payload (as bootstrap renders them), and when a simulated upgrade completes, those of the
+// new version's status entry (kube-apiserver restarted, as its operator would roll it); `verify` tells the two apart.
 // With a cluster configured (--kubeconfig or $KUBECONFIG), it runs the operator against that cluster.
 import { join } from 'node:path';
-import { parsePayloadVersion } from '../api-types/index.js';
-import { createLogger, clusterConfigured, loadKubeConfig, readStatus, requireSupportedNode } from '../runtime/index.js';
+import { desiredGates, kubernetesGateArgs, parsePayloadVersion, type FeatureGateDetails, type VerifyReport } from '../api-types/index.js';
+import {
+  checkComponent, createLogger, clusterConfigured, kubernetesGateLifecycle, kubernetesGateSpecs, loadKubeConfig, readFeatureGate, readStatus,
+  renderedStatusEntry, requireSupportedNode, type ClusterAccess,
+} from '../runtime/index.js';
 import { followDesiredVersion, type LocalRollout } from '../controllers/local-rollout.js';
 import { startOperator } from '../controllers/manager.js';
 import { packageRoot } from '../sdk/testing/binaries.js';
 import type { LocalCluster } from '../sdk/testing/local-cluster.js';
 import { formatTable } from './status.js';
+import { formatVerify } from './verify.js';
 import { payloadVersionFlag, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
 
 const EXAMPLE_VERSION = '4.22.0';
@@ -17,6 +24,29 @@ const EXAMPLE_VERSION = '4.22.0';
 function nextMinor(version: string): string {
   const v = parsePayloadVersion(version);
   return `${v.major}.${v.minor + 1}.0`;
+}
+
+/** The `--feature-gates` of kube-apiserver for a status entry: its Kubernetes gates (OpenShift's are left out). */
+function apiServerGateArgs(entry: FeatureGateDetails): string[] {
+  return kubernetesGateArgs(desiredGates(entry), kubernetesGateSpecs());
+}
+
+/** `version`'s status entry once the operator has written it (the operator of that version writes it soon after it starts). */
+async function statusEntry(kc: ClusterAccess, version: string, timeoutMs = 60_000): Promise<FeatureGateDetails> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const entry = (await readFeatureGate(kc).catch(() => undefined))?.status?.featureGates.find((e) => e.version === version);
+    if (entry) return entry;
+    if (Date.now() > deadline) throw new Error(`FeatureGate/cluster has no status entry for ${version} after ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** `featuregates verify`'s table for kube-apiserver against `version`'s entry. */
+async function verifyTable(kc: ClusterAccess, version: string, entry: FeatureGateDetails): Promise<string> {
+  const check = await checkComponent(kc, 'kube-apiserver', desiredGates(entry), { lifecycle: () => kubernetesGateLifecycle() });
+  const report: VerifyReport = { version, components: [check] };
+  return formatVerify(report, false);
 }
 
 function untilSignal(): Promise<string> {
@@ -54,7 +84,8 @@ export const startCommand: CommandSpec = {
         const t0 = Date.now();
         process.stderr.write('no cluster configured: starting a local control plane (etcd + kube-apiserver)...\n');
         const { startLocalCluster, LOCAL_CLUSTER_NAMESPACE } = await import('../sdk/testing/local-cluster.js');
-        local = await startLocalCluster(version);
+        // The gates of `version` rendered from the payload, before any operator runs (as OpenShift's bootstrap renders them).
+        local = await startLocalCluster(version, apiServerGateArgs(renderedStatusEntry(dir, version)));
         namespace = LOCAL_CLUSTER_NAMESPACE;
         kc = local.kubeConfig;
         process.stderr.write(`control plane ${local.kubernetesVersion} ready in ${Date.now() - t0} ms; kubeconfig: ${local.kubeconfigPath}\n`);
@@ -72,16 +103,30 @@ export const startCommand: CommandSpec = {
       const ready = await Promise.race([first.op.ready.then(() => 'ready'), signal]);
       if (ready === 'ready') {
         process.stdout.write(`\n${formatTable(await readStatus(kc))}\n`);
+        if (local) process.stdout.write(`\n${await verifyTable(kc, version, await statusEntry(kc, version))}\n`);
         process.stdout.write(`metrics: http://${first.op.metricsAddress}/metrics  health: http://${first.op.healthAddress}/readyz\n`);
         if (local) {
           // Commands that work from the project folder on any Node (npx runs the Node 24 that npm ci installs).
           process.stdout.write(`kubeconfig: export KUBECONFIG=${local.kubeconfigPath}   (status and simulate also find this cluster without it)\n`);
           process.stdout.write('try:     npx featuregates status\n');
           process.stdout.write(`         npx featuregates simulate upgrade --to ${nextMinor(version)}   (then --complete; watch status gain the entry)\n`);
+          process.stdout.write('         npx featuregates verify   (kube-apiserver runs the gates of the version it was last rolled to)\n');
+          const cluster = local;
           // The local cluster has no cluster-version operator: roll ours when ClusterVersion's desired version changes.
           rollout = followDesiredVersion({
             kubeConfig: kc, running: first, payloadDir: dir, start: startFor, logger,
             onRoll: (from, to, payload) => process.stderr.write(`ClusterVersion desires ${to}: rolling the operator from ${from} to ${to} (payload ${payload})\n`),
+            // The upgrade completed: kube-apiserver rolled to the new version's gates, as its operator would have.
+            onCompleted: async (to) => {
+              const args = apiServerGateArgs(await statusEntry(kc, to));
+              if (args.join(' ') === cluster.apiServerArgs().join(' ')) {
+                process.stderr.write(`upgrade to ${to} completed: kube-apiserver already runs ${to}'s gates\n`);
+                return;
+              }
+              process.stderr.write(`upgrade to ${to} completed: restarting kube-apiserver with ${to}'s gates (${args.join(' ') || 'none'})\n`);
+              await cluster.restartAPIServer(args);
+              process.stderr.write(`kube-apiserver restarted with ${to}'s gates\n`);
+            },
           });
         }
         process.stdout.write('press Ctrl-C to stop\n');

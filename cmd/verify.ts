@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import {
-  CLUSTER_VERSION_NAME, clusterDesiredVersion, desiredGates, emptyFeatureGate, renderFeatureGate, verifyPasses, type FeatureGateDetails, type GateLifecycle, type VerifyReport,
+  CLUSTER_VERSION_NAME, clusterDesiredVersion, desiredGates, verifyPasses, type FeatureGateDetails, type GateLifecycle, type VerifyReport,
 } from '../api-types/index.js';
-import { loadRegistry } from '../runtime/payload-manifests.js';
+import { renderedStatusEntry } from '../runtime/payload-manifests.js';
 import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
 import {
   ClusterVersionResource, KubeTransport, ResourceClient, checkComponent, componentAccess, connect, isNotFound, kubernetesGateLifecycle, readFeatureGate, type ClusterAccess,
@@ -93,12 +93,9 @@ export function formatVerify(r: VerifyReport, wide: boolean): string {
 function renderedEntry(dir: string, values: Record<string, string | undefined>): { version: string; entry: FeatureGateDetails } {
   const version = payloadVersionFlag(values['payload-version'], '--payload-version');
   if (!version) throw new UsageError('--payload-version is required with --authoritative-feature-gate-dir');
-  const profile = clusterProfileFlag(values['cluster-profile']);
-  const fg = values.featuregate ? readFeatureGateFile(values.featuregate) : emptyFeatureGate();
-  const registry = loadRegistry(dir, { operatorVersion: version, ...(profile ? { clusterProfile: profile } : {}) });
-  const entry = renderFeatureGate(fg, registry, version).status?.featureGates.find((e) => e.version === version);
-  if (!entry) throw new Error(`rendering ${dir} for ${version} gave no status entry for ${version}`);
-  return { version, entry };
+  const clusterProfile = clusterProfileFlag(values['cluster-profile']);
+  const featureGate = values.featuregate ? readFeatureGateFile(values.featuregate) : undefined;
+  return { version, entry: renderedStatusEntry(dir, version, { ...(featureGate ? { featureGate } : {}), ...(clusterProfile ? { clusterProfile } : {}) }) };
 }
 
 /** The cluster's FeatureGate status entry of `version` (default: the version ClusterVersion desires). */

@@ -10,7 +10,7 @@ import type { RequestOptions } from 'node:https';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import {
-  emulationSample, featureEnabledSample, gateChecks, gateLifecycle, parseFeatureGatesFlag, type ComponentCheck, type DesiredGate, type GateLifecycle,
+  emulationSample, featureEnabledSample, gateChecks, gateLifecycle, gateSpecsAt, parseFeatureGatesFlag, type ComponentCheck, type DesiredGate, type GateLifecycle, type GateSpec,
 } from '../api-types/index.js';
 import { apiErrorMessage, statusCode } from './api-errors.js';
 import type { ClusterAccess } from './kube-config.js';
@@ -105,7 +105,16 @@ export async function checkComponent(access: ClusterAccess, name: string, desire
   }
 }
 
+/** The Kubernetes release hack/envtest builds, whose gate list deploy/kubernetes/ ships. */
+const KUBERNETES_RELEASE = { major: 1, minor: 36 };
+const KUBERNETES_GATES_FILE = join(packageRoot(), 'deploy', 'kubernetes', `versioned_feature_list-${KUBERNETES_RELEASE.major}.${KUBERNETES_RELEASE.minor}.yaml`);
+
 /** Kubernetes' versioned_feature_list.yaml of the release hack/envtest builds, as shipped in deploy/kubernetes/. */
-export function kubernetesGateLifecycle(file = join(packageRoot(), 'deploy', 'kubernetes', 'versioned_feature_list-1.36.yaml')): GateLifecycle {
+export function kubernetesGateLifecycle(file = KUBERNETES_GATES_FILE): GateLifecycle {
   return gateLifecycle(parse(readFileSync(file, 'utf8')) as unknown);
+}
+
+/** Each gate's default and lock in that release: what its kube-apiserver accepts in --feature-gates. */
+export function kubernetesGateSpecs(file = KUBERNETES_GATES_FILE): Map<string, GateSpec> {
+  return gateSpecsAt(parse(readFileSync(file, 'utf8')) as unknown, KUBERNETES_RELEASE);
 }

@@ -1,6 +1,6 @@
 // The local cluster `featuregates start` runs when no cluster is configured: a control plane with our CRDs,
 // the admission policies of deploy/base/admission (so a misspelt custom gate warns at apply time here too)
-// and their namespace, ClusterVersion/version at one Completed version and an empty FeatureGate/cluster spec,
+// and their namespace, kube-apiserver started (and restartable) with the caller's --feature-gates, ClusterVersion/version at one Completed version and an empty FeatureGate/cluster spec,
 // its kubeconfig path
 // recorded where `featuregates simulate` and `status` find it (runtime/local-cluster-record.ts). Stopping it removes the record and every file.
 import { readFileSync } from 'node:fs';
@@ -19,6 +19,10 @@ export interface LocalCluster {
   readonly kubeconfigPath: string;
   /** `Kubernetes vX.Y.Z` */
   readonly kubernetesVersion: string;
+  /** The extra kube-apiserver flags it runs with now (its `--feature-gates`). */
+  apiServerArgs(): readonly string[];
+  /** Restarts kube-apiserver with these extra flags instead (as OpenShift's kube-apiserver operator rolls out new gates). */
+  restartAPIServer(args: readonly string[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -39,8 +43,10 @@ async function create(server: string, token: string, doc: Manifest): Promise<voi
   if (r.status >= 300) throw new Error(`creating ${doc.kind} ${doc.metadata.name} on the local cluster: HTTP ${r.status}: ${r.body}`);
 }
 
-export async function startLocalCluster(clusterVersion: string): Promise<LocalCluster> {
-  const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
+/** `apiServerArgs`: extra kube-apiserver flags (the `--feature-gates` rendered for `clusterVersion`). */
+export async function startLocalCluster(clusterVersion: string, apiServerArgs: readonly string[] = []): Promise<LocalCluster> {
+  const plane = await startControlPlane({ crdPaths: bundledCRDPaths(), extraAPIServerArgs: [...apiServerArgs] });
+  let args = apiServerArgs;
   let unrecord: () => void;
   try {
     await create(plane.server, plane.adminToken, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: LOCAL_CLUSTER_NAMESPACE } } as Manifest);
@@ -57,6 +63,12 @@ export async function startLocalCluster(clusterVersion: string): Promise<LocalCl
   }
   return {
     kubeConfig: plane.kubeConfig, kubeconfigPath: plane.kubeconfigPath, kubernetesVersion: plane.version,
+    apiServerArgs: () => args,
+    async restartAPIServer(next) {
+      await plane.stopAPIServer();
+      args = next;
+      await plane.startAPIServer(next);
+    },
     async stop() {
       unrecord();
       await plane.stop();

@@ -26,7 +26,7 @@ describe('featuregates CLI (operator side)', () => {
     await eventually(() => expect(out).toContain('press Ctrl-C to stop'), 90_000, 200)
       .catch((e: Error) => { throw new Error(`${e.message}\nstderr of featuregates start:\n${err.slice(-3000)}`); });
     expect(out).toMatch(/Feature set:\s+Default/);
-    expect(out).toMatch(/4\.22\.0\s+3\s+5/);
+    expect(out).toMatch(/4\.22\.0\s+4\s+5/);
     // Hints that work on any Node from the project folder (npx runs the provisioned Node 24), and the kubeconfig.
     expect(out).toContain('npx featuregates simulate upgrade --to 4.23.0');
     expect(out).toContain('npx featuregates status');
@@ -58,9 +58,9 @@ describe('featuregates CLI (operator side)', () => {
       featureSet: 'Default',
       upgradeable: { status: 'True', reason: 'AsExpected', message: 'All is well', source: 'clusteroperator/config-operator' },
       clusterVersion: { desired: '4.22.0', history: ['4.22.0'] },
-      versions: [{ version: '4.22.0', enabled: 3, disabled: 5, enabledNames: expect.any(Array), disabledNames: expect.any(Array) }],
-      // The example payload's gates are made up: kube-apiserver has none of them, so nothing differs.
-      runningGates: { component: 'kube-apiserver', version: '4.22.0', verdict: 'match', checked: 0, mismatches: [] },
+      versions: [{ version: '4.22.0', enabled: 4, disabled: 5, enabledNames: expect.any(Array), disabledNames: expect.any(Array) }],
+      // The example payload's gates are made up but one, APIResponseCompression, which kube-apiserver was started with.
+      runningGates: { component: 'kube-apiserver', version: '4.22.0', verdict: 'match', checked: 1, mismatches: [] },
     });
 
     // simulate upgrade (kubeconfig from the running start): history as the CVO writes it, the local cluster
@@ -113,7 +113,7 @@ describe('featuregates CLI (operator side)', () => {
       expect(err).toContain(`running the operator against ${plane.server}`);
       expect(err).not.toContain('starting a local control plane');
       expect(out).toMatch(/Feature set:\s+TechPreviewNoUpgrade/);
-      expect(out).toMatch(/4\.22\.0\s+6\s+2/);
+      expect(out).toMatch(/4\.22\.0\s+7\s+2/);
       const exited = new Promise<number | null>((resolve) => p.once('exit', (c) => resolve(c)));
       p.kill('SIGTERM');
       expect(await exited).toBe(0);

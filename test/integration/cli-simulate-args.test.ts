@@ -18,4 +18,11 @@ describe('simulate upgrade --to', () => {
       expect(r.code).toBe(1);
     }
   });
+
+  it('refuses a --payload-dir the rolled operator could not read, before any cluster is contacted', () => {
+    const r = runCLI(['simulate', 'upgrade', '--to', '4.24.0', '--payload-dir', '/nonexistent/payload'], { KUBECONFIG: '/nonexistent/kubeconfig' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('cannot read payload manifest folder /nonexistent/payload');
+    expect(r.stderr).not.toContain('kubeconfig');
+  });
 });
