@@ -172,7 +172,7 @@ describe('deploy manifests', () => {
       access.start();
       try {
         const gates = await access.waitForInitial({ timeoutMs: 20_000 });
-        expect(gates.known().length).toBe(8);
+        expect(gates.known().length).toBe(9);
       } finally {
         await access.stop();
       }
@@ -279,7 +279,7 @@ describe('deploy manifests', () => {
       }, 60_000, 300).catch((e: Error) => { throw new Error(`${e.message}\noperator log:\n${log.slice(-3000)}`); });
       const status = runCLI(['status', '--kubeconfig', plane.kubeconfigPath]);
       expect(status.stdout).toMatch(/Feature set:\s+Default/);
-      expect(status.stdout).toMatch(new RegExp(`${version.replace(/\./g, '\\.')}\\s+3\\s+5`));
+      expect(status.stdout).toMatch(new RegExp(`${version.replace(/\./g, '\\.')}\\s+4\\s+5`));
       expect(log).not.toContain('Forbidden');
     }, 120_000);
   });
