@@ -15,7 +15,7 @@ import {
   ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, KubeTransport, LeaderElector, apiServerAuthorizer, servingCertificate, userAgent, Reflector, ResourceClient, createEventRecorder,
   kubernetesGateLifecycle, loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
-import { FeatureGateAccessor } from '../sdk/feature-gate-access.js';
+import { featureGateAccessOverCaches } from '../sdk/index.js';
 import { clusterOperatorStatusController } from './cluster-operator-status.js';
 import { FEATURE_GATE_CONTROLLER, featureGateStatusController } from './feature-gate-status.js';
 import { knownGatesParamsController } from './known-gates-params.js';
@@ -158,7 +158,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const conditions = OperatorConditions.atStart();
 
   // Over the manager's own caches: no second pair of watches.
-  const accessor = new FeatureGateAccessor({ featureGates, clusterVersions, owned: false }, {
+  const accessor = featureGateAccessOverCaches({ featureGates, clusterVersions }, {
     desiredVersion: options.operatorVersion, logger: log, metricsRegistry: metrics,
     // The operator itself uses no gates, so a change needs no restart (a component would exit here).
     onChange: ({ previous }) => { if (previous) log.info('feature gates of this version changed'); },

@@ -20,16 +20,11 @@ import { ClusterVersionResource, FeatureGateResource } from '../runtime/resource
 import { sdkUserAgent } from '../runtime/version.js';
 import { FeatureGates } from './feature-gates.js';
 import { exitOnChange } from './exit-on-change.js';
+import type { FeatureGateChange, FeatureGateChangeHandler } from './feature-gate-change.js';
 import { warnWhileWaiting, type WaitWarningOptions } from './wait-warnings.js';
 import { realClock, type Clock } from '../runtime/clock.js';
 
-export interface FeatureGateChange<Name extends string = string> {
-  /** undefined on the first observation. */
-  previous: FeatureGates<Name> | undefined;
-  current: FeatureGates<Name>;
-}
-
-export type FeatureGateChangeHandler<Name extends string = string> = (change: FeatureGateChange<Name>) => void | Promise<void>;
+export type { FeatureGateChange, FeatureGateChangeHandler };
 
 export interface FeatureGateAccessOptions<Name extends string = string> {
   kubeConfig: ClusterAccess;
@@ -121,6 +116,16 @@ export function createFeatureGateAccess<Name extends string = string>(options: F
   const clusterVersions = new Reflector(new ResourceClient(options.kubeConfig, ClusterVersionResource, options.metricsRegistry),
     { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
   return new FeatureGateAccessor<Name>({ featureGates, clusterVersions, owned: true }, options);
+}
+
+/**
+ * An accessor over FeatureGate and ClusterVersion caches the process already runs and starts itself (the
+ * operator's manager does): no second pair of watches. `options` as createFeatureGateAccess's, without the
+ * kubeconfig and reflector tuning, which belong to the caches.
+ */
+export function featureGateAccessOverCaches<Name extends string = string>(caches: Omit<FeatureGateCaches, 'owned'>,
+  options: Omit<FeatureGateAccessOptions<Name>, 'kubeConfig' | 'reflector'>): FeatureGateAccess<Name> {
+  return new FeatureGateAccessor<Name>({ ...caches, owned: false }, options);
 }
 
 export interface FeatureGateCaches {

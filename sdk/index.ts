@@ -1,7 +1,7 @@
-// featuregate-coordinator/sdk: what component operators import. (The accessor class over caches a process
-// already runs, FeatureGateAccessor, is internal: controllers/ imports it from sdk/feature-gate-access.ts.)
+// featuregate-coordinator/sdk: what component operators import — and the one way the operator's own
+// controllers/ reach the SDK (the lint's rooms, README § Layout).
 export {
-  createFeatureGateAccess, gatesForVersion, findGatesForVersion, targetVersion, FeatureGatesNotObservedError,
+  createFeatureGateAccess, featureGateAccessOverCaches, type FeatureGateCaches, gatesForVersion, findGatesForVersion, targetVersion, FeatureGatesNotObservedError,
   type FeatureGateAccess, type FeatureGateAccessOptions, type FeatureGateChange, type FeatureGateChangeHandler,
 } from './feature-gate-access.js';
 export { FeatureGates, UnknownFeatureGateError } from './feature-gates.js';
