@@ -1,7 +1,7 @@
 // The default change handler: ignore the first observation; on a change, run the beforeExit hooks
 // (release a leader lease, stop watches, flush logs), wait a random delay up to jitterMs so many
 // components do not restart at once, then exit 0 and let the kubelet restart the process.
-import type { FeatureGateChange, FeatureGateChangeHandler } from './feature-gate-access.js';
+import type { FeatureGateChange, FeatureGateChangeHandler } from './feature-gate-change.js';
 
 export interface ExitOnChangeOptions {
   /** Upper bound of the random delay before exiting. Default 0. */
