@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { CLUSTER_VERSION_NAME } from '../api-types/index.js';
 import { ClusterVersionResource, connect, readPayloadManifests, ResourceClient, retryOnConflict } from '../runtime/index.js';
-import { SIMULATED_PAYLOAD_ANNOTATION } from '../controllers/local-rollout.js';
+import { SIMULATED_PAYLOAD_ANNOTATION } from './local-rollout.js';
 import { DEFAULT_CLI_REQUEST_TIMEOUT_MS, fullVersionFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec } from './args.js';
 
 export const simulateCommand: CommandSpec = {
@@ -25,7 +25,7 @@ export const simulateCommand: CommandSpec = {
     const to = fullVersionFlag(values.to, '--to')!;
     const payloadDir = values['payload-dir'] ? resolve(values['payload-dir']) : undefined;
     if (payloadDir) readPayloadManifests(payloadDir); // a folder the operator could not read is an error here, not in the other terminal
-    const { completeHead, upgrade } = await import('../sdk/testing/fake-versions.js');
+    const { completeHead, upgrade } = await import('../control-plane/fake-versions.js');
     const kc = await connect(values.kubeconfig, DEFAULT_CLI_REQUEST_TIMEOUT_MS, sayOnStderr);
     process.stdout.write(`cluster: ${kc.getCurrentCluster()?.server}\n`);
     const client = new ResourceClient(kc, ClusterVersionResource);

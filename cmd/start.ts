@@ -11,10 +11,10 @@ import {
   checkComponent, createLogger, clusterConfigured, kubernetesGateLifecycle, kubernetesGateSpecs, loadKubeConfig, readFeatureGate, readStatus,
   renderedStatusEntry, requireSupportedNode, type ClusterAccess,
 } from '../runtime/index.js';
-import { followDesiredVersion, type LocalRollout } from '../controllers/local-rollout.js';
+import { followDesiredVersion, type LocalRollout } from './local-rollout.js';
 import { startOperator } from '../controllers/manager.js';
-import { packageRoot } from '../sdk/testing/binaries.js';
-import type { LocalCluster } from '../sdk/testing/local-cluster.js';
+import { packageRoot } from '../runtime/version.js';
+import type { LocalCluster } from '../control-plane/local-cluster.js';
 import { formatTable } from './status.js';
 import { formatVerify } from './verify.js';
 import { payloadVersionFlag, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
@@ -83,7 +83,7 @@ export const startCommand: CommandSpec = {
         requireSupportedNode('the local control plane');
         const t0 = Date.now();
         process.stderr.write('no cluster configured: starting a local control plane (etcd + kube-apiserver)...\n');
-        const { startLocalCluster, LOCAL_CLUSTER_NAMESPACE } = await import('../sdk/testing/local-cluster.js');
+        const { startLocalCluster, LOCAL_CLUSTER_NAMESPACE } = await import('../control-plane/local-cluster.js');
         // The gates of `version` rendered from the payload, before any operator runs (as OpenShift's bootstrap renders them).
         local = await startLocalCluster(version, apiServerGateArgs(renderedStatusEntry(dir, version)));
         namespace = LOCAL_CLUSTER_NAMESPACE;

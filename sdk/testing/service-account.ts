@@ -1,7 +1,7 @@
 // A KubeConfig that authenticates as a ServiceAccount (a real token from the TokenRequest API), for
 // proving RBAC: what the account may do works, the rest is forbidden.
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import type { ControlPlane } from './control-plane.js';
+import type { ControlPlane } from '../../control-plane/control-plane.js';
 
 export async function serviceAccountKubeConfig(plane: ControlPlane, namespace: string, name: string, expirationSeconds = 3600): Promise<KubeConfig> {
   const core = plane.kubeConfig.makeApiClient(CoreV1Api);

@@ -14,7 +14,7 @@ import {
 } from '../../runtime/index.js';
 import { selfSignedCert } from '../../runtime/self-signed-cert.js';
 import { GuestConnection } from '../../hosted/guest-connection.js';
-import { adminKubeconfig } from '../../sdk/testing/auth.js';
+import { adminKubeconfig } from '../../control-plane/auth.js';
 import { startBlackholeProxy, type BlackholeProxy } from '../../hack/chaos/blackhole-proxy.js';
 import { writeKubeconfigFor } from '../../hack/chaos/lib.js';
 import { startThrottleProxy, type ThrottleProxy } from '../support/throttle-proxy.js';

@@ -7,10 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ControlPlane } from '../../sdk/testing/index.js';
-import { packageRoot } from '../../sdk/testing/binaries.js';
-import { freePort, poll } from '../../sdk/testing/readiness.js';
-import { rawRequest } from '../../sdk/testing/raw-request.js';
-import { startSupervised, type SupervisedProcess } from '../../sdk/testing/supervised-process.js';
+import { packageRoot } from '../../control-plane/binaries.js';
+import { freePort, poll } from '../../control-plane/readiness.js';
+import { rawRequest } from '../../control-plane/raw-request.js';
+import { startSupervised, type SupervisedProcess } from '../../control-plane/supervised-process.js';
 
 export type ComponentName = 'kube-controller-manager' | 'kube-scheduler';
 

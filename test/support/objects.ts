@@ -1,6 +1,6 @@
 // Object builders for tests, valid against both our CRDs and openshift/api's.
 import { rfc3339, type ClusterVersion, type FeatureGate, type FeatureGateDetails, type UpdateHistory } from '../../api-types/index.js';
-import { historyEntry as sdkHistoryEntry } from '../../sdk/testing/fake-versions.js';
+import { historyEntry as sdkHistoryEntry } from '../../control-plane/fake-versions.js';
 
 export function featureGate(name: string, spec: FeatureGate['spec'] = {}): FeatureGate {
   return { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name }, spec };

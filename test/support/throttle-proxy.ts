@@ -11,7 +11,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { createServer, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { selfSignedCert } from '../../runtime/self-signed-cert.js';
-import { adminKubeconfig } from '../../sdk/testing/auth.js';
+import { adminKubeconfig } from '../../control-plane/auth.js';
 
 export interface ProxiedRequest { at: number; method: string; path: string; query: URLSearchParams; throttled: boolean; refused?: boolean; httpVersion: string; userAgent: string }
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readCRDs } from '../../sdk/testing/crd-install.js';
+import { readCRDs } from '../../control-plane/crd-install.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();

@@ -1,13 +1,13 @@
 // Feeding fake versions to a control plane, for tests of code that reads FeatureGate/cluster and
 // ClusterVersion/version: no cluster-version or config operator needed. Objects are valid against both
 // this project's CRDs and openshift/api's.
-import type { ClusterAccess } from '../../runtime/index.js';
-import type { VersionGates } from '../../api-types/index.js';
+import type { ClusterAccess } from '../runtime/index.js';
+import type { VersionGates } from '../api-types/index.js';
 import {
   CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, emptyFeatureGate, rfc3339, toFeatureGateDetails, type ClusterVersion, type FeatureGate, type UpdateHistory,
   API_VERSION,
-} from '../../api-types/index.js';
-import { ClusterVersionResource, FeatureGateResource, ResourceClient, retryOnConflict } from '../../runtime/index.js';
+} from '../api-types/index.js';
+import { ClusterVersionResource, FeatureGateResource, ResourceClient, retryOnConflict } from '../runtime/index.js';
 
 export type HistoryInput = string | { version: string; state?: 'Completed' | 'Partial'; image?: string; startedTime?: string; completionTime?: string | null };
 

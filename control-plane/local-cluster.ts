@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { recordLocalCluster } from '../../runtime/local-cluster-record.js';
-import { parseYamlDocuments } from '../../runtime/yaml.js';
+import { recordLocalCluster } from '../runtime/local-cluster-record.js';
+import { parseYamlDocuments } from '../runtime/yaml.js';
 import { packageRoot } from './binaries.js';
 import { rawRequest } from './raw-request.js';
 import { startControlPlane } from './control-plane.js';

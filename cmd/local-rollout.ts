@@ -6,7 +6,7 @@
 // have during the upgrade.
 import { CLUSTER_VERSION_NAME, type ClusterVersion } from '../api-types/index.js';
 import { ClusterVersionResource, Reflector, ResourceClient, type ClusterAccess, type Logger } from '../runtime/index.js';
-import type { RunningOperator } from './manager.js';
+import type { RunningOperator } from '../controllers/manager.js';
 
 /** ClusterVersion annotation: the payload folder the simulated upgrade's operator runs with. */
 export const SIMULATED_PAYLOAD_ANNOTATION = 'featuregates.local/simulated-payload-dir';
