@@ -1,4 +1,5 @@
 // Argument parsing for the `featuregates` CLI: node:util parseArgs, strict, with generated --help.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LOG_FORMATS, type LogFormat } from '../runtime/logger.js';
 import { ALL_CLUSTER_PROFILES, closestName, didYouMean, parsePayloadVersion, type ClusterProfile } from '../api-types/index.js';
@@ -157,3 +158,35 @@ export function durationFlag(v: string | undefined, flag: string, fallback: numb
   return v === undefined ? fallback : parseDuration(v, flag);
 }
 
+/** `--component NAME=URL` values → name → https URL (a usage error names a malformed or repeated one). */
+export function componentsFlag(values: readonly string[], flag = '--component'): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const v of values) {
+    const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)=(.+)$/.exec(v.trim());
+    if (!m) throw new UsageError(`${flag}: expected NAME=URL (e.g. kube-scheduler=https://127.0.0.1:10259), got ${JSON.stringify(v)}`);
+    const [, name, , url] = m as unknown as [string, string, string, string];
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new UsageError(`${flag} ${name}: ${JSON.stringify(url)} is not a URL`);
+    }
+    // The kubeconfig's credentials go to it: never in clear text.
+    if (parsed.protocol !== 'https:') throw new UsageError(`${flag} ${name}: ${url} is not https (the kubeconfig's credentials are sent to it)`);
+    if (name === 'kube-apiserver' || out.has(name)) throw new UsageError(`${flag} ${name}: named twice (kube-apiserver is always the kubeconfig's server)`);
+    out.set(name, parsed.href.replace(/\/$/, ''));
+  }
+  return out;
+}
+
+/** A PEM bundle of the CAs that sign the components' serving certificates. */
+export function componentCA(file: string, flag = '--component-ca-file'): Buffer {
+  let pem: Buffer;
+  try {
+    pem = readFileSync(file);
+  } catch (e) {
+    throw new UsageError(`${flag} ${file}: ${(e as Error).message}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`${flag} ${file}: no PEM certificate in it`);
+  return pem;
+}

@@ -2,7 +2,7 @@
 import { containUnhandledRejections, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
 import { DEFAULT_CLUSTER_OPERATOR_NAME, startOperator } from '../controllers/manager.js';
 import { RUNNING_GATES_PERIOD_MS } from '../controllers/running-gates.js';
-import { clusterProfileFlag, durationFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
+import { clusterProfileFlag, componentCA, componentsFlag, durationFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
 import { SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
 
 export const operatorCommand: CommandSpec = {
@@ -16,6 +16,8 @@ export const operatorCommand: CommandSpec = {
     'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed' },
     'cluster-operator-name': { type: 'string', help: `ClusterOperator to report to (default ${DEFAULT_CLUSTER_OPERATOR_NAME})` },
     'running-gates-period': { type: 'string', help: 'how often kube-apiserver\'s running gates are checked against FeatureGate status besides on a change (default 10m; 0 turns the check off)' },
+    'running-gates-component': { type: 'string', multiple: true, help: 'also check this component\'s running gates at its secure port (kube-controller-manager=https://HOST:10257), with the operator\'s credentials' },
+    'running-gates-component-ca-file': { type: 'string', help: 'PEM bundle of those components\' serving CAs (default: the kubeconfig\'s CA)' },
     ...SERVING_OPTIONS,
     'leader-elect': { type: 'boolean', help: 'hold a Lease before running controllers (for several replicas)' },
     'leader-election-namespace': { type: 'string', help: 'namespace of the Lease (default: the pod namespace)' },
@@ -25,7 +27,7 @@ export const operatorCommand: CommandSpec = {
     'degraded-inertia': { type: 'string', help: 'how long a sync error persists before Degraded=True (default 2m)' },
     'okd-build': { type: 'boolean', help: 'this is an OKD build: feature set OKD allows upgrades (upstream: SCOS builds)' },
   },
-  async run(values, flags) {
+  async run(values, flags, _positionals, lists) {
     const version = values['operator-version'] ?? process.env.OPERATOR_IMAGE_VERSION ?? '';
     if (!version.trim()) throw new UsageError('the operator version is empty: pass --operator-version or set OPERATOR_IMAGE_VERSION');
     payloadVersionFlag(version, values['operator-version'] !== undefined ? '--operator-version' : 'OPERATOR_IMAGE_VERSION');
@@ -34,6 +36,10 @@ export const operatorCommand: CommandSpec = {
     const profile = clusterProfileFlag(values['cluster-profile']);
     const inertia = values['degraded-inertia'] !== undefined ? parseDuration(values['degraded-inertia'], '--degraded-inertia') : undefined;
     const timing = leaderElectionTimingFlags(values);
+    const components = componentsFlag(lists['running-gates-component'] ?? [], '--running-gates-component');
+    const caFile = values['running-gates-component-ca-file'];
+    if (caFile && components.size === 0) throw new UsageError('--running-gates-component-ca-file goes with --running-gates-component');
+    const componentCAs = caFile ? componentCA(caFile, '--running-gates-component-ca-file') : undefined;
     const logger = createLogger({ fields: { operator: 'featuregates' }, ...logFormatOption(values['log-format']) });
     containUnhandledRejections(logger);
     const namespace = podNamespace();
@@ -54,6 +60,8 @@ export const operatorCommand: CommandSpec = {
       ...(inertia !== undefined ? { degradedInertiaMs: inertia } : {}),
       okdBuild: flags['okd-build'] === true,
       runningGatesPeriodMs: durationFlag(values['running-gates-period'], '--running-gates-period', RUNNING_GATES_PERIOD_MS),
+      runningGatesComponents: [...components].map(([name, url]) => ({ name, url })),
+      ...(componentCAs ? { runningGatesComponentCA: componentCAs } : {}),
       logger,
       onLostLeadership: (reason) => {
         // Controllers are stopped and every write is fenced; exit non-zero so the Deployment restarts us.

@@ -4,7 +4,6 @@
 // `featuregates render` takes them). Running: kube-apiserver's own report of its gates (/metrics, /version, /flagz through the
 // kubeconfig). Exit 0 when every gate matches (or differs only as a declared --override says), 1 when one
 // mismatches or a component cannot be read, 2 on usage errors or when the desired gates cannot be read.
-import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import {
   CLUSTER_VERSION_NAME, clusterDesiredVersion, desiredGates, verifyPasses, type FeatureGateDetails, type GateLifecycle, type VerifyReport,
@@ -15,7 +14,7 @@ import {
   ClusterVersionResource, KubeTransport, ResourceClient, checkComponent, componentAccess, connect, isNotFound, kubernetesGateLifecycle, readFeatureGate, type ClusterAccess,
 } from '../runtime/index.js';
 import {
-  REQUEST_TIMEOUT_OPTION, clusterProfileFlag, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec,
+  REQUEST_TIMEOUT_OPTION, clusterProfileFlag, componentCA, componentsFlag, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec,
 } from './args.js';
 
 /** `A=false,B=true` → the declared overrides (a usage error names a malformed one). */
@@ -27,39 +26,6 @@ export function overridesFlag(v: string | undefined): Map<string, boolean> {
     out.set(m[1]!, m[2] === 'true');
   }
   return out;
-}
-
-/** `--component NAME=URL` values → name → https URL (a usage error names a malformed or repeated one). */
-export function componentsFlag(values: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const v of values) {
-    const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)=(.+)$/.exec(v.trim());
-    if (!m) throw new UsageError(`--component: expected NAME=URL (e.g. kube-scheduler=https://127.0.0.1:10259), got ${JSON.stringify(v)}`);
-    const [, name, , url] = m as unknown as [string, string, string, string];
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new UsageError(`--component ${name}: ${JSON.stringify(url)} is not a URL`);
-    }
-    // The kubeconfig's credentials go to it: never in clear text.
-    if (parsed.protocol !== 'https:') throw new UsageError(`--component ${name}: ${url} is not https (the kubeconfig's credentials are sent to it)`);
-    if (name === 'kube-apiserver' || out.has(name)) throw new UsageError(`--component ${name}: named twice (kube-apiserver is always the kubeconfig's server)`);
-    out.set(name, parsed.href.replace(/\/$/, ''));
-  }
-  return out;
-}
-
-/** A PEM bundle of the CAs that sign the components' serving certificates. */
-function componentCA(file: string): Buffer {
-  let pem: Buffer;
-  try {
-    pem = readFileSync(file);
-  } catch (e) {
-    throw new UsageError(`--component-ca-file ${file}: ${(e as Error).message}`);
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--component-ca-file ${file}: no PEM certificate in it`);
-  return pem;
 }
 
 const running = (v: boolean | null) => (v === null ? '-' : v ? 'on' : 'off');

@@ -13,7 +13,7 @@ import {
 } from '../api-types/index.js';
 import {
   ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, KubeTransport, LeaderElector, apiServerAuthorizer, servingCertificate, userAgent, Reflector, ResourceClient, createEventRecorder,
-  kubernetesGateLifecycle, loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
+  componentAccess, kubernetesGateLifecycle, loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/index.js';
 import { clusterOperatorStatusController } from './cluster-operator-status.js';
@@ -53,6 +53,10 @@ export interface OperatorOptions {
   okdBuild?: boolean;
   /** How often kube-apiserver's running gates are checked besides on a change (default 10 min; 0: off). */
   runningGatesPeriodMs?: number;
+  /** Components checked beside kube-apiserver, at their secure ports with the operator's credentials. */
+  runningGatesComponents?: readonly { name: string; url: string }[];
+  /** PEM bundle of those components' serving CAs (default: the kubeconfig's CA). */
+  runningGatesComponentCA?: Buffer;
   logger?: Logger;
   /** Leadership lost: the controllers are already stopped; the caller exits non-zero. */
   onLostLeadership?: (reason: string) => void;
@@ -197,6 +201,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     if (runningGatesPeriodMs > 0) {
       run(runningGatesController({
         kubeConfig: kc, featureGates, clusterVersions, lifecycle: () => kubernetesGateLifecycle(), events, metrics, logger: log, periodMs: runningGatesPeriodMs,
+        components: (options.runningGatesComponents ?? []).map(({ name, url }) => ({ name, access: componentAccess(kc, url, options.runningGatesComponentCA) })),
       }));
     }
     accessor.start();

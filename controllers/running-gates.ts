@@ -1,6 +1,7 @@
 // RunningGatesController: the operator's continuous `featuregates verify` — kube-apiserver's own report of its
-// gates (runtime/component-gates.ts) against the FeatureGate status entry of the version the cluster runs
-// (api-types/running-gates.ts). Triggered when that entry changes (a predicate: the other FeatureGate and
+// gates (runtime/component-gates.ts), and that of each other component it is given (one key each:
+// kube-controller-manager and kube-scheduler at their secure ports), against the FeatureGate status entry of
+// the version the cluster runs (api-types/running-gates.ts). Triggered when that entry changes (a predicate: the other FeatureGate and
 // ClusterVersion events change nothing here) and every `periodMs` (default 10 minutes: one read of the API
 // server's /metrics, megabytes of text on a busy server, costs tens of milliseconds of CPU; a component is
 // restarted with new gates at a rollout, which takes minutes). Reports: the gauges
@@ -18,11 +19,14 @@ import {
 
 export const RUNNING_GATES_CONTROLLER = 'RunningGatesController';
 export const RUNNING_GATES_PERIOD_MS = 10 * 60_000;
-const COMPONENT = 'kube-apiserver';
+const API_SERVER = 'kube-apiserver';
 const VERDICTS: readonly (GateVerdict | 'error')[] = ['match', 'mismatch', 'overridden', 'not-in-component', 'not-at-emulated-version', 'error'];
 
 export interface RunningGatesDeps {
+  /** kube-apiserver (always checked). */
   kubeConfig: ClusterAccess;
+  /** Other components, each reached with its own access (runtime's componentAccess). */
+  components?: readonly { name: string; access: ClusterAccess }[];
   featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
   clusterVersions: Pick<Reflector<ClusterVersion>, 'get' | 'addListener'>;
   /**
@@ -40,7 +44,7 @@ export interface RunningGatesDeps {
    */
   minIntervalMs?: number;
   /** Each check's outcome: the mismatching gates (none: everything it has matches), or why it could not be read. */
-  onChecked?(outcome: RunningGatesOutcome): void;
+  onChecked?(outcome: RunningGatesOutcome, component: string): void;
 }
 
 export type RunningGatesOutcome = { version: string; mismatches: string[] } | { error: string };
@@ -57,9 +61,9 @@ function desiredEntry(deps: Pick<RunningGatesDeps, 'featureGates' | 'clusterVers
 const onOff = (v: boolean | null) => (v === null ? 'absent' : v ? 'on' : 'off');
 
 /** What an Event says about the mismatching gates (at most 20 named). */
-export function mismatchMessage(version: string, mismatches: readonly GateCheck[]): string {
+export function mismatchMessage(version: string, mismatches: readonly GateCheck[], component = API_SERVER): string {
   const named = mismatches.slice(0, 20).map((g) => `${g.name} (desired ${onOff(g.desired)}, running ${onOff(g.running)})`);
-  return `${COMPONENT} runs ${mismatches.length} gate(s) other than FeatureGate/cluster status says for ${version}: ${named.join(', ')}` +
+  return `${component} runs ${mismatches.length} gate(s) other than FeatureGate/cluster status says for ${version}: ${named.join(', ')}` +
     `${mismatches.length > 20 ? `, and ${mismatches.length - 20} more` : ''} (featuregates verify)`;
 }
 
@@ -69,43 +73,46 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
   const m = deps.metrics;
   const mismatch = m && gauge(m, 'featuregates_running_gate_mismatch', '1 for each gate a component runs other than FeatureGate status says for the cluster\'s version', ['component', 'name']);
   const counts = m && gauge(m, 'featuregates_running_gates', 'Gates of the cluster\'s FeatureGate status entry by verdict against what the component reports (error: it could not be read)', ['component', 'verdict']);
-  let shown = new Set<string>();
+  const access = new Map<string, ClusterAccess>([[API_SERVER, deps.kubeConfig], ...(deps.components ?? []).map((c) => [c.name, c.access] as const)]);
   let lifecycle: GateLifecycle | undefined;
-  /** The last verdict told in an Event: "" matching, else its message. */
-  let told: string | undefined;
-  const tell = (type: 'Normal' | 'Warning', reason: string, message: string) => {
-    if (told === message) return;
-    told = message;
+  /** Per component: the gates in its mismatch series, the last verdict told in an Event ("" matching, else its message), its last check. */
+  const state = new Map([...access.keys()].map((name) => [name, { shown: new Set<string>(), told: undefined as string | undefined, lastCheckAt: undefined as number | undefined }]));
+  const tell = (component: string, type: 'Normal' | 'Warning', reason: string, message: string) => {
+    const st = state.get(component)!;
+    if (st.told === message) return;
+    st.told = message;
     // Bounded as the Event is: in hosted mode the gate names come from a guest (its status and its /metrics).
-    log.info('running gates', { reason, message: boundedText(message, MAX_EVENT_MESSAGE_CHARS) });
+    log.info('running gates', { component, reason, message: boundedText(message, MAX_EVENT_MESSAGE_CHARS) });
     deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME }, type, reason, message);
   };
 
-  let lastCheckAt: number | undefined;
-  const reconcile = async () => {
+  const reconcile = async (component: string) => {
     const want = desiredEntry(deps);
-    if (!want) return { requeueAfterMs: period };
-    const wait = lastCheckAt === undefined || !deps.minIntervalMs ? 0 : lastCheckAt + deps.minIntervalMs - Date.now();
+    const st = state.get(component);
+    const reach = access.get(component);
+    if (!want || !st || !reach) return { requeueAfterMs: period };
+    const wait = st.lastCheckAt === undefined || !deps.minIntervalMs ? 0 : st.lastCheckAt + deps.minIntervalMs - Date.now();
     if (wait > 0) return { requeueAfterMs: wait };
-    lastCheckAt = Date.now();
-    const check = await checkComponent(deps.kubeConfig, 'kube-apiserver', want.desired, { lifecycle: () => (lifecycle ??= deps.lifecycle()) });
+    st.lastCheckAt = Date.now();
+    const check = await checkComponent(reach, component, want.desired, { lifecycle: () => (lifecycle ??= deps.lifecycle()) });
     if (check.error !== undefined) {
-      for (const v of VERDICTS) counts?.set({ component: COMPONENT, verdict: v }, v === 'error' ? 1 : 0);
-      deps.onChecked?.({ error: check.error });
-      tell('Warning', 'RunningGatesUnreadable', `${COMPONENT} could not be read to check its gates: ${check.error}`);
+      for (const v of VERDICTS) counts?.set({ component, verdict: v }, v === 'error' ? 1 : 0);
+      deps.onChecked?.({ error: check.error }, component);
+      tell(component, 'Warning', 'RunningGatesUnreadable', `${component} could not be read to check its gates: ${check.error}`);
       return { requeueAfterMs: period };
     }
     const checks = check.gates;
     const mismatches = checks.filter((c) => c.verdict === 'mismatch');
     const now = new Set(mismatches.map((c) => c.name));
-    for (const name of shown) if (!now.has(name)) mismatch?.remove({ component: COMPONENT, name });
-    for (const name of now) mismatch?.set({ component: COMPONENT, name }, 1);
-    shown = now;
-    for (const v of VERDICTS) counts?.set({ component: COMPONENT, verdict: v }, checks.filter((c) => c.verdict === v).length);
-    deps.onChecked?.({ version: want.version, mismatches: mismatches.map((c) => c.name) });
-    if (mismatches.length > 0) tell('Warning', 'RunningGatesMismatch', mismatchMessage(want.version, mismatches));
-    else if (told !== undefined) tell('Normal', 'RunningGatesMatch', `${COMPONENT} runs every gate it has as FeatureGate/cluster status says for ${want.version}`);
-    else told = `${COMPONENT} runs every gate it has as FeatureGate/cluster status says for ${want.version}`;
+    for (const name of st.shown) if (!now.has(name)) mismatch?.remove({ component, name });
+    for (const name of now) mismatch?.set({ component, name }, 1);
+    st.shown = now;
+    for (const v of VERDICTS) counts?.set({ component, verdict: v }, checks.filter((c) => c.verdict === v).length);
+    deps.onChecked?.({ version: want.version, mismatches: mismatches.map((c) => c.name) }, component);
+    const matching = `${component} runs every gate it has as FeatureGate/cluster status says for ${want.version}`;
+    if (mismatches.length > 0) tell(component, 'Warning', 'RunningGatesMismatch', mismatchMessage(want.version, mismatches, component));
+    else if (st.told !== undefined) tell(component, 'Normal', 'RunningGatesMatch', matching);
+    else st.told = matching;
     return { requeueAfterMs: period };
   };
 
@@ -114,11 +121,11 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     const key = desiredEntry(deps)?.key;
     if (key === last) return [];
     last = key;
-    return [COMPONENT];
+    return [...access.keys()];
   };
   return {
     name: RUNNING_GATES_CONTROLLER, reconcile,
     watches: [{ source: deps.featureGates, keys: onInput }, { source: deps.clusterVersions, keys: onInput }],
-    initialKeys: [COMPONENT],
+    initialKeys: [...access.keys()],
   };
 }

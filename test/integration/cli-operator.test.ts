@@ -129,8 +129,16 @@ describe('featuregates CLI (operator side)', () => {
     const profile = runCLI(['operator', '--operator-version', '4.22.0', '--authoritative-feature-gate-dir', '/tmp', '--cluster-profile', 'nope']);
     expect(profile.code).toBe(2);
     expect(profile.stderr).toContain('--cluster-profile must be one of self-managed-high-availability, ibm-cloud-managed');
+    // The operator sends its credentials to the components it checks: https only, and a CA file it can read.
+    const plain = runCLI(['operator', '--operator-version', '4.22.0', '--authoritative-feature-gate-dir', '/tmp', '--running-gates-component', 'kube-scheduler=http://127.0.0.1:10259']);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('--running-gates-component kube-scheduler: http://127.0.0.1:10259 is not https');
+    const ca = runCLI(['operator', '--operator-version', '4.22.0', '--authoritative-feature-gate-dir', '/tmp', '--running-gates-component-ca-file', '/nonexistent.pem']);
+    expect(ca.code).toBe(2);
+    expect(ca.stderr).toContain('--running-gates-component-ca-file goes with --running-gates-component');
     const help = runCLI(['operator', '--help']);
     expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--running-gates-component VALUE +also check .* \(repeatable\)/);
     for (const flag of ['--kubeconfig', '--operator-version', '--authoritative-feature-gate-dir', '--cluster-profile', '--metrics-bind-address',
       '--health-probe-bind-address', '--leader-elect', '--leader-election-namespace', '--okd-build']) expect(help.stdout).toContain(flag);
   });

@@ -2,12 +2,16 @@
 // kube-apiserver v1.36 started with a gate turned off that the payload wants on: the mismatch metric and a
 // Warning Event follow; restarted with the gate as the FeatureGate says, the metric goes and a Normal Event
 // says so; `featuregates status` says the same in its Running line. The payload is a one-manifest payload naming
-// Kubernetes gates (kubernetesGatesPayload).
+// Kubernetes gates (kubernetesGatesPayload). Then, with real kube-controller-manager and kube-scheduler v1.36
+// given to it (--running-gates-component), the same per component: KCM started with a gate the payload wants
+// off reads as a mismatch of its own, a stopped scheduler as unreadable, each with its Event.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startOperator, type RunningOperator } from '../../controllers/manager.js';
 import { KubeTransport, readKubeconfigFile } from '../../runtime/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
+import { readFileSync } from 'node:fs';
 import { runCLI } from '../support/cli.js';
+import { startComponent } from '../support/components.js';
 import { eventually } from '../support/eventually.js';
 import { kubernetesGatesPayload } from '../support/payloads.js';
 import { tempDirs } from '../support/temp.js';
@@ -69,5 +73,48 @@ describe('RunningGatesController (operator, real kube-apiserver)', () => {
       expect(n?.type).toBe('Normal');
     }, 60_000, 250);
     expect(status()).toContain('Running:      kube-apiserver runs the 2 gate(s) of 4.22.0\'s entry it has as the entry says (featuregates verify)\n');
+  }, 150_000);
+
+  it('checks kube-controller-manager and kube-scheduler too, each under its own component label and Events', async () => {
+    await op?.stop();
+    const [kcm, scheduler] = await Promise.all([
+      startComponent(plane, 'kube-controller-manager', ['--feature-gates=APIServingWithRoutine=true']),
+      startComponent(plane, 'kube-scheduler'),
+    ]);
+    try {
+      op = await startOperator({
+        kubeConfig: readKubeconfigFile(plane.kubeconfigPath)!, operatorVersion: '4.22.0', featureGateDir: payload(), namespace: 'default',
+        metricsBindAddress: '0', healthProbeBindAddress: '0', runningGatesPeriodMs: 1_000,
+        runningGatesComponents: [{ name: 'kube-controller-manager', url: kcm.url }, { name: 'kube-scheduler', url: scheduler.url }],
+        runningGatesComponentCA: Buffer.concat([readFileSync(kcm.certFile), readFileSync(scheduler.certFile)]),
+      });
+      await eventually(async () => {
+        expect(await metric()).toEqual(['featuregates_running_gate_mismatch{component="kube-controller-manager",name="APIServingWithRoutine"} 1']);
+        expect(await verdicts()).toEqual(expect.arrayContaining([
+          'featuregates_running_gates{component="kube-apiserver",verdict="match"} 2',
+          'featuregates_running_gates{component="kube-controller-manager",verdict="mismatch"} 1',
+          'featuregates_running_gates{component="kube-controller-manager",verdict="match"} 1',
+          'featuregates_running_gates{component="kube-scheduler",verdict="match"} 2',
+          'featuregates_running_gates{component="kube-scheduler",verdict="error"} 0',
+        ]));
+        const warnings = (await events('RunningGatesMismatch')).map((e) => e.message);
+        expect(warnings).toContain('kube-controller-manager runs 1 gate(s) other than FeatureGate/cluster status says for 4.22.0: ' +
+          'APIServingWithRoutine (desired off, running on) (featuregates verify)');
+      }, 30_000, 250);
+
+      await scheduler.stop();
+      await eventually(async () => {
+        expect(await verdicts()).toContain('featuregates_running_gates{component="kube-scheduler",verdict="error"} 1');
+        const [u] = (await events('RunningGatesUnreadable')).filter((e) => e.message.startsWith('kube-scheduler could not be read'));
+        expect(u?.type).toBe('Warning');
+        expect(u?.message).toMatch(/^kube-scheduler could not be read to check its gates: unreachable: GET \/metrics: /);
+      }, 30_000, 250);
+      // kube-apiserver and KCM are still judged as before.
+      expect(await verdicts()).toContain('featuregates_running_gates{component="kube-controller-manager",verdict="mismatch"} 1');
+    } finally {
+      await op?.stop();
+      op = undefined;
+      await Promise.all([kcm.stop(), scheduler.stop()]);
+    }
   }, 150_000);
 });
