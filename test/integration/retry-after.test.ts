@@ -94,7 +94,7 @@ describe('Retry-After', () => {
     op.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
     try {
       const featureSet = async () => JSON.parse((await runCLIAsync(['status', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout) as { featureSet: string; versions: { enabled: number }[] };
-      await eventually(async () => expect((await featureSet()).versions[0]?.enabled).toBe(3), 60_000, 200)
+      await eventually(async () => expect((await featureSet()).versions[0]?.enabled).toBe(4), 60_000, 200)
         .catch((e: Error) => { throw new Error(`${e.message}\n${err.slice(-2000)}`); });
       const from = proxy.requests.length;
       proxy.throttle(2);
@@ -108,7 +108,7 @@ describe('Retry-After', () => {
       await eventually(async () => {
         const s = await featureSet();
         expect(s.featureSet).toBe('TechPreviewNoUpgrade');
-        expect(s.versions[0]?.enabled).toBe(6);
+        expect(s.versions[0]?.enabled).toBe(7);
       }, 30_000, 200);
       expect(err).not.toContain('"level":"error"');
     } finally {
