@@ -1,9 +1,8 @@
 // Waiting for a process to become ready: poll a check every 100 ms until it passes, the deadline passes
 // or the process exits (then say so, with its last log lines). And the racy "pick a free port" step.
 import { createServer } from 'node:net';
+import { realClock } from '../runtime/clock.js';
 import type { SupervisedProcess } from './supervised-process.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function poll(what: string, timeoutMs: number, proc: SupervisedProcess | undefined,
   check: () => Promise<boolean>): Promise<void> {
@@ -18,7 +17,7 @@ export async function poll(what: string, timeoutMs: number, proc: SupervisedProc
     } catch (e) {
       lastError = (e as Error).message;
     }
-    await sleep(100);
+    await realClock.sleep(100);
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}` +
     (proc ? `; last ${proc.name} log lines:\n${proc.logTail()}` : ''));

@@ -16,11 +16,11 @@ import { startBenchCluster } from './bench-cluster.js';
 import { SCENARIO_CHANGES as CHANGES, SCENARIO_HEARTBEATS as HEARTBEATS, changeScenario } from './status-change.js';
 import { describeOperator, exited, usage } from './operator-process.js';
 import { median, ms, nowMs, spread } from './stats.js';
+import { sleep } from '../../test/support/timing.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const STARTS = 5;
 const IDLE_MS = 60_000;
-const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
 const cluster = await startBenchCluster();
 const { kc, watcher, fgs } = cluster;

@@ -31,6 +31,7 @@ import { FeatureGateWatcher } from './fg-watcher.js';
 import { exited, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
 import { median, nowMs, percentile } from './stats.js';
 import { operatorChange } from './status-change.js';
+import { sleep, until } from '../../test/support/timing.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -53,7 +54,6 @@ const cli = join(packageRoot(), 'dist', 'cli', 'featuregates.js');
 const NODE_FLAGS = nodeFlagsOrImage();
 const say = (s: string) => process.stdout.write(`${s}\n`);
 process.setMaxListeners(100); // one exit hook per control plane
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 interface Replica { id: string; proc: ChildProcess }
@@ -69,14 +69,6 @@ function spawnReplica(mgmt: ControlPlane, id: string): Replica {
   { stdio: ['ignore', 'ignore', log] });
   closeSync(log);
   return { id, proc };
-}
-
-async function eventually(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(100);
-  }
 }
 
 async function guestCorrect(g: Guest): Promise<boolean> {
@@ -165,7 +157,7 @@ async function main(): Promise<void> {
       const g = guests[added]!;
       await publishHostedControlPlane(mkc, { namespace: `clusters-g${g.i}`, name: `g${g.i}`, kubeconfig: readFileSync(g.plane.kubeconfigPath, 'utf8'), releaseVersion: '4.22.0' });
     }
-    await Promise.all(guests.slice(0, step).map((g) => eventually(`guest ${g.i} correct`, () => guestCorrect(g), 120_000)));
+    await Promise.all(guests.slice(0, step).map((g) => until(`guest ${g.i} correct`, () => guestCorrect(g), 120_000, 100)));
     await sleep(10_000);
     footprint.push([`+${step} reachable`, UNREACHABLE + HOSTILE + step, rss()]);
     say(`footprint: ${UNREACHABLE} unreachable + ${step} reachable: ${rss().toFixed(1)} MB`);
@@ -219,7 +211,7 @@ async function main(): Promise<void> {
   const started = nowMs();
   replicas = [...Array(REPLICAS).keys()].map((k) => spawnReplica(mgmt, `replica-${k + REPLICAS}`));
   const correctAt = await Promise.all(guests.map(async (g) => {
-    await eventually(`guest ${g.i} correct after restart`, () => guestCorrect(g), 120_000);
+    await until(`guest ${g.i} correct after restart`, () => guestCorrect(g), 120_000, 100);
     return { g, s: (nowMs() - started) / 1000 };
   }));
   const startToCorrect = nowMs() - started;

@@ -6,6 +6,7 @@
 // until every reachable guest's status is correct (one replica: it holds every shard).
 //   npm run bench -- hosted-profile [--unreachable 480] [--reachable 0] [--warmup-s 60] [--profile-s 60] [--start]
 // (run.sh runs node without --expose-gc; this script re-executes itself with it.)
+import { sleep } from '../../test/support/timing.js';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -32,7 +33,6 @@ const { values: flags } = parseArgs({
 });
 const N = Number(flags.unreachable);
 const R = Number(flags.reachable);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const mem = () => {
   gc();

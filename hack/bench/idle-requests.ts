@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { auditEveryRequest, perMinute, requestsFrom } from './audit-requests.js';
 import { BENCH_VERSION, startBenchCluster } from './bench-cluster.js';
 import { exited } from './operator-process.js';
+import { sleep } from '../../test/support/timing.js';
 
 const IDLE_MIN = Number(process.env.IDLE_MIN ?? 15);
-const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 const audit = auditEveryRequest();
 const cluster = await startBenchCluster({ extraAPIServerArgs: audit.apiServerArgs });
 
@@ -32,6 +32,7 @@ try {
 
   const accessor = `import { createFeatureGateAccess } from ${JSON.stringify(join(import.meta.dirname, '..', '..', 'sdk', 'index.js'))};
 import { readKubeconfigFile } from ${JSON.stringify(join(import.meta.dirname, '..', '..', 'runtime', 'index.js'))};
+import { sleep } from '../../test/support/timing.js';
 const a = createFeatureGateAccess({ kubeConfig: readKubeconfigFile(process.argv[1]), component: 'idle-bench-component', desiredVersion: ${JSON.stringify(BENCH_VERSION)}, onChange: () => {} });
 a.start(); await a.waitForInitial({ timeoutMs: 30000 }); setInterval(() => {}, 3600e3);`;
   const sdk = spawn(process.execPath, ['--input-type=module', '-e', accessor, cluster.plane.kubeconfigPath], { stdio: 'ignore' });

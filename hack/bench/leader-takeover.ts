@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
 import { median, ms, nowMs } from './stats.js';
+import { sleep } from '../../test/support/timing.js';
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const root = packageRoot();
@@ -17,7 +18,6 @@ const holder = async () => (await leases.readNamespacedLease({ name: 'config-ope
 const start = (): ChildProcess => spawn(process.execPath, [join(root, 'dist', 'cli', 'featuregates.js'), 'operator', '--kubeconfig', plane.kubeconfigPath,
   '--operator-version', '4.22.0', '--authoritative-feature-gate-dir', join(root, 'deploy', 'base', 'payload'),
   '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--leader-elect', '--leader-election-namespace', 'default'], { stdio: 'ignore' });
-const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
 const samples: number[] = [];
 let procs = [start(), start()];

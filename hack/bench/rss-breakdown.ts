@@ -15,10 +15,10 @@ import { startBenchCluster } from './bench-cluster.js';
 import { changeScenario } from './status-change.js';
 import { exited, nodeFlagsOrImage, spawnOperatorProcess } from './operator-process.js';
 import { median } from './stats.js';
+import { sleep } from '../../test/support/timing.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const IDLE_MS = 60_000;
-const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 const dir = mkdtempSync(join(tmpdir(), 'fgc-rss-'));
 const preload = join(dir, 'memory-report.cjs');
 // On SIGUSR2 the process appends one JSON line of its memory to $FGC_MEMORY_REPORT.

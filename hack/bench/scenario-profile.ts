@@ -10,10 +10,10 @@ import { packageRoot } from '../../sdk/testing/index.js';
 import { startBenchCluster } from './bench-cluster.js';
 import { exited, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
 import { SCENARIO_CHANGES as CHANGES, SCENARIO_HEARTBEATS as HEARTBEATS, changeScenario } from './status-change.js';
+import { sleep } from '../../test/support/timing.js';
 
 const INSPECT_PORT = Number(process.env.INSPECT_PORT ?? 9339);
 const nodeFlags = [...nodeFlagsOrImage(), `--inspect=127.0.0.1:${INSPECT_PORT}`];
-const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }
 interface Profile { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] }

@@ -6,6 +6,7 @@
 //   node sdk-component.js <kubeconfig> baseline|loaded|accessor
 import { KubeConfig } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
+import { sleep } from '../../test/support/timing.js';
 
 const [kubeconfigPath, mode] = process.argv.slice(2);
 const kc = new KubeConfig();
@@ -22,7 +23,6 @@ const cpu = () => {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
 };
-const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 await sleep(Math.max(0, 60_000 - performance.now()));
 const m = process.memoryUsage();
 const MB = 1048576;

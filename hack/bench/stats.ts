@@ -1,14 +1,8 @@
-// Small timing helpers for the benchmarks in hack/bench (results go to docs/benchmarks.md).
-export function percentile(samples: number[], p: number): number {
-  const s = [...samples].sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const i = Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1));
-  return s[i] as number;
-}
+// Formatting helpers for the benchmarks in hack/bench (results go to docs/benchmarks.md); percentiles and
+// waiting are test/support/timing.ts's, shared with the tests and the chaos suite.
+import { median } from '../../test/support/timing.js';
 
-export function median(samples: number[]): number {
-  return percentile(samples, 50);
-}
+export { median, percentile } from '../../test/support/timing.js';
 
 export const ms = (n: number) => `${n.toFixed(n < 10 ? 3 : 1)} ms`;
 

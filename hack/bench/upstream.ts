@@ -19,6 +19,7 @@ import { startBenchCluster } from './bench-cluster.js';
 import { SCENARIO_CHANGES as CHANGES, SCENARIO_HEARTBEATS as HEARTBEATS, changeScenario } from './status-change.js';
 import { exited, nodeFlagsOrImage, operatorCLI, spawnOperatorProcess, usage } from './operator-process.js';
 import { median, ms, nowMs, percentile, spread } from './stats.js';
+import { sleep } from '../../test/support/timing.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const REQ_MIN = Number(process.env.REQ_MIN ?? 15);
@@ -26,7 +27,6 @@ const REQ_MIN = Number(process.env.REQ_MIN ?? 15);
 const UPSTREAM_QPS = process.env.UPSTREAM_QPS ?? '0';
 const STARTS = 5;
 const IDLE_MS = 60_000;
-const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 const nodeFlags = nodeFlagsOrImage();
 
 const upstreamBin = process.env.UPSTREAM_BIN ?? execFileSync('bash', [join(packageRoot(), 'hack', 'bench', 'go-upstream', 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();

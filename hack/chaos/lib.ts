@@ -11,9 +11,9 @@ import {
   bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane,
 } from '../../sdk/testing/index.js';
 
+export { percentile, sleep, until } from '../../test/support/timing.js';
 export const OPERATOR_VERSION = '4.22.1';
 export const PAYLOAD_DIR = join(packageRoot(), 'deploy', 'base', 'payload');
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A throttle-proxy pick: the PUTs of FeatureGate/cluster's status. */
 export const FEATURE_GATE_STATUS_PUT = (method: string, path: string) => method === 'PUT' && path.endsWith('/featuregates/cluster/status');
 /** OpenShift's lease timing (library-go), as deploy/overlays/openshift passes it. */
@@ -134,21 +134,6 @@ export function operatorFailedLines(ops: readonly OperatorProcess[]): number {
 
 export const putConflicts = (op: OperatorProcess) => scrape(op, 'rest_client_requests_total', { method: 'PUT', code: '409' });
 
-/** Polls `check` every `intervalMs` until it returns true; resolves with the elapsed ms, or rejects after `timeoutMs`. */
-export async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 50): Promise<number> {
-  const t0 = performance.now();
-  let last = '';
-  while (performance.now() - t0 < timeoutMs) {
-    try {
-      if (await check()) return performance.now() - t0;
-    } catch (e) {
-      last = (e as Error).message;
-    }
-    await sleep(intervalMs);
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${last})` : ''}`);
-}
-
 /** The versions in FeatureGate/cluster status, read with a short timeout (undefined when unreachable). */
 export async function statusVersions(kc: KubeConfig): Promise<string[] | undefined> {
   try {
@@ -173,11 +158,6 @@ export async function injectStaleEntry(kc: KubeConfig, version: string): Promise
 }
 
 export const converged = async (kc: KubeConfig) => JSON.stringify(await statusVersions(kc)) === JSON.stringify([OPERATOR_VERSION]);
-
-export function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
-}
 
 export const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 

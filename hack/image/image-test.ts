@@ -21,13 +21,13 @@ import { parseAllDocuments } from 'yaml';
 import { FEATURE_GATE_NAME } from '../../api-types/index.js';
 import { ClusterOperatorResource, FeatureGateResource, KubeTransport, ResourceClient, packageVersion } from '../../runtime/index.js';
 import { bundledCRDPaths, resolveBinaries, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
+import { sleep } from '../../test/support/timing.js';
 
 // The index (what users pull: it resolves to the machine's architecture) and its per-architecture images.
 const image = process.env.IMAGE ?? `featuregate-coordinator:${packageVersion()}`;
 const amd64 = `${image}-amd64`;
 const arm64 = `${image}-arm64`;
 const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (m: string) => process.stderr.write(`[image:test] ${m}\n`);
 
 interface Container {
