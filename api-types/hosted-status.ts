@@ -34,8 +34,16 @@ export function recordKey(hcp: string): string {
   return hcp.replace('/', '_');
 }
 
-export function shardRecordName(shard: number): string {
-  return `featuregates-hosted-shard-${String(shard).padStart(2, '0')}`;
+const SHARD_NAME_PREFIX = 'featuregates-hosted-shard-';
+
+/** The name of a shard's Lease and of its status record ConfigMap (the same name: one shard, two objects). */
+export function shardName(shard: number): string {
+  return `${SHARD_NAME_PREFIX}${String(shard).padStart(2, '0')}`;
+}
+
+/** Whether `name` is a shard's Lease or record (shardName's). */
+export function isShardName(name: string): boolean {
+  return name.startsWith(SHARD_NAME_PREFIX) && /^\d+$/.test(name.slice(SHARD_NAME_PREFIX.length));
 }
 
 export function decodeHostedGuestRecord(v: unknown, path: string): HostedGuestRecord {

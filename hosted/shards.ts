@@ -14,18 +14,13 @@
 // Lease writes: one per held shard and one per replica per third of a lease duration (renewInterval),
 // whatever the number of HCPs.
 import type { Registry } from 'prom-client';
-import { MemberLiveness, shardOwner, type MemberRecord } from '../api-types/index.js';
+import { MemberLiveness, isShardName, shardName, shardOwner, type MemberRecord } from '../api-types/index.js';
 import {
   LeaderElector, LeaseResource, ResourceClient, apiErrorMessage, gauge, realClock, silentLogger, type Clock, type ClusterAccess, type Lease,
   type LeaderElectionTiming, type LeaderElectorOptions, type Logger,
 } from '../runtime/index.js';
 
 export const MEMBER_LEASE_PREFIX = 'featuregates-hosted-member-';
-export const SHARD_LEASE_PREFIX = 'featuregates-hosted-shard-';
-
-export function shardLeaseName(shard: number): string {
-  return `${SHARD_LEASE_PREFIX}${String(shard).padStart(2, '0')}`;
-}
 
 /** A Lease name for an identity: DNS-1123 (lower case, [a-z0-9.-]), bounded. */
 export function memberLeaseName(identity: string): string {
@@ -144,7 +139,7 @@ export class ShardManager {
     const now = this.clock.now();
     for (const l of items) {
       const name = l.metadata.name;
-      if (name.startsWith(SHARD_LEASE_PREFIX)) {
+      if (isShardName(name)) {
         if (this.shardSeen.get(name)?.lease.metadata.resourceVersion !== l.metadata.resourceVersion) this.shardSeen.set(name, { lease: l, at: now });
         continue;
       }
@@ -181,10 +176,10 @@ export class ShardManager {
 
   private claim(shard: number): void {
     const abort = new AbortController();
-    const seen = this.shardSeen.get(shardLeaseName(shard));
+    const seen = this.shardSeen.get(shardName(shard));
     const entry: ShardElector = {
       shard, abort, held: false, done: Promise.resolve(),
-      elector: this.elector(shardLeaseName(shard), {
+      elector: this.elector(shardName(shard), {
         ...(seen ? { observedSince: seen } : {}),
         onStoppedLeading: (reason) => {
           // Lost (renew failed or taken): its guests stop; the fence already refuses their writes.

@@ -2,12 +2,11 @@
 // coordinator's namespace (`featuregates-hosted-shard-NN`), data key per HCP → its HostedGuestRecord as
 // JSON. Only the shard's owner writes it (through the shard's fence); writes are coalesced (at most one per
 // shard per second) and the whole data is replaced, so an HCP that left the shard leaves the record too.
-import { decodeShardRecords, featureSetName, hcpKey, recordKey, shardRecordData, shardRecordName, type ConfigMap, type HostedGuestRecord } from '../api-types/index.js';
+import { decodeShardRecords, featureSetName, hcpKey, recordKey, isShardName, shardName, shardRecordData, type ConfigMap, type HostedGuestRecord } from '../api-types/index.js';
 import {
   ConfigMapResource, HostedControlPlaneResource, LeaseResource, ResourceClient, apiErrorMessage, isConflict, isNotFound, silentLogger,
   type ClusterAccess, type Logger,
 } from '../runtime/index.js';
-import { shardLeaseName } from './shards.js';
 
 const RECORD_LABEL = 'app.kubernetes.io/part-of=featuregate-coordinator';
 
@@ -73,7 +72,7 @@ export class StatusRecords {
     if (!s.dirty || this.shards.get(shard) !== s) return;
     s.dirty = false;
     const data = shardRecordData(s.records);
-    const name = shardRecordName(shard);
+    const name = shardName(shard);
     const fenced = new ResourceClient<ConfigMap>(this.client.kubeConfig, ConfigMapResource, undefined, { namespace: this.namespace, fence: s.fence });
     try {
       let stored: ConfigMap | undefined;
@@ -115,7 +114,7 @@ export async function readHostedStatus(kc: ClusterAccess, namespace: string): Pr
   ]);
   const byKey = new Map<string, HostedGuestRecord>();
   for (const cm of cms.items) {
-    if (!/^featuregates-hosted-shard-\d+$/.test(cm.metadata.name ?? '')) continue;
+    if (!isShardName(cm.metadata.name ?? '')) continue;
     for (const r of decodeShardRecords(cm.data, `configmap ${namespace}/${cm.metadata.name}`)) byKey.set(r.hcp, r);
   }
   const holders = new Map(leases.items.map((l) => [l.metadata.name, l.spec?.holderIdentity ?? '']));
@@ -125,7 +124,7 @@ export async function readHostedStatus(kc: ClusterAccess, namespace: string): Pr
       hcp: key, shard: -1, owner: '', featureSet: featureSetName(hcp.spec.configuration?.featureGate?.featureSet ?? ''), versions: [],
       lastError: 'no coordinator replica has synced it yet (is its shard owned? is `featuregates hosted` running in this namespace?)',
     };
-    const holder = r.shard >= 0 ? holders.get(shardLeaseName(r.shard)) : undefined;
+    const holder = r.shard >= 0 ? holders.get(shardName(r.shard)) : undefined;
     return holder !== undefined ? { ...r, owner: holder || '(released)' } : r;
   });
 }

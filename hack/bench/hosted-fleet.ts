@@ -23,7 +23,7 @@ import { FeatureGateResource, LeaseResource, ReleaseCatalog, ResourceClient, rea
 import {
   UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, setFeatureGateStatus, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
-import { shardLeaseName } from '../../hosted/shards.js';
+import { shardName } from '../../api-types/index.js';
 import { HOSTILE_KINDS, startHostileGuest } from '../../test/support/hostile-guests.js';
 import { auditSetup, readAuditWrites } from '../chaos/audit.js';
 import { startBenchCluster } from './bench-cluster.js';
@@ -225,7 +225,7 @@ async function main(): Promise<void> {
   // kill -9 of one replica: seed a stale entry on each of its guests, kill, drop it from history, time until pruned.
   const victim = replicas[0]!;
   const holders = new Map((await new ResourceClient<Lease>(mkc, LeaseResource, undefined, { namespace: NS }).list()).items.map((l) => [l.metadata.name, l.spec?.holderIdentity]));
-  const owned = guests.filter((g) => holders.get(shardLeaseName(shardOf(g.key, SHARDS))) === victim.id);
+  const owned = guests.filter((g) => holders.get(shardName(shardOf(g.key, SHARDS))) === victim.id);
   for (const g of owned) {
     await setClusterVersion(g.kc, { history: ['4.22.0', '4.21.99'] });
     await setFeatureGateStatus(g.kc, [{ version: '4.22.0', enabled: expected.enabled.map((x) => x.name), disabled: expected.disabled.map((x) => x.name) }, { version: '4.21.99', enabled: [], disabled: [] }]);
@@ -249,7 +249,7 @@ async function main(): Promise<void> {
   let writes = 0;
   const violations: string[] = [];
   for (const g of guests) {
-    const lease = shardLeaseName(shardOf(g.key, SHARDS));
+    const lease = shardName(shardOf(g.key, SHARDS));
     for (const w of readAuditWrites(g.audit)) {
       const id = /replica\/(\S+)/.exec(w.userAgent)?.[1];
       if (!id || w.code >= 300 || !['featuregates', 'clusteroperators'].includes(w.resource)) continue;

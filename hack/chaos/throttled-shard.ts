@@ -14,7 +14,7 @@ import { FeatureGateResource, LeaseResource, ResourceClient, readKubeconfigFile 
 import {
   ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, setHostedReleaseVersion, startControlPlane, upstreamCRDPaths,
 } from '../../sdk/testing/index.js';
-import { shardLeaseName } from '../../hosted/shards.js';
+import { shardName } from '../../api-types/index.js';
 import { hostedReplicas } from '../../test/support/hosted-replicas.js';
 import { PAYLOAD_ROOT } from '../../test/support/payloads.js';
 import { startThrottleProxy } from '../../test/support/throttle-proxy.js';
@@ -42,7 +42,7 @@ export async function throttledShard(o: ThrottledShardOptions): Promise<Scenario
     await setClusterVersion(gkc, { history: ['4.22.3'] });
     await publishHostedControlPlane(mkc, { namespace: 'clusters-t', name: 't', kubeconfig: proxy.kubeconfig(guest.adminToken), releaseVersion: '4.22.3' });
     const versions = async () => (await new ResourceClient(gkc, FeatureGateResource, undefined, { timeoutMs: 2000 }).get(FEATURE_GATE_NAME).catch(() => undefined))?.status?.featureGates.map((e) => e.version) ?? [];
-    const holder = async () => (await new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS, timeoutMs: 2000 }).get(shardLeaseName(0)).catch(() => undefined))?.spec?.holderIdentity ?? '';
+    const holder = async () => (await new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS, timeoutMs: 2000 }).get(shardName(0)).catch(() => undefined))?.spec?.holderIdentity ?? '';
     let sentWrites = 0;
     let sentAny = 0;
     let throttled = 0;

@@ -18,7 +18,7 @@ import {
   bundledCRDPaths, ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, serviceAccountKubeConfig, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane,
   upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
-import { shardLeaseName } from '../../hosted/shards.js';
+import { shardName } from '../../api-types/index.js';
 import { dashboardQueries, inputSeries, metricNames, metricNamesIn, type Phase, type TargetScrape } from '../support/alert-series.js';
 import { servingAddress, spawnCLI } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
@@ -433,7 +433,7 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
       // A shard Lease taken by a holder that is no live replica (one partitioned from the membership, say),
       // renewed for an hour as far as the others can tell: its shard is held by nobody who works.
       const leases = new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS });
-      const lease = await leases.get(shardLeaseName(0));
+      const lease = await leases.get(shardName(0));
       const now = microTime();
       await leases.replace({ ...lease, spec: { ...lease.spec, holderIdentity: 'stuck-replica', leaseDurationSeconds: 3600, acquireTime: now, renewTime: now } });
       stuckShard = await eventually(async () => {
@@ -441,7 +441,7 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
         expect(held(s.scrapes)).toBe(SHARDS - 1);
         return s;
       }, 30_000, 250);
-      const stuck = await leases.get(shardLeaseName(0));
+      const stuck = await leases.get(shardName(0));
       await leases.replace({ ...stuck, spec: { ...stuck.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime() } });
       // Back to healthy before the next fault: every shard held, the guest synced by its (maybe new) owner.
       await eventually(async () => {

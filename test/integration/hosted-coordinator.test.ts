@@ -12,7 +12,8 @@ import {
 import {
   UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, publishHostedControlPlane, serviceAccountKubeConfig, startControlPlane, type ControlPlane,
 } from '../../sdk/testing/index.js';
-import { memberLeaseName, shardLeaseName } from '../../hosted/shards.js';
+import { memberLeaseName } from '../../hosted/shards.js';
+import { shardName } from '../../api-types/index.js';
 import { startHosted, type HostedOptions, type RunningCoordinator } from '../../hosted/index.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
@@ -152,7 +153,7 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
     expect(coordinator.heldShards()).toEqual([]);
     expect(coordinator.sessions()).toEqual([]);
     expect(ready).toBe(false);
-    expect((await leases.list()).items.map((l) => l.metadata.name)).not.toContain(shardLeaseName(0));
+    expect((await leases.list()).items.map((l) => l.metadata.name)).not.toContain(shardName(0));
 
     await post('/apis/rbac.authorization.k8s.io/v1/clusterroles', {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'fgc-limited-hcps' },

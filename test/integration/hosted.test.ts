@@ -26,7 +26,7 @@ import {
   UNREACHABLE_GUEST_KUBECONFIG, completeHead, ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, setClusterVersion,
   setHostedFeatureGate, setHostedReleaseVersion, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
-import { shardLeaseName } from '../../hosted/shards.js';
+import { shardName } from '../../api-types/index.js';
 import { runCLI } from '../support/cli.js';
 import { hostedReplicas } from '../support/hosted-replicas.js';
 import { eventually } from '../support/eventually.js';
@@ -103,7 +103,7 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
   };
 
   const shardHolder = async (key: string) => {
-    const lease = await new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS }).get(shardLeaseName(shardOf(key, SHARDS)));
+    const lease = await new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS }).get(shardName(shardOf(key, SHARDS)));
     return lease.spec?.holderIdentity ?? '';
   };
 

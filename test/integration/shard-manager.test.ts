@@ -4,7 +4,8 @@
 // nudge() claims at once then, without waiting for the next retry period.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { LeaseResource, ResourceClient, type Lease } from '../../runtime/index.js';
-import { MEMBER_LEASE_PREFIX, ShardManager, shardLeaseName } from '../../hosted/shards.js';
+import { MEMBER_LEASE_PREFIX, ShardManager } from '../../hosted/shards.js';
+import { shardName } from '../../api-types/index.js';
 import { ensureNamespace } from '../../sdk/testing/index.js';
 import { kubeConfig } from '../support/cluster.js';
 import { eventually, sleep } from '../support/eventually.js';
@@ -55,9 +56,9 @@ describe('ShardManager', () => {
     listed = true;
     m.nudge(); // the clock does not move: only the nudge can make this look happen
     await eventually(() => expect([...acquired].sort()).toEqual([0, 1, 2, 3]));
-    expect(await shardHolders()).toEqual([0, 1, 2, 3].map((s) => `${shardLeaseName(s)}=early`));
+    expect(await shardHolders()).toEqual([0, 1, 2, 3].map((s) => `${shardName(s)}=early`));
     await m.stop();
-    expect(await shardHolders()).toEqual([0, 1, 2, 3].map((s) => `${shardLeaseName(s)}=`)); // released
+    expect(await shardHolders()).toEqual([0, 1, 2, 3].map((s) => `${shardName(s)}=`)); // released
   });
 
   it('a caller that may claim from the start still waits one retry period after joining', async () => {

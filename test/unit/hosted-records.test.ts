@@ -3,12 +3,12 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   configMapCarries, decodeHostedControlPlane, summarizeHostedControlPlane, decodeShardRecords, hostedFeatureGateSpec, hostedStatusTable, mergeConfigMap, recordKey, releaseFolder,
-  shardRecordName, type ConfigMap,
+  isShardName, shardName, type ConfigMap,
 } from '../../api-types/index.js';
 import { clusterDesiredVersion as guestDesiredVersion } from '../../api-types/index.js';
 import { sameFeatureGateSpec } from '../../hosted/guest-spec.js';
 import { hostedControlPlane } from '../../sdk/testing/hosted-fleet.js';
-import { memberLeaseName, renewInterval, shardLeaseName } from '../../hosted/shards.js';
+import { memberLeaseName, renewInterval } from '../../hosted/shards.js';
 import { secretFlag } from '../../cmd/hosted.js';
 
 describe('HostedControlPlane decoding', () => {
@@ -79,8 +79,9 @@ describe('the feature-gate ConfigMap', () => {
 describe('status records', () => {
   it('are keyed by namespace_name in a ConfigMap per shard', () => {
     expect(recordKey('clusters-a/a')).toBe('clusters-a_a');
-    expect(shardRecordName(7)).toBe('featuregates-hosted-shard-07');
-    expect(shardLeaseName(7)).toBe('featuregates-hosted-shard-07');
+    expect(shardName(7)).toBe('featuregates-hosted-shard-07'); // the Lease and the record ConfigMap
+    expect([shardName(7), shardName(123), 'featuregates-hosted-shard-', 'featuregates-hosted-shard-07x', 'featuregates-hosted-member-a'].map(isShardName))
+      .toEqual([true, true, false, false, false]);
   });
 
   it('decode back, and a malformed one becomes a line that says so', () => {
