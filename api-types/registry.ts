@@ -13,6 +13,11 @@ export const ClusterProfiles = {
 } as const;
 export type ClusterProfile = (typeof ClusterProfiles)[keyof typeof ClusterProfiles];
 export const ALL_CLUSTER_PROFILES: readonly ClusterProfile[] = Object.values(ClusterProfiles);
+/**
+ * Other names of a profile: openshift/api names the manifests of ibm-cloud-managed — the profile HyperShift's
+ * hosted control planes run — "Hypershift" (featureGate-…-Hypershift-….yaml).
+ */
+export const CLUSTER_PROFILE_ALIASES: Readonly<Record<string, ClusterProfile>> = { Hypershift: ClusterProfiles.IBMCloudManaged };
 
 export const PROFILE_ANNOTATION_PREFIX = 'include.release.openshift.io/';
 /** The value payload manifests carry so that only the config operator (not the CVO) applies them. */

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LOG_FORMATS, type LogFormat } from '../runtime/logger.js';
-import { ALL_CLUSTER_PROFILES, closestName, didYouMean, parsePayloadVersion, type ClusterProfile } from '../api-types/index.js';
+import { ALL_CLUSTER_PROFILES, CLUSTER_PROFILE_ALIASES, closestName, didYouMean, parsePayloadVersion, type ClusterProfile } from '../api-types/index.js';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -81,8 +81,8 @@ export function parseDuration(v: string, flag: string): number {
 
 export function clusterProfileFlag(v: string | undefined): ClusterProfile | undefined {
   if (v === undefined) return undefined;
-  // openshift/api names the manifests of ibm-cloud-managed "Hypershift" (featureGate-…-Hypershift-….yaml).
-  if (v === 'Hypershift') return 'ibm-cloud-managed';
+  const alias = CLUSTER_PROFILE_ALIASES[v];
+  if (alias) return alias;
   if (!(ALL_CLUSTER_PROFILES as readonly string[]).includes(v)) {
     throw new UsageError(`--cluster-profile must be one of ${ALL_CLUSTER_PROFILES.join(', ')}, got ${JSON.stringify(v)}`);
   }
