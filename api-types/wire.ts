@@ -136,3 +136,5 @@ export function rfc3339(d: Date): string {
 
 export const FEATURE_GATE_NAME = 'cluster';
 export const CLUSTER_VERSION_NAME = 'version';
+/** The ClusterOperator the config operator reports to (upstream's name; every mode writes this one by default). */
+export const CONFIG_OPERATOR_NAME = 'config-operator';

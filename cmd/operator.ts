@@ -1,6 +1,7 @@
 // `featuregates operator`: flags (mirroring the Go operator and controller-runtime), then the manager.
 import { containUnhandledRejections, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
-import { DEFAULT_CLUSTER_OPERATOR_NAME, startOperator } from '../controllers/manager.js';
+import { CONFIG_OPERATOR_NAME } from '../api-types/index.js';
+import { startOperator } from '../controllers/manager.js';
 import { RUNNING_GATES_PERIOD_MS } from '../controllers/running-gates.js';
 import { clusterProfileFlag, componentCA, componentsFlag, durationFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
 import { SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
@@ -14,7 +15,7 @@ export const operatorCommand: CommandSpec = {
     'operator-version': { type: 'string', help: 'this payload version (default: $OPERATOR_IMAGE_VERSION)' },
     'authoritative-feature-gate-dir': { type: 'string', help: 'folder of payload FeatureGate manifests (required)' },
     'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed' },
-    'cluster-operator-name': { type: 'string', help: `ClusterOperator to report to (default ${DEFAULT_CLUSTER_OPERATOR_NAME})` },
+    'cluster-operator-name': { type: 'string', help: `ClusterOperator to report to (default ${CONFIG_OPERATOR_NAME})` },
     'running-gates-period': { type: 'string', help: 'how often kube-apiserver\'s running gates are checked against FeatureGate status besides on a change (default 10m; 0 turns the check off)' },
     'running-gates-component': { type: 'string', multiple: true, help: 'also check this component\'s running gates at its secure port (kube-controller-manager=https://HOST:10257), with the operator\'s credentials' },
     'running-gates-component-ca-file': { type: 'string', help: 'PEM bundle of those components\' serving CAs (default: the kubeconfig\'s CA)' },
@@ -51,7 +52,7 @@ export const operatorCommand: CommandSpec = {
       operatorVersion: version,
       featureGateDir: dir,
       ...(profile ? { clusterProfile: profile } : {}),
-      clusterOperatorName: values['cluster-operator-name'] ?? DEFAULT_CLUSTER_OPERATOR_NAME,
+      clusterOperatorName: values['cluster-operator-name'] ?? CONFIG_OPERATOR_NAME,
       namespace,
       ...servingFlags(values),
       leaderElect: flags['leader-elect'] === true,

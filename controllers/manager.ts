@@ -9,7 +9,7 @@ import type { ClusterAccess } from '../runtime/index.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import {
-  BrokenPayloadError, CLUSTER_VERSION_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, FeatureSets, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
+  BrokenPayloadError, CLUSTER_VERSION_NAME, CONFIG_OPERATOR_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, FeatureSets, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
   ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, KubeTransport, LeaderElector, apiServerAuthorizer, servingCertificate, userAgent, Reflector, ResourceClient, createEventRecorder,
@@ -77,7 +77,6 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-export const DEFAULT_CLUSTER_OPERATOR_NAME = 'config-operator';
 export const DEFAULT_LEADER_ELECTION_ID = 'config-operator-lock';
 
 export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
@@ -131,7 +130,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const fgClient = new ResourceClient(kc, FeatureGateResource, metrics, writeOptions);
   const featureGates = new Reflector(fgClient, { ...reflectorOptions, name: FEATURE_GATE_NAME });
   const clusterVersions = new Reflector(new ResourceClient(kc, ClusterVersionResource, metrics), { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
-  const coName = options.clusterOperatorName ?? DEFAULT_CLUSTER_OPERATOR_NAME;
+  const coName = options.clusterOperatorName ?? CONFIG_OPERATOR_NAME;
   const coClient = new ResourceClient(kc, ClusterOperatorResource, metrics, writeOptions);
   const clusterOperators = new Reflector(coClient, { ...reflectorOptions, name: coName });
   const reflectors = [featureGates, clusterVersions, clusterOperators];

@@ -4,7 +4,7 @@
 // starts when its shard is acquired and stops (without writing) before the shard is handed back or when
 // its HCP goes. Metrics and health are served as by the single-cluster operator.
 import { hostname } from 'node:os';
-import { hcpKey, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
+import { CONFIG_OPERATOR_NAME, hcpKey, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
 import {
   DEFAULT_LEADER_ELECTION, HostedControlPlaneSummaryResource, KubeTransport, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient,
   apiServerAuthorizer, collectDefaultMetrics, kubernetesGateLifecycle, servingCertificate, serveEndpoints, silentLogger, userAgent, type ClusterAccess, type LeaderElectionTiming,
@@ -91,7 +91,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     const session = new GuestSession({
       key, shard, identity, fence: fences.get(shard)!, hcp: () => hcps.get(key), management: kc, secrets, catalog,
       ...(o.guestKubeconfigSecret ? { secretOverride: o.guestKubeconfigSecret } : {}),
-      clusterOperatorName: o.clusterOperatorName ?? 'config-operator', tuning: o.guest ?? {},
+      clusterOperatorName: o.clusterOperatorName ?? CONFIG_OPERATOR_NAME, tuning: o.guest ?? {},
       record: (r) => records.put(r), metrics: hm, registry: metrics, logger: log, gateLifecycle,
     });
     sessions.set(key, session);

@@ -29,11 +29,11 @@ import {
 } from '../runtime/index.js';
 import { GuestConnection, GuestInputError, type GuestTuning } from './guest-connection.js';
 import { RUNNING_GATES_CONTROLLER } from '../controllers/running-gates.js';
+import { RESYNC_MS } from '../controllers/feature-gate-status.js';
 import { GuestEngagement, acceptedGuestVersion } from './guest-engagement.js';
 import type { GuestSecrets } from './guest-secrets.js';
 import { SYNC_FAILURE_REASONS, type HostedMetrics, type SyncFailureReason } from './metrics.js';
 
-export const RESYNC_MS = 60_000;
 /**
  * A problem that waits on what failed is written as a Warning when it starts or its message changes, and again
  * this often while it lasts — well within an Event's life in the API server (1 h by default), and not once per

@@ -1,7 +1,7 @@
 // The CLI's reads of a cluster (status, explain, diff, start): the kubeconfig with a request timeout, and
 // FeatureGate/cluster (plus the ClusterOperator and ClusterVersion that `status` reports) with one set of errors.
 import {
-  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, clusterDesiredVersion, desiredGates, runningGatesSummary, summarize, type FeatureGate, type StatusSummary,
+  CLUSTER_VERSION_NAME, CONFIG_OPERATOR_NAME, FEATURE_GATE_NAME, clusterDesiredVersion, desiredGates, runningGatesSummary, summarize, type FeatureGate, type StatusSummary,
 } from '../api-types/index.js';
 import { checkComponent, kubernetesGateLifecycle } from './component-gates.js';
 import { apiErrorMessage, isNotFound } from './api-errors.js';
@@ -35,7 +35,7 @@ export async function readFeatureGate(kc: ClusterAccess): Promise<FeatureGate> {
 }
 
 /** FeatureGate/cluster with the ClusterOperator and ClusterVersion beside it (each optional), summarized. */
-export async function readStatus(kc: ClusterAccess, clusterOperatorName = 'config-operator', withNames = false): Promise<StatusSummary> {
+export async function readStatus(kc: ClusterAccess, clusterOperatorName = CONFIG_OPERATOR_NAME, withNames = false): Promise<StatusSummary> {
   const fg = await readFeatureGate(kc);
   const optional = async <T>(p: Promise<T>) => p.catch((e: unknown) => { if (isNotFound(e)) return undefined; throw e; });
   const [co, cv] = await Promise.all([
