@@ -138,3 +138,19 @@ export const FEATURE_GATE_NAME = 'cluster';
 export const CLUSTER_VERSION_NAME = 'version';
 /** The ClusterOperator the config operator reports to (upstream's name; every mode writes this one by default). */
 export const CONFIG_OPERATOR_NAME = 'config-operator';
+
+/** coordination.k8s.io/v1 Lease: what leader election and the shard manager read and write. */
+export interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+export interface Lease {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string; namespace: string; resourceVersion?: string };
+  spec?: LeaseSpec;
+}

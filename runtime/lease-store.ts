@@ -1,24 +1,13 @@
-// The Lease a leader elector holds (coordination.k8s.io/v1), read and written through the transport with
+// The Lease a leader elector holds (coordination.k8s.io/v1), read and written through a ResourceClient with
 // a per-request timeout. Writes carry the read resourceVersion, so a 409 means someone else wrote first.
-import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
+import type { Lease } from '../api-types/index.js';
 import { isNotFound } from './api-errors.js';
-import { KubeTransport } from './kube-transport.js';
+import type { ClusterAccess } from './kube-config.js';
+import { ResourceClient } from './resource-client.js';
+import { LeaseResource } from './resources.js';
 
-export interface LeaseSpec {
-  holderIdentity?: string;
-  leaseDurationSeconds?: number;
-  acquireTime?: string;
-  renewTime?: string;
-  leaseTransitions?: number;
-}
-
-export interface Lease {
-  apiVersion?: string;
-  kind?: string;
-  metadata: { name: string; namespace: string; resourceVersion?: string };
-  spec?: LeaseSpec;
-}
+export type { Lease, LeaseSpec } from '../api-types/index.js';
 
 export interface LeaseStore {
   /** The Lease, or undefined when it does not exist. */
@@ -33,24 +22,19 @@ export function microTime(d: Date = new Date()): string {
 }
 
 export function kubeLeaseStore(kc: ClusterAccess, namespace: string, name: string, metrics?: Registry): LeaseStore {
-  const t = KubeTransport.for(kc);
-  const collection = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
-  const path = `${collection}/${encodeURIComponent(name)}`;
-  const common = { resource: 'leases', ...(metrics ? { metrics } : {}) };
+  // One client per deadline: the elector bounds each call by what is left of its renew deadline.
+  const client = (timeoutMs: number) => new ResourceClient(kc, LeaseResource, metrics, { namespace, timeoutMs });
+  const typed = (lease: Lease): Lease => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease });
   return {
     async get(timeoutMs) {
       try {
-        return await t.request({ ...common, method: 'GET', path, timeoutMs }) as Lease;
+        return await client(timeoutMs).get(name);
       } catch (e) {
         if (isNotFound(e)) return undefined;
         throw e;
       }
     },
-    async create(lease, timeoutMs) {
-      return await t.request({ ...common, method: 'POST', path: collection, body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease }, timeoutMs }) as Lease;
-    },
-    async update(lease, timeoutMs) {
-      return await t.request({ ...common, method: 'PUT', path, body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease }, timeoutMs }) as Lease;
-    },
+    create: (lease, timeoutMs) => client(timeoutMs).create(typed(lease)),
+    update: (lease, timeoutMs) => client(timeoutMs).replace(typed(lease)),
   };
 }

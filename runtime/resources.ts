@@ -3,9 +3,8 @@
 import {
   GROUP, VERSION, HYPERSHIFT_GROUP, HYPERSHIFT_VERSION, decodeClusterOperator, decodeClusterVersion, decodeConfigMap, decodeFeatureGate,
   decodeHostedControlPlane, decodeNamespace, decodeSecret, summarizeHostedControlPlane, type Namespace, type ClusterOperator, type ClusterVersion, type ConfigMap, type FeatureGate, type HostedControlPlane,
-  type Secret,
+  type Lease, type Secret,
 } from '../api-types/index.js';
-import type { Lease } from './lease-store.js';
 import type { ResourceDescriptor } from './resource-client.js';
 
 const G = { group: GROUP, version: VERSION };
