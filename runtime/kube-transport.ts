@@ -158,6 +158,8 @@ export interface KubeRequest {
   fence?: () => void;
   /** The largest body read. Default: MAX_LIST_BYTES for a LIST (metricMethod), else MAX_OBJECT_BYTES. */
   maxBodyBytes?: number;
+  /** Told the size of the JSON body read (a paginated list counts its pages against one budget). */
+  onBodyBytes?: (chars: number) => void;
   /** The Accept header (default application/json). */
   accept?: string;
   /**
@@ -500,6 +502,7 @@ export class KubeTransport {
         cancel = true;
         return new ResponseTooLargeError(r.method, r.path, limit);
       }), deadline.expired]);
+      r.onBodyBytes?.(text.length);
       try {
         return text ? JSON.parse(text) as unknown : undefined;
       } catch {

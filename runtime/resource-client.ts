@@ -5,8 +5,11 @@
 // "still leader" check) that the transport judges immediately before each attempt leaves.
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
-import { isConflict, isNotFound } from './api-errors.js';
-import { KubeTransport, type KubeRequest } from './kube-transport.js';
+import { isConflict, isNotFound, statusCode } from './api-errors.js';
+import { KubeTransport, MAX_LIST_BYTES, ResponseTooLargeError, type KubeRequest } from './kube-transport.js';
+
+/** Objects per page of a list (client-go's pager asks for 500). */
+export const LIST_PAGE_SIZE = 500;
 
 export interface ResourceDescriptor<T> {
   /** "" for the core group (/api/v1). */
@@ -29,8 +32,10 @@ export interface ResourceClientOptions {
   fence?: () => void;
   /** Ends every call of this client in flight, and refuses new ones, once aborted (a stopping controller or guest). */
   signal?: AbortSignal;
-  /** The largest list response read (default MAX_LIST_BYTES; a client of one named object can say MAX_OBJECT_BYTES). */
+  /** The most a list reads, all its pages together (default MAX_LIST_BYTES; a client of one named object can say MAX_OBJECT_BYTES). */
   maxListBytes?: number;
+  /** Objects per page of a list (default LIST_PAGE_SIZE). */
+  pageSize?: number;
   /** Namespaced resources: the namespace of every call (absent: all namespaces for list and watch). */
   namespace?: string;
 }
@@ -63,16 +68,46 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
     });
   }
 
-  /** `signal` ends this list early (as well as the client's own). */
+  /**
+   * Every object, page by page (`limit`, then the server's `continue` token, as client-go's pager), all pages
+   * bounded together by maxListBytes — a server that never stops handing out tokens ends the list with an
+   * error, not a growing heap. An expired token (410) lists once more in one piece, as the pager does.
+   * `signal` ends this list early (as well as the client's own).
+   */
   async list(fieldSelector?: string, labelSelector?: string, signal?: AbortSignal): Promise<ListResult<T>> {
-    const { maxListBytes } = this.options;
     const own = this.options.signal;
     const either = signal && own ? AbortSignal.any([signal, own]) : signal ?? own;
-    const raw = await this.call({ method: 'GET', metricMethod: 'LIST', path: this.path, query: { fieldSelector, labelSelector },
-      ...(maxListBytes !== undefined ? { maxBodyBytes: maxListBytes } : {}), ...(either ? { signal: either } : {}) }) as
-      { items?: unknown[]; metadata?: { resourceVersion?: unknown } } | undefined;
-    const items = raw?.items ?? [];
-    return { items: items.map((i) => this.resource.decode(i)), resourceVersion: String(raw?.metadata?.resourceVersion ?? '') };
+    const budget = this.options.maxListBytes ?? MAX_LIST_BYTES;
+    let left = budget;
+    let token: string | undefined;
+    const tooLarge = () => new ResponseTooLargeError('GET', this.path, budget, token === undefined ? 'list' : 'list (all pages together)');
+    const page = async (limit: number | undefined, from: string | undefined) => {
+      if (left <= 0) throw tooLarge();
+      try {
+        return await this.call({ method: 'GET', metricMethod: 'LIST', path: this.path, query: { fieldSelector, labelSelector, limit, continue: from },
+          maxBodyBytes: left, onBodyBytes: (n) => { left -= n; }, ...(either ? { signal: either } : {}) }) as
+          { items?: unknown[]; metadata?: { resourceVersion?: unknown; continue?: unknown } } | undefined;
+      } catch (e) {
+        throw e instanceof ResponseTooLargeError ? tooLarge() : e;
+      }
+    };
+    const items: T[] = [];
+    let resourceVersion = '';
+    do {
+      let raw;
+      try {
+        raw = await page(this.options.pageSize ?? LIST_PAGE_SIZE, token);
+      } catch (e) {
+        if (token === undefined || statusCode(e) !== 410) throw e;
+        items.length = 0;
+        left = budget;
+        raw = await page(undefined, undefined);
+      }
+      for (const i of raw?.items ?? []) items.push(this.resource.decode(i));
+      resourceVersion = String(raw?.metadata?.resourceVersion ?? resourceVersion);
+      token = typeof raw?.metadata?.continue === 'string' && raw.metadata.continue !== '' ? raw.metadata.continue : undefined;
+    } while (token !== undefined);
+    return { items, resourceVersion };
   }
 
   async get(name: string): Promise<T> {

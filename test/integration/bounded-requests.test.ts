@@ -6,15 +6,19 @@
 //    a controller's stop() aborts the requests of the reconcile in flight;
 //  - bodies and watch events are bounded: a 64 MiB body or a newline-free watch stream ends in a clear error
 //    after at most the bound is read, not after the server is done;
-//  - an error message of 2 MiB reaches errors, logs and the real API server's Events cut and cleaned.
+//  - an error message of 2 MiB reaches errors, logs and the real API server's Events cut and cleaned;
+//  - lists come page by page (limit/continue) from the real API server, and a server that never stops handing
+//    out continue tokens ends the list at the bound of all pages together.
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ServerResponse } from 'node:http';
 import {
-  ApiError, Controller, FeatureGateResource, KubeTransport, MAX_OBJECT_BYTES, MAX_TEXT_LINE_BYTES, NotLeaderError, ResourceClient, ResponseTooLargeError,
+  ApiError, ConfigMapResource, Controller, FeatureGateResource, KubeTransport, MAX_OBJECT_BYTES, MAX_TEXT_LINE_BYTES, NotLeaderError, ResourceClient, ResponseTooLargeError,
   apiErrorMessage, createEventRecorder, createLogger, loadKubeConfig, readKubeconfigText, type ClusterAccess,
 } from '../../runtime/index.js';
 import { MAX_UNTRUSTED_MESSAGE_CHARS, type FeatureGate } from '../../api-types/index.js';
 import { kubeconfigPath } from '../support/cluster.js';
+import { ensureNamespace } from '../../sdk/testing/index.js';
+import { Registry } from 'prom-client';
 import { eventually, sleep } from '../support/eventually.js';
 import { startHostileServer, status, type HostileServer } from '../support/hostile-server.js';
 
@@ -244,5 +248,35 @@ describe('bounded reads', () => {
     expect(list.items[0]!.message.length).toBeLessThanOrEqual(1024 + 40);
     expect(list.items[0]!.message).not.toContain('\x1b');
     await sleep(0);
+  });
+
+  it('a list comes page by page from the real API server: every object, one LIST per page', async () => {
+    const kc = await loadKubeConfig(kubeconfigPath());
+    const namespace = `paged-${Date.now()}`;
+    await ensureNamespace(kc, namespace);
+    const writer = new ResourceClient(kc, ConfigMapResource, undefined, { namespace });
+    for (let i = 0; i < 7; i++) await writer.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace }, data: {} });
+    const metrics = new Registry();
+    const list = await new ResourceClient(kc, ConfigMapResource, metrics, { namespace, pageSize: 3 }).list();
+    expect(list.items.map((c) => c.metadata.name).sort()).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `cm-${i}`));
+    expect(Number(list.resourceVersion)).toBeGreaterThan(0);
+    const lists = (await metrics.getSingleMetric('rest_client_requests_total')!.get()).values.filter((v) => v.labels.method === 'LIST');
+    expect(lists.reduce((n, v) => n + v.value, 0)).toBe(3); // 3 + 3 + 1
+  });
+
+  it('a server that hands out continue tokens forever ends the list at the bound of all pages, not a growing heap', async () => {
+    const { server, access } = await hostile(true);
+    let n = 0;
+    server.answer = (_q, res) => {
+      n++;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ metadata: { resourceVersion: '1', continue: `more-${n}` }, items: [{ metadata: { name: `x-${n}`, pad: 'p'.repeat(4000) } }] }));
+    };
+    const err = await new ResourceClient(access, ConfigMapResource, undefined, { namespace: 'x', maxListBytes: 100_000 }).list().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResponseTooLargeError);
+    expect((err as Error).message).toContain('list (all pages together) is larger than 100000 bytes');
+    expect(n).toBeGreaterThanOrEqual(20); // ~4 KB a page: the budget, not the first page, ended it
+    expect(n).toBeLessThanOrEqual(26);
+    expect(server.requests.at(-1)?.path).toContain('continue=more-');
   });
 });
