@@ -7,7 +7,7 @@
 import {
   CLUSTER_VERSION_NAME, desiredKnownGatesData, KNOWN_GATES_CONFIGMAP, knownGates, type ClusterVersion, type ConfigMap, type FeatureSetRegistry,
 } from '../api-types/index.js';
-import { ConfigMapResource, isConflict, isNotFound, ResourceClient, type ClusterAccess, type ControllerSpec, type ReconcileResult, type Reflector } from '../runtime/index.js';
+import { ConfigMapResource, isConflict, ResourceClient, type ClusterAccess, type ControllerSpec, type ReconcileResult, type Reflector } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
 
 export const KNOWN_GATES_CONTROLLER = 'KnownGatesParamsController';
@@ -36,20 +36,17 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
     const cv = deps.clusterVersions.get(CLUSTER_VERSION_NAME);
     const history = (cv?.status?.history ?? []).map((h) => h.version);
     if (lastData && !desiredKnownGatesData(lastData, deps.operatorVersion, known, history)) return {};
-    let current: ConfigMap | undefined;
+    let data: Record<string, string> | undefined;
     try {
-      current = await configMaps.get(KNOWN_GATES_CONFIGMAP);
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
-    const data = desiredKnownGatesData(current?.data, deps.operatorVersion, known, history);
-    if (!data) {
-      lastData = current?.data ?? {};
-      return {};
-    }
-    try {
-      if (current) await configMaps.replace({ ...current, data });
-      else await configMaps.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: KNOWN_GATES_CONFIGMAP, namespace: deps.namespace }, data });
+      const { stored } = await configMaps.upsert(KNOWN_GATES_CONFIGMAP, (current) => {
+        data = desiredKnownGatesData(current?.data, deps.operatorVersion, known, history);
+        if (!data) return undefined;
+        return current ? { ...current, data } : { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: KNOWN_GATES_CONFIGMAP, namespace: deps.namespace }, data };
+      });
+      if (!data) {
+        lastData = stored?.data ?? {};
+        return {};
+      }
     } catch (e) {
       if (isConflict(e)) return { requeue: true };
       throw e;

@@ -279,12 +279,10 @@ export class GuestSession {
     // its resync too (a minute's resync of every HCP's ConfigMap was a third of an idle replica's reconciles).
     if (known && Date.now() - known.checkedAt < CONFIGMAP_RECHECK_MS && configMapCarries(known.cm, desired)) return { requeueAfterMs: this.configMapResyncMs(known.checkedAt) };
     try {
-      let created = false;
-      const stored = await this.configMaps.getOrCreate(FEATURE_GATE_CONFIGMAP, () => { created = true; return desired; });
-      const replace = !configMapCarries(stored, desired);
-      const cm = replace ? await this.configMaps.replace(mergeConfigMap(stored, desired)) : stored;
-      this.configMap = { cm, checkedAt: Date.now() };
-      if (created || replace) this.log.info('feature-gate ConfigMap written', { version: release.version });
+      const { stored, written } = await this.configMaps.upsert(FEATURE_GATE_CONFIGMAP,
+        (cm) => (!cm ? desired : configMapCarries(cm, desired) ? undefined : mergeConfigMap(cm, desired)));
+      this.configMap = { cm: (written ?? stored)!, checkedAt: Date.now() };
+      if (written) this.log.info('feature-gate ConfigMap written', { version: release.version });
     } catch (e) {
       throw new Error(`ConfigMap ${this.namespace}/${FEATURE_GATE_CONFIGMAP}: ${apiErrorMessage(e)}`, { cause: e });
     }

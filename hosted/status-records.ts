@@ -4,7 +4,7 @@
 // shard per second) and the whole data is replaced, so an HCP that left the shard leaves the record too.
 import { decodeShardRecords, featureSetName, hcpKey, recordKey, isShardName, shardName, shardRecordData, type ConfigMap, type HostedGuestRecord } from '../api-types/index.js';
 import {
-  ConfigMapResource, HostedControlPlaneResource, LeaseResource, ResourceClient, apiErrorMessage, isConflict, isNotFound, silentLogger,
+  ConfigMapResource, HostedControlPlaneResource, LeaseResource, ResourceClient, apiErrorMessage, isConflict, silentLogger,
   type ClusterAccess, type Logger,
 } from '../runtime/index.js';
 
@@ -75,18 +75,11 @@ export class StatusRecords {
     const name = shardName(shard);
     const fenced = new ResourceClient<ConfigMap>(this.client.kubeConfig, ConfigMapResource, undefined, { namespace: this.namespace, fence: s.fence });
     try {
-      let stored: ConfigMap | undefined;
-      try {
-        stored = await this.client.get(name);
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-      }
-      if (!stored && s.records.size === 0) return; // nothing to say, nothing said before
-      if (!stored) {
-        await fenced.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: this.namespace, labels: { [RECORD_LABEL.split('=')[0]!]: RECORD_LABEL.split('=')[1]! } }, data });
-      } else {
-        await fenced.replace({ ...stored, data });
-      }
+      await fenced.upsert(name, (stored) => {
+        if (!stored && s.records.size === 0) return undefined; // nothing to say, nothing said before
+        return stored ? { ...stored, data }
+          : { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: this.namespace, labels: { [RECORD_LABEL.split('=')[0]!]: RECORD_LABEL.split('=')[1]! } }, data };
+      });
     } catch (e) {
       if ((e as Error).name === 'NotLeaderError') return;
       s.dirty = true;

@@ -129,6 +129,23 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
     }
   }
 
+  /**
+   * The read-then-write of one object: `change` is given what is stored (undefined: nothing) and returns what to
+   * write, or undefined to leave it as it is; a missing object is created, a stored one replaced with the
+   * resourceVersion it was read at (409 when someone wrote in between: the caller requeues or retries).
+   */
+  async upsert(name: string, change: (stored: T | undefined) => T | undefined): Promise<{ stored: T | undefined; written: T | undefined }> {
+    let stored: T | undefined;
+    try {
+      stored = await this.get(name);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    const next = change(stored);
+    if (next === undefined) return { stored, written: undefined };
+    return { stored, written: stored ? await this.replace(next) : await this.create(next) };
+  }
+
   async create(obj: T): Promise<T> {
     return this.resource.decode(await this.call({ method: 'POST', path: this.path, body: obj }));
   }
