@@ -12,7 +12,7 @@ import {
   BrokenPayloadError, CLUSTER_VERSION_NAME, CONFIG_OPERATOR_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, FeatureSets, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
-  ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, KubeTransport, LeaderElector, apiServerAuthorizer, servingCertificate, userAgent, Reflector, ResourceClient, createEventRecorder,
+  ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, LeaderElector, apiServerAuthorizer, servingCertificate, userAgent, Reflector, ResourceClient, createEventRecorder, withTransportConfig,
   componentAccess, kubernetesGateLifecycle, loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/index.js';
@@ -102,8 +102,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   }
   const namespace = options.namespace ?? 'default';
   const metrics = new Registry();
-  const kc = options.kubeConfig;
-  KubeTransport.for(kc).userAgent = userAgent('featuregates-operator');
+  const kc = withTransportConfig(options.kubeConfig, { userAgent: userAgent('featuregates-operator') });
   const abort = new AbortController();
   let stopped = false;
   const controllers: Controller[] = [];

@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import { CONFIG_OPERATOR_NAME, hcpKey, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
 import {
-  DEFAULT_LEADER_ELECTION, HostedControlPlaneSummaryResource, KubeTransport, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient,
+  DEFAULT_LEADER_ELECTION, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient, withTransportConfig,
   apiServerAuthorizer, collectDefaultMetrics, kubernetesGateLifecycle, servingCertificate, serveEndpoints, silentLogger, userAgent, type ClusterAccess, type LeaderElectionTiming,
   type Logger, type ServingEndpoint,
 } from '../runtime/index.js';
@@ -62,8 +62,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   if (!Number.isInteger(shards) || shards < 1 || shards > 1000) throw new Error(`--shards must be a whole number from 1 to 1000, got ${shards}`);
   const catalog = new ReleaseCatalog(o.payloadCatalog);
   log.info('payload catalog', { dir: o.payloadCatalog, releases: catalog.releases() });
-  const kc = o.kubeConfig;
-  KubeTransport.for(kc).userAgent = userAgent('featuregates-hosted');
+  const kc = withTransportConfig(o.kubeConfig, { userAgent: userAgent('featuregates-hosted') });
   const metrics = new Registry();
   const hm = hostedMetrics(metrics);
   const timing: LeaderElectionTiming = { ...DEFAULT_LEADER_ELECTION, ...o.leaderElection };

@@ -11,7 +11,7 @@
 import type { Registry } from 'prom-client';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterOperator, type ClusterVersion, type FeatureGate } from '../api-types/index.js';
 import {
-  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, MAX_OBJECT_BYTES, Reflector, ResourceClient,
+  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, MAX_OBJECT_BYTES, withTransportConfig, Reflector, ResourceClient,
   TerminalError, readUntrustedKubeconfigText, userAgent,
   type ClusterAccess, type Logger,
 } from '../runtime/index.js';
@@ -70,19 +70,19 @@ export class GuestConnection {
    */
   constructor(readonly kubeconfigText: string, source: string, identity: string, fence: () => void,
     onHealth: () => void, tuning: GuestTuning, clusterOperatorName: string, metrics: Registry | undefined, logger: Logger) {
-    let access: ClusterAccess | undefined;
+    let untrusted: ClusterAccess | undefined;
     try {
-      access = readUntrustedKubeconfigText(kubeconfigText, source, { allowInsecureSkipTLSVerify: tuning.allowInsecureSkipTLSVerify === true });
+      untrusted = readUntrustedKubeconfigText(kubeconfigText, source, { allowInsecureSkipTLSVerify: tuning.allowInsecureSkipTLSVerify === true });
     } catch (e) {
       throw new GuestInputError((e as Error).message);
     }
-    this.access = access;
-    this.transport = KubeTransport.for(access);
-    this.transport.userAgent = guestUserAgent(identity);
     // Guests stay on HTTP/1.1 (short watches, pooled sockets): on HTTP/2 the fleet benchmark measured ~1 MB of RSS
     // per reachable guest (0.09 MB on HTTP/1.1) and a slower fleet start, not yet explained (docs/hosted.md).
-    this.transport.http2 = false;
-    if (tuning.requestTimeoutMs !== undefined) this.transport.defaultTimeoutMs = tuning.requestTimeoutMs;
+    const access = withTransportConfig(untrusted, {
+      userAgent: guestUserAgent(identity), http2: false, ...(tuning.requestTimeoutMs !== undefined ? { timeoutMs: tuning.requestTimeoutMs } : {}),
+    });
+    this.access = access;
+    this.transport = KubeTransport.for(access);
     // Every list of a guest is of one named object: its answer is never larger than one object may be.
     const bounds = { signal: this.stopping.signal, maxListBytes: MAX_OBJECT_BYTES };
     // A write passes the shard's fence and is not sent to a guest whose lists or watches fail now (its last

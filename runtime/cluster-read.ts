@@ -6,7 +6,7 @@ import {
 import { checkComponent, kubernetesGateLifecycle } from './component-gates.js';
 import { apiErrorMessage, isNotFound } from './api-errors.js';
 import { loadKubeConfig, type ClusterAccess } from './kube-config.js';
-import { KubeTransport } from './kube-transport.js';
+import { withTransportConfig } from './kube-transport.js';
 import { chooseCluster } from './local-cluster-record.js';
 import { ResourceClient } from './resource-client.js';
 import { ClusterOperatorResource, ClusterVersionResource, FeatureGateResource } from './resources.js';
@@ -18,9 +18,7 @@ import { ClusterOperatorResource, ClusterVersionResource, FeatureGateResource } 
 export async function connect(kubeconfig: string | undefined, requestTimeoutMs: number, say: (line: string) => void = () => {}): Promise<ClusterAccess> {
   const choice = chooseCluster(kubeconfig);
   if (choice.note) say(choice.note);
-  const kc = await loadKubeConfig(choice.kubeconfig);
-  KubeTransport.for(kc).defaultTimeoutMs = requestTimeoutMs;
-  return kc;
+  return withTransportConfig(await loadKubeConfig(choice.kubeconfig), { timeoutMs: requestTimeoutMs });
 }
 
 /** FeatureGate/cluster, or an error that says whether it is missing or which server failed how. */

@@ -287,6 +287,18 @@ async function errorBody(res: Readable): Promise<string> {
 
 const transports = new WeakMap<ClusterAccess, KubeTransport>();
 
+/** How a transport talks to its server, fixed when it is made (client-go's rest.Config: UserAgent, Timeout, …). */
+export interface TransportConfig {
+  /** The timeout of requests that do not pass their own (default 10 s; 0 or Infinity: none). */
+  timeoutMs?: number;
+  /** Sent with every request (default `featuregates/<version> …`; the operator, the SDK and hosted mode name themselves). */
+  userAgent?: string;
+  /** Speak HTTP/2 where the server agrees (default true; false: HTTP/1.1 always). */
+  http2?: boolean;
+  /** The HTTP/2 health check of new connections (default client-go's 30 s read-idle, 15 s ping timeout). */
+  http2Timing?: SessionTiming;
+}
+
 /** client-go's switch: a non-empty DISABLE_HTTP2 makes every connection HTTP/1.1. */
 export const http2Disabled = (): boolean => Boolean(process.env.DISABLE_HTTP2);
 
@@ -306,6 +318,20 @@ interface Target {
   tls: Record<string, unknown>;
 }
 
+/**
+ * The same cluster and credentials with a transport of their own built from `config` — client-go's copy of a
+ * rest.Config with its own UserAgent and Timeout: the operator, the SDK, a hosted guest and the CLI each make
+ * theirs, so none changes another's (the SDK no longer overwrites the User-Agent a component set).
+ */
+export function withTransportConfig(kc: ClusterAccess, config: TransportConfig): ClusterAccess {
+  const access: ClusterAccess = {
+    getCurrentCluster: () => kc.getCurrentCluster(),
+    applyToHTTPSOptions: (opts) => kc.applyToHTTPSOptions(opts),
+  };
+  transports.set(access, new KubeTransport(access, config));
+  return access;
+}
+
 export class KubeTransport {
   private readonly agents = new Map<string, HttpAgent>();
   private readonly contexts = new Map<string, SecureContext>();
@@ -317,19 +343,23 @@ export class KubeTransport {
   private lastProtocol: 'h2' | 'http/1.1' | undefined;
 
   /** The timeout of requests that do not pass their own (0 or Infinity: none, as kubectl's --request-timeout=0). */
-  defaultTimeoutMs: number;
-  /** Sent with every request (client-go style; the operator and the SDK set their own). */
-  userAgent = userAgent('featuregates');
+  readonly defaultTimeoutMs: number;
+  /** Sent with every request. */
+  readonly userAgent: string;
   /** Speak HTTP/2 where the server agrees (false: HTTP/1.1 always, as DISABLE_HTTP2 for this transport only). */
-  http2 = true;
-  /** The HTTP/2 health check of new connections (client-go's 30 s read-idle, 15 s ping timeout). */
-  http2Timing: SessionTiming = CLIENT_GO_SESSION_TIMING;
+  readonly http2: boolean;
+  /** The HTTP/2 health check of new connections. */
+  readonly http2Timing: SessionTiming;
 
-  constructor(private readonly kc: ClusterAccess, defaultTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS) {
-    this.defaultTimeoutMs = defaultTimeoutMs;
+  /** Settings are given here, once (client-go's rest.Config), and never changed afterwards. */
+  constructor(private readonly kc: ClusterAccess, config: TransportConfig = {}) {
+    this.defaultTimeoutMs = config.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.userAgent = config.userAgent ?? userAgent('featuregates');
+    this.http2 = config.http2 ?? true;
+    this.http2Timing = config.http2Timing ?? CLIENT_GO_SESSION_TIMING;
   }
 
-  /** One transport (one connection pool) per ClusterAccess object. */
+  /** One transport (one connection pool) per ClusterAccess object: the defaults, or withTransportConfig's. */
   static for(kc: ClusterAccess): KubeTransport {
     let t = transports.get(kc);
     if (!t) {

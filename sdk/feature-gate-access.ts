@@ -12,7 +12,7 @@ import {
 // operator's parts (payload YAML reader, HTTP server, leader election, certificates).
 import { Controller } from '../runtime/controller.js';
 import { noEvents, type EventRecorder } from '../runtime/events.js';
-import { KubeTransport } from '../runtime/kube-transport.js';
+import { withTransportConfig } from '../runtime/kube-transport.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
 import { Reflector } from '../runtime/reflector.js';
 import { ResourceClient } from '../runtime/resource-client.js';
@@ -108,12 +108,13 @@ const INVOLVED = { apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_G
 
 export function createFeatureGateAccess<Name extends string = string>(options: FeatureGateAccessOptions<Name>): FeatureGateAccess<Name> {
   const script = basename(process.argv[1] ?? 'component').replace(/\.[cm]?[jt]s$/, '');
-  KubeTransport.for(options.kubeConfig).userAgent = sdkUserAgent(options.component ?? script, options.desiredVersion || 'unknown');
+  // Its own transport (its User-Agent): the component's own requests through the same kubeconfig keep theirs.
+  const kc = withTransportConfig(options.kubeConfig, { userAgent: sdkUserAgent(options.component ?? script, options.desiredVersion || 'unknown') });
   const log = (options.logger ?? silentLogger).with({ component: 'feature-gate-detector' });
   const reflectorOptions = { logger: log, ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), ...options.reflector };
-  const featureGates = new Reflector(new ResourceClient(options.kubeConfig, FeatureGateResource, options.metricsRegistry),
+  const featureGates = new Reflector(new ResourceClient(kc, FeatureGateResource, options.metricsRegistry),
     { ...reflectorOptions, name: FEATURE_GATE_NAME });
-  const clusterVersions = new Reflector(new ResourceClient(options.kubeConfig, ClusterVersionResource, options.metricsRegistry),
+  const clusterVersions = new Reflector(new ResourceClient(kc, ClusterVersionResource, options.metricsRegistry),
     { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
   return new FeatureGateAccessor<Name>({ featureGates, clusterVersions, owned: true }, options);
 }

@@ -10,7 +10,7 @@ import { createServer as createTlsServer } from 'node:tls';
 import { join } from 'node:path';
 import {
   ConnectionSilent, FeatureGateResource, KubeTransport, LONG_WATCH_SECONDS, Reflector, ResourceClient, SHORT_WATCH_SECONDS,
-  StaticKubeConfig, loadKubeConfig, readKubeconfigText, silentLogger, type ClusterAccess, type WatchHandle,
+  StaticKubeConfig, loadKubeConfig, readKubeconfigText, silentLogger, type ClusterAccess, type WatchHandle, withTransportConfig, type TransportConfig,
 } from '../../runtime/index.js';
 import { selfSignedCert } from '../../runtime/self-signed-cert.js';
 import { GuestConnection } from '../../hosted/guest-connection.js';
@@ -35,10 +35,10 @@ async function viaBlackhole(proxy: BlackholeProxy): Promise<ClusterAccess> {
 }
 
 /** `fn` with a transport to the shared kube-apiserver through a fresh black-hole proxy; both closed after. */
-async function throughBlackhole(fn: (proxy: BlackholeProxy, t: KubeTransport) => Promise<void>): Promise<void> {
+async function throughBlackhole(fn: (proxy: BlackholeProxy, t: KubeTransport) => Promise<void>, config: TransportConfig = {}): Promise<void> {
   const proxy = await startBlackholeProxy(Number(new URL(direct.getCurrentCluster()!.server).port));
   try {
-    const t = new KubeTransport(await viaBlackhole(proxy));
+    const t = new KubeTransport(await viaBlackhole(proxy), config);
     try {
       await fn(proxy, t);
     } finally {
@@ -76,7 +76,6 @@ describe('HTTP/2 transport', () => {
 
   it('finds a silent connection by its ping: the watches on it end with ConnectionSilent, and a new connection serves after heal', async () => {
     await throughBlackhole(async (proxy, t) => {
-      t.http2Timing = { readIdleMs: 500, pingTimeoutMs: 500 };
       let ended: Error | undefined | 'open' = 'open';
       await watchFeatureGates(t, (err) => { ended = err; });
       proxy.blackhole();
@@ -87,18 +86,17 @@ describe('HTTP/2 transport', () => {
       proxy.heal();
       await expect(t.request({ method: 'GET', path: '/version' })).resolves.toHaveProperty('gitVersion');
       expect(proxy.accepted).toBe(2);
-    });
+    }, { http2Timing: { readIdleMs: 500, pingTimeoutMs: 500 } });
   });
 
   it('a request that timed out checks its connection at once: a silent one is dropped one ping timeout later', async () => {
     await throughBlackhole(async (proxy, t) => {
-      t.http2Timing = { readIdleMs: 60_000, pingTimeoutMs: 500 }; // the idle ping would come too late
       let ended: Error | undefined | 'open' = 'open';
       await watchFeatureGates(t, (err) => { ended = err; });
       proxy.blackhole();
       await expect(t.request({ method: 'GET', path: '/version', timeoutMs: 300 })).rejects.toThrow(/no answer from the API server within 300 ms/);
       await eventually(() => expect(ended).toBeInstanceOf(ConnectionSilent), 3_000);
-    });
+    }, { http2Timing: { readIdleMs: 60_000, pingTimeoutMs: 500 } }); // the idle ping would come too late
   });
 
   it('a TLS server that negotiates no ALPN at all is spoken to over HTTP/1.1', async () => {
@@ -150,12 +148,12 @@ describe('HTTP/2 transport', () => {
       expect(got.timeouts.length).toBeGreaterThan(0);
       expect(got.timeouts.filter((t) => t < lo || t > hi)).toEqual([]);
     }
-    async function watchTimeouts(proxy: ThrottleProxy, tune?: (t: KubeTransport) => void): Promise<{ timeouts: number[]; versions: string[]; pinged: boolean }> {
+    async function watchTimeouts(proxy: ThrottleProxy, config?: TransportConfig): Promise<{ timeouts: number[]; versions: string[]; pinged: boolean }> {
       const token = (JSON.parse(readFileSync(kubeconfigPath('ours'), 'utf8')) as { users: { user: { token: string } }[] }).users[0]!.user.token;
       const path = join(dir(), `kubeconfig-${proxy.server.split(':').pop()}`);
       writeFileSync(path, proxy.kubeconfig(token));
-      const kc = await loadKubeConfig(path);
-      tune?.(KubeTransport.for(kc));
+      const loaded = await loadKubeConfig(path);
+      const kc = config ? withTransportConfig(loaded, config) : loaded;
       const r = new Reflector(new ResourceClient(kc, FeatureGateResource), { name: 'cluster' });
       r.start();
       await r.synced;
@@ -200,7 +198,7 @@ describe('HTTP/2 transport', () => {
 
     it('with http2 off on the transport (hosted guests): HTTP/1.1 to a server that speaks h2', async () => {
       h2.requests.length = 0;
-      expectWatches(await watchTimeouts(h2, (t) => { t.http2 = false; }), '1.1', false, SHORT_WATCH_SECONDS);
+      expectWatches(await watchTimeouts(h2, { http2: false }), '1.1', false, SHORT_WATCH_SECONDS);
     });
 
     it('a hosted guest connection lists and watches its guest over HTTP/1.1 (its measured choice)', async () => {
