@@ -16,6 +16,10 @@
 //    one that went silent within a minute; "410 Gone" relists at once; a periodic relist (10 min) is the
 //    safety net;
 //  - every list and the start of every watch are bounded by the request timeout.
+// Its phases are named as kube-rs's watcher names them (`phase()`): Empty (nothing listed, or a list is due
+// again) → InitPage (a list, or watchList's initial events, in flight) → InitListed (the store is filled, no
+// watch yet) → Watching (a watch accepted); any failure returns it to Empty or InitListed. All its timing — the
+// backoff waits, the inactivity timer, the relist interval — runs on the Clock it is given (tests: a fake one).
 // `synced` resolves after the first successful list. Objects are keyed as client-go's MetaNamespaceKeyFunc:
 // `namespace/name` for namespaced objects, `name` for cluster-scoped ones.
 // With `watchList` it lists by watching, as client-go's WatchList mode: a watch with sendInitialEvents=true delivers every
@@ -24,6 +28,7 @@
 import type { Registry } from 'prom-client';
 import { boundedText } from '../api-types/untrusted-text.js';
 import { Backoff } from './backoff.js';
+import { realClock, type Clock } from './clock.js';
 import { apiErrorMessage, isGone, statusCode } from './api-errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { ResourceClient } from './resource-client.js';
@@ -58,7 +63,12 @@ export interface ReflectorOptions {
   onFailing?: (error: string) => void;
   /** Called when a listing succeeds after failures (lastError() is undefined again), even if it lists nothing. */
   onRecovered?: () => void;
+  /** The clock of its backoff, inactivity timer and relist interval (default the real monotonic one). */
+  clock?: Clock;
 }
+
+/** kube-rs watcher's states: what the reflector is doing now. */
+export type ReflectorPhase = 'Empty' | 'InitPage' | 'InitListed' | 'Watching';
 
 /** client-go's watch timeouts (minWatchTimeout 5 min, up to twice that): for connections that are pinged. */
 export const LONG_WATCH_SECONDS: [number, number] = [300, 600];
@@ -86,7 +96,10 @@ export class Reflector<T extends Named> {
   private stopped = true;
   private running: Promise<void> | undefined;
   private abortWatch: (() => void) | undefined;
-  private wake: (() => void) | undefined;
+  /** Ends the backoff wait in progress (stop(), retryNow()). */
+  private wake: AbortController | undefined;
+  private readonly clock: Clock;
+  private phaseNow: ReflectorPhase = 'Empty';
   /** Aborted by stop(): ends a list in flight at once. */
   private stopping: AbortController | undefined;
   private lastResourceVersion = '';
@@ -100,11 +113,17 @@ export class Reflector<T extends Named> {
   constructor(private readonly client: ResourceClient<T>, private readonly options: ReflectorOptions = {}) {
     this.log = (options.logger ?? silentLogger).with({ reflector: client.resource.plural, ...(options.name ? { name: options.name } : {}) });
     this.backoff = new Backoff(options.backoffInitialMs ?? 800, options.backoffMaxMs ?? 1_600);
+    this.clock = options.clock ?? realClock;
     this.synced = new Promise((resolve) => { this.resolveSynced = resolve; });
   }
 
   hasSynced(): boolean {
     return this.syncedFlag;
+  }
+
+  /** What it is doing now (kube-rs watcher's states). */
+  phase(): ReflectorPhase {
+    return this.phaseNow;
   }
 
   /** The last list/watch failure, until the next successful list (for status lines). */
@@ -140,14 +159,14 @@ export class Reflector<T extends Named> {
   retryNow(): void {
     if (this.stopped || !this.wake) return;
     this.backoff.reset();
-    this.wake();
+    this.wake.abort();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopping?.abort(new Error('reflector stopped'));
     this.abortWatch?.();
-    this.wake?.();
+    this.wake?.abort();
     await this.running;
   }
 
@@ -170,11 +189,11 @@ export class Reflector<T extends Named> {
     if (wasFailing) this.options.onRecovered?.();
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(() => { this.wake = undefined; resolve(); }, ms);
-      this.wake = () => { clearTimeout(t); this.wake = undefined; resolve(); };
-    });
+  private async sleep(ms: number): Promise<void> {
+    const wake = new AbortController();
+    this.wake = wake;
+    await this.clock.sleep(ms, wake.signal);
+    if (this.wake === wake) this.wake = undefined;
   }
 
   private fieldSelector(): string | undefined {
@@ -182,6 +201,7 @@ export class Reflector<T extends Named> {
   }
 
   private async relist(): Promise<void> {
+    this.phaseNow = 'InitPage';
     const { items, resourceVersion } = await this.client.list(this.fieldSelector(), this.options.labelSelector, this.stopping?.signal);
     if (this.stopped) return;
     this.replace(items, resourceVersion);
@@ -204,7 +224,8 @@ export class Reflector<T extends Named> {
       }
     }
     this.lastResourceVersion = resourceVersion;
-    this.lastListAt = Date.now();
+    this.lastListAt = this.clock.now();
+    this.phaseNow = 'InitListed';
     if (!this.syncedFlag) {
       this.syncedFlag = true;
       this.resolveSynced();
@@ -219,8 +240,12 @@ export class Reflector<T extends Named> {
       try {
         if (needList && this.options.watchList) {
           // Listed by the watch itself (its initial events); a watch that ends before they are all in fails below.
+          this.phaseNow = 'InitPage';
           needList = !(await this.watchOnce(true));
-          if (needList && !this.stopped) await this.sleep(this.backoff.next());
+          if (needList && !this.stopped) {
+            this.phaseNow = 'Empty';
+            await this.sleep(this.backoff.next());
+          }
           continue;
         }
         if (needList) {
@@ -235,6 +260,7 @@ export class Reflector<T extends Named> {
       } catch (e) {
         if (this.stopped) break;
         needList = true;
+        this.phaseNow = 'Empty';
         if (e instanceof WatchInactive) {
           this.log.warn('watch went silent, relisting', { error: e.message });
           continue;
@@ -255,8 +281,12 @@ export class Reflector<T extends Named> {
         await this.sleep(delay);
         continue;
       }
+      if (this.phaseNow === 'Watching') this.phaseNow = 'InitListed'; // the watch ended; the store stays
       const interval = this.options.relistIntervalMs ?? 10 * 60_000;
-      if (Date.now() - this.lastListAt > interval * (1 + Math.random() * 0.1)) needList = true;
+      if (this.clock.now() - this.lastListAt > interval * (1 + Math.random() * 0.1)) {
+        needList = true;
+        this.phaseNow = 'Empty';
+      }
     }
   }
 
@@ -270,33 +300,34 @@ export class Reflector<T extends Named> {
     const [lo, hi] = this.options.watchTimeoutSeconds ?? (this.client.transport.pingsConnections ? LONG_WATCH_SECONDS : SHORT_WATCH_SECONDS);
     const timeoutSeconds = Math.floor(lo + Math.random() * (hi - lo + 1));
     const inactivityMs = this.options.inactivityMs ?? (timeoutSeconds + 15) * 1000;
-    const started = Date.now();
+    const started = this.clock.now();
     let events = 0;
     let handle: WatchHandle | undefined;
     const ended = new Promise<void>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
       let settled = false;
-      const waits = new AbortController(); // ends a Retry-After wait before the watch is sent again
+      let lastEventAt = started;
+      const waits = new AbortController(); // ends a Retry-After wait before the watch is sent again, and the inactivity timer
       const finish = (err?: Error) => {
         if (settled) return;
         settled = true;
         waits.abort();
-        clearTimeout(timer);
         this.abortWatch = undefined;
         handle?.abort();
         if (err && !this.stopped) reject(err);
         else resolve();
       };
-      // Re-armed on every event: refresh() restarts the same timer, cheaper than a clear + set per event.
-      const arm = () => {
-        if (timer) timer.refresh();
-        else timer = setTimeout(() => finish(new WatchInactive(inactivityMs)), inactivityMs);
-      };
+      // The inactivity timer: an event only notes its time (no timer per event); the timer sleeps until the
+      // last event is inactivityMs old, then ends the watch.
+      void (async () => {
+        for (let due = inactivityMs; !waits.signal.aborted; due = lastEventAt + inactivityMs - this.clock.now()) {
+          if (due <= 0) return finish(new WatchInactive(inactivityMs));
+          await this.clock.sleep(due, waits.signal);
+        }
+      })();
       this.abortWatch = () => finish();
-      arm();
       const onEvent = (type: string, raw: unknown) => {
         if (settled) return;
-        arm();
+        lastEventAt = this.clock.now();
         events++;
         const obj = raw as { metadata?: { name?: string; namespace?: string; resourceVersion?: string }; code?: number; message?: string } | null;
         if (type === 'BOOKMARK') {
@@ -307,6 +338,7 @@ export class Reflector<T extends Named> {
             listing = undefined;
             this.replace(items, this.lastResourceVersion);
             this.listed();
+            this.phaseNow = 'Watching'; // the same watch streams on
           }
           return;
         }
@@ -354,10 +386,11 @@ export class Reflector<T extends Named> {
         handle = h;
         this.backoff.reset();
         if (settled) h.abort();
+        else if (!initial) this.phaseNow = 'Watching';
       }, (e: Error) => finish(e));
     });
     await ended;
     if (listing) return false; // ended before the initial events were all in: list again
-    return events > 0 || Date.now() - started > 2000;
+    return events > 0 || this.clock.now() - started > 2000;
   }
 }

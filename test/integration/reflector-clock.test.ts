@@ -1,0 +1,112 @@
+// The reflector's timing on a fake clock (its backoff waits, its inactivity timer, its relist interval), against a
+// small in-process server whose behaviour is the subject (a list that fails, a watch that stays open and silent),
+// and its phases named as kube-rs's watcher names them: Empty → InitPage → InitListed → Watching.
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { ServerResponse } from 'node:http';
+import { FeatureGateResource, Reflector, ResourceClient, readKubeconfigText, type ReflectorPhase } from '../../runtime/index.js';
+import { FakeClock } from '../support/fake-clock.js';
+import { startHostileServer, status, type HostileServer } from '../support/hostile-server.js';
+import { eventually } from '../support/timing.js';
+
+const servers: HostileServer[] = [];
+const reflectors: Reflector<never>[] = [];
+afterEach(async () => {
+  for (const r of reflectors.splice(0)) await r.stop();
+  for (const s of servers.splice(0)) await s.close();
+});
+
+const listBody = (rv: string) => JSON.stringify({ metadata: { resourceVersion: rv }, items: [
+  { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster', resourceVersion: rv }, spec: {} },
+] });
+
+/** A server: lists answered by `list`, watches accepted and then held open without a byte. */
+async function server(list: (res: ServerResponse) => void): Promise<{ server: HostileServer; lists: () => number; watches: () => number }> {
+  const s = await startHostileServer({ tls: true });
+  servers.push(s);
+  const open: ServerResponse[] = [];
+  s.answer = (req, res) => {
+    if (new URL(req.url ?? '', 'https://x').searchParams.get('watch') === 'true') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('');
+      open.push(res);
+      return;
+    }
+    list(res);
+  };
+  const count = (watch: boolean) => s.requests.filter((q) => q.path.includes('watch=true') === watch).length;
+  return { server: s, lists: () => count(false), watches: () => count(true) };
+}
+
+function reflector(s: HostileServer, clock: FakeClock, options: ConstructorParameters<typeof Reflector>[1] = {}) {
+  const client = new ResourceClient(readKubeconfigText(s.kubeconfig(), 'fake-clock')!, FeatureGateResource);
+  const r = new Reflector(client, { clock, name: 'cluster', ...options });
+  reflectors.push(r as Reflector<never>);
+  return r;
+}
+
+describe('Reflector on a fake clock', () => {
+  it('a silent watch is ended by the inactivity timer exactly when the clock says, then relisted; the phases follow', async () => {
+    const s = await server((res) => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(listBody('7')); });
+    const clock = new FakeClock();
+    const r = reflector(s.server, clock, { inactivityMs: 60_000, watchTimeoutSeconds: [30, 30] });
+    const phases: ReflectorPhase[] = [r.phase()];
+    expect(phases).toEqual(['Empty']);
+    r.start();
+    await r.synced;
+    await eventually(() => expect(r.phase()).toBe('Watching'), 5_000, 10);
+    expect([s.lists(), s.watches()]).toEqual([1, 1]);
+    await clock.advance(59_000); // not yet
+    expect([s.lists(), s.watches(), r.phase()]).toEqual([1, 1, 'Watching']);
+    await clock.advance(1_000); // the last event (none: the watch's start) is 60 s old
+    await eventually(() => expect(s.lists()).toBe(2), 5_000, 10);
+    await eventually(() => expect([s.watches(), r.phase()]).toEqual([2, 'Watching']), 5_000, 10);
+  });
+
+  it('a failing list waits its backoff on the clock, not on the wall: no second try until the clock moves', async () => {
+    let failing = true;
+    const s = await server((res) => {
+      if (failing) return status(res, 500, 'etcd is down');
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(listBody('9'));
+    });
+    const clock = new FakeClock();
+    const r = reflector(s.server, clock, { backoffInitialMs: 10_000, backoffMaxMs: 10_000 });
+    r.start();
+    await eventually(() => expect(r.lastError()).toContain('etcd is down'), 5_000, 10);
+    expect(r.phase()).toBe('Empty');
+    await new Promise((resolve) => setTimeout(resolve, 300)); // wall time passes: nothing happens
+    expect(s.lists()).toBe(1);
+    await clock.advance(4_000); // below the jittered delay's floor (half of 10 s)
+    expect(s.lists()).toBe(1);
+    failing = false;
+    await clock.advance(6_000);
+    await r.synced;
+    expect(s.lists()).toBe(2);
+    expect(r.lastError()).toBeUndefined();
+    await eventually(() => expect(r.phase()).toBe('Watching'), 5_000, 10);
+  });
+
+  it('the relist interval is the clock\'s: a watch that keeps ending healthily relists once the interval has passed', async () => {
+    let rv = 1;
+    const s = await startHostileServer({ tls: true });
+    servers.push(s);
+    s.answer = (req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      if (new URL(req.url ?? '', 'https://x').searchParams.get('watch') === 'true') {
+        // one bookmark, then the server's timeout: a healthy watch that ends
+        res.end(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: 'FeatureGate', apiVersion: 'config.openshift.io/v1', metadata: { resourceVersion: String(++rv) } } })}\n`);
+        return;
+      }
+      res.end(listBody(String(++rv)));
+    };
+    const lists = () => s.requests.filter((q) => !q.path.includes('watch=true')).length;
+    const clock = new FakeClock();
+    const r = reflector(s, clock, { relistIntervalMs: 600_000 });
+    r.start();
+    await r.synced;
+    await eventually(() => expect(s.requests.length).toBeGreaterThan(5), 5_000, 10); // watches end and are replaced
+    expect(lists()).toBe(1);
+    await clock.advance(661_000); // past the interval and its +10 % jitter
+    await eventually(() => expect(lists()).toBe(2), 5_000, 10);
+  });
+});
