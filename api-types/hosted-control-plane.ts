@@ -125,6 +125,8 @@ export function decodeConfigMap(v: unknown): ConfigMap {
 }
 
 export interface Namespace {
+  apiVersion?: 'v1';
+  kind?: 'Namespace';
   metadata: ObjectMeta;
 }
 

@@ -2,7 +2,7 @@
 // real CRD, their guest kubeconfig Secrets and their status (status.kubeConfig, status.versionStatus) as
 // HyperShift publishes them. No HyperShift operator needed.
 import {
-  ConfigMapResource, HostedControlPlaneResource, KubeTransport, ResourceClient, SecretResource, isConflict, isNotFound, retryOnConflict,
+  ConfigMapResource, HostedControlPlaneResource, NamespaceResource, ResourceClient, SecretResource, isConflict, isNotFound, retryOnConflict,
   type ClusterAccess,
 } from '../../runtime/index.js';
 import { FEATURE_GATE_CONFIGMAP, HCP_API_VERSION, type ConfigMap, type FeatureGateSpec, type HostedControlPlane } from '../../api-types/index.js';
@@ -47,7 +47,7 @@ export function hostedControlPlane(input: Pick<HostedControlPlaneInput, 'namespa
 /** Creates the namespace unless it exists. */
 export async function ensureNamespace(kc: ClusterAccess, namespace: string): Promise<void> {
   try {
-    await KubeTransport.for(kc).request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } } });
+    await new ResourceClient(kc, NamespaceResource).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
   } catch (e) {
     if (!isConflict(e)) throw e;
   }
