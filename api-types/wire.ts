@@ -154,3 +154,39 @@ export interface Lease {
   metadata: { name: string; namespace: string; resourceVersion?: string };
   spec?: LeaseSpec;
 }
+
+/** core/v1 Event, as the event recorder writes it (the fields it sets). */
+export interface CoreEvent {
+  apiVersion?: 'v1';
+  kind?: 'Event';
+  metadata: { name?: string; namespace?: string; resourceVersion?: string };
+  involvedObject?: { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string };
+  related?: { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string };
+  type?: string;
+  reason?: string;
+  message?: string;
+  source?: { component?: string };
+  reportingComponent?: string;
+  reportingInstance?: string;
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  count?: number;
+}
+
+/** authentication.k8s.io/v1 TokenReview (created, never stored: the answer is its status). */
+export interface TokenReview {
+  apiVersion?: 'authentication.k8s.io/v1';
+  kind?: 'TokenReview';
+  metadata: { name?: string; resourceVersion?: string };
+  spec: { token: string };
+  status?: { authenticated?: boolean; user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> }; error?: string };
+}
+
+/** authorization.k8s.io/v1 SubjectAccessReview of a non-resource URL (created, never stored). */
+export interface SubjectAccessReview {
+  apiVersion?: 'authorization.k8s.io/v1';
+  kind?: 'SubjectAccessReview';
+  metadata: { name?: string; resourceVersion?: string };
+  spec: { user: string; uid?: string; groups: string[]; extra?: Record<string, string[]>; nonResourceAttributes: { path: string; verb: string } };
+  status?: { allowed?: boolean; reason?: string };
+}

@@ -12,7 +12,8 @@ import type { Registry } from 'prom-client';
 import { boundedText } from '../api-types/untrusted-text.js';
 import { apiErrorMessage, isNotFound } from './api-errors.js';
 import { EventCorrelator, type CorrelatorOptions } from './event-correlator.js';
-import { KubeTransport } from './kube-transport.js';
+import { ResourceClient } from './resource-client.js';
+import { EventResource } from './resources.js';
 import { silentLogger, type Logger } from './logger.js';
 
 export interface InvolvedObject {
@@ -49,14 +50,14 @@ const MAX_PENDING = 1000;
 export const MAX_EVENT_MESSAGE_CHARS = 1024;
 
 export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOptions): EventRecorder {
-  const transport = KubeTransport.for(kc);
+  // The fence goes with the client: judged right before the PATCH, the POST after it and every resend leave, so
+  // a recorder whose process lost its Lease sends nothing more.
+  const events = new ResourceClient(kc, EventResource, options.metrics, { namespace: options.namespace, ...(options.fence ? { fence: options.fence } : {}) });
   const log = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
   const correlator = new EventCorrelator(options.correlator);
   const self: InvolvedObject = options.regarding
     ?? { apiVersion: 'v1', kind: 'Pod', name: process.env.POD_NAME ?? hostname(), namespace: options.namespace };
-  const collection = `/api/v1/namespaces/${encodeURIComponent(options.namespace)}/events`;
-  const metrics = options.metrics ? { metrics: options.metrics } : {};
   const pending: (() => Promise<void>)[] = [];
   let draining: Promise<void> | undefined;
   let dropped = 0;
@@ -75,17 +76,11 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
       type, reason, message,
     }, at.getTime());
     if (c.action === 'drop') return;
-    // The fence goes with each request: the transport judges it right before the PATCH, the POST after it and
-    // every resend leave, so a recorder whose process lost its Lease sends nothing more.
-    const fence = options.fence ? { fence: options.fence } : {};
     const text = boundedText(c.message, MAX_EVENT_MESSAGE_CHARS);
     try {
       if (c.action === 'patch') {
         try {
-          await transport.request({
-            method: 'PATCH', path: `${collection}/${c.name}`, contentType: 'application/merge-patch+json',
-            body: { count: c.count, lastTimestamp: at.toISOString(), message: text }, resource: 'events', ...metrics, ...fence,
-          });
+          await events.mergePatch(c.name, { count: c.count, lastTimestamp: at.toISOString(), message: text });
           return;
         } catch (e) {
           if (!isNotFound(e)) throw e;
@@ -93,19 +88,16 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
         }
       }
       const name = `${object.name}.${randomBytes(8).toString('hex')}`;
-      await transport.request({
-        method: 'POST', path: collection, resource: 'events', ...metrics, ...fence,
-        body: {
-          apiVersion: 'v1', kind: 'Event',
-          metadata: { name, namespace: options.namespace },
-          involvedObject: { ...involved },
-          ...(own ? {} : { related: { ...object } }),
-          type, reason, message: text,
-          source: { component: options.component },
-          reportingComponent: options.component,
-          reportingInstance: process.env.HOSTNAME ?? 'local',
-          firstTimestamp: at.toISOString(), lastTimestamp: at.toISOString(), count: c.action === 'patch' ? c.count : 1,
-        },
+      await events.create({
+        apiVersion: 'v1', kind: 'Event',
+        metadata: { name, namespace: options.namespace },
+        involvedObject: { ...involved },
+        ...(own ? {} : { related: { ...object } }),
+        type, reason, message: text,
+        source: { component: options.component },
+        reportingComponent: options.component,
+        reportingInstance: process.env.HOSTNAME ?? 'local',
+        firstTimestamp: at.toISOString(), lastTimestamp: at.toISOString(), count: c.action === 'patch' ? c.count : 1,
       });
       correlator.recordSent(c.key, name, c.action === 'patch' ? c.count : 1);
     } catch (e) {

@@ -7,7 +7,8 @@
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { apiErrorMessage } from './api-errors.js';
-import { KubeTransport } from './kube-transport.js';
+import { ResourceClient } from './resource-client.js';
+import { SubjectAccessReviewResource, TokenReviewResource } from './resources.js';
 
 export interface AuthDecision {
   code: 200 | 401 | 403 | 500;
@@ -16,13 +17,11 @@ export interface AuthDecision {
 
 export type RequestAuthorizer = (authorization: string | undefined, path: string, method: string) => Promise<AuthDecision>;
 
-interface TokenReviewStatus { authenticated?: boolean; user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> }; error?: string }
-
 export function apiServerAuthorizer(kc: ClusterAccess, options: { metrics?: Registry; cacheMs?: number; now?: () => number } = {}): RequestAuthorizer {
-  const t = KubeTransport.for(kc);
+  const tokenReviews = new ResourceClient(kc, TokenReviewResource, options.metrics);
+  const accessReviews = new ResourceClient(kc, SubjectAccessReviewResource, options.metrics);
   const cache = new Map<string, { until: number; decision: AuthDecision }>();
   const now = options.now ?? (() => Date.now());
-  const common = options.metrics ? { metrics: options.metrics } : {};
   return async (authorization, path, method) => {
     const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
     if (!m) return { code: 401, reason: 'Unauthorized: a bearer token is required' };
@@ -33,17 +32,15 @@ export function apiServerAuthorizer(kc: ClusterAccess, options: { metrics?: Regi
     if (hit && hit.until > now()) return hit.decision;
     let decision: AuthDecision;
     try {
-      const tr = await t.request({ ...common, method: 'POST', path: '/apis/authentication.k8s.io/v1/tokenreviews', resource: 'tokenreviews',
-        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } } }) as { status?: TokenReviewStatus };
+      const tr = await tokenReviews.create({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: {}, spec: { token } });
       const user = tr.status?.user;
       if (!tr.status?.authenticated || !user?.username) {
         decision = { code: 401, reason: 'Unauthorized: the token was not accepted' };
       } else {
-        const sar = await t.request({ ...common, method: 'POST', path: '/apis/authorization.k8s.io/v1/subjectaccessreviews', resource: 'subjectaccessreviews',
-          body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: {
-            user: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups ?? [], ...(user.extra ? { extra: user.extra } : {}),
-            nonResourceAttributes: { path, verb },
-          } } }) as { status?: { allowed?: boolean; reason?: string } };
+        const sar = await accessReviews.create({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec: {
+          user: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups ?? [], ...(user.extra ? { extra: user.extra } : {}),
+          nonResourceAttributes: { path, verb },
+        } });
         decision = sar.status?.allowed
           ? { code: 200, reason: 'allowed' }
           : { code: 403, reason: `Forbidden: user "${user.username}" may not ${verb} ${path}${sar.status?.reason ? ` (${sar.status.reason})` : ''}` };

@@ -171,6 +171,13 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
     }));
   }
 
+  /** A JSON merge patch of the named object (RFC 7386: the fields given replace, null removes). */
+  async mergePatch(name: string, patch: Record<string, unknown>): Promise<T> {
+    return this.resource.decode(await this.call({
+      method: 'PATCH', path: `${this.path}/${encodeURIComponent(name)}`, body: patch, contentType: 'application/merge-patch+json',
+    }));
+  }
+
   async delete(name: string): Promise<void> {
     await this.call({ method: 'DELETE', path: `${this.path}/${encodeURIComponent(name)}` });
   }

@@ -3,7 +3,7 @@
 import {
   GROUP, VERSION, HYPERSHIFT_GROUP, HYPERSHIFT_VERSION, decodeClusterOperator, decodeClusterVersion, decodeConfigMap, decodeFeatureGate,
   decodeHostedControlPlane, decodeNamespace, decodeSecret, summarizeHostedControlPlane, type Namespace, type ClusterOperator, type ClusterVersion, type ConfigMap, type FeatureGate, type HostedControlPlane,
-  type Lease, type Secret,
+  type CoreEvent, type Lease, type Secret, type SubjectAccessReview, type TokenReview,
 } from '../api-types/index.js';
 import type { ResourceDescriptor } from './resource-client.js';
 
@@ -25,4 +25,12 @@ export const ConfigMapResource: ResourceDescriptor<ConfigMap> = { group: '', ver
 export const NamespaceResource: ResourceDescriptor<Namespace> = { group: '', version: 'v1', plural: 'namespaces', decode: decodeNamespace };
 export const LeaseResource: ResourceDescriptor<Lease> = {
   group: 'coordination.k8s.io', version: 'v1', plural: 'leases', decode: (v) => v as Lease,
+};
+/** Core Events, written by the event recorder (decoded loosely: only read back by tests and the chaos suite). */
+export const EventResource: ResourceDescriptor<CoreEvent> = { group: '', version: 'v1', plural: 'events', decode: (v) => v as CoreEvent };
+export const TokenReviewResource: ResourceDescriptor<TokenReview> = {
+  group: 'authentication.k8s.io', version: 'v1', plural: 'tokenreviews', decode: (v) => v as TokenReview,
+};
+export const SubjectAccessReviewResource: ResourceDescriptor<SubjectAccessReview> = {
+  group: 'authorization.k8s.io', version: 'v1', plural: 'subjectaccessreviews', decode: (v) => v as SubjectAccessReview,
 };

@@ -1,7 +1,7 @@
 // Chaos: 100 status changes (stale entries injected one at a time, each pruned by the operator). The
 // operator records one FeatureGateUpdate per write, correlated as client-go's recorder does: at most 25
 // Event requests (creates and count patches) for the lot; the rest dropped by the spam filter.
-import { KubeTransport } from '../../runtime/index.js';
+import { EventResource, ResourceClient } from '../../runtime/index.js';
 import { Figures, converged, injectStaleEntry, onChaosCluster, scrape, sleep, until, type ScenarioResult } from './lib.js';
 
 export async function eventSpam(o: { changes: number }): Promise<ScenarioResult> {
@@ -17,8 +17,7 @@ export async function eventSpam(o: { changes: number }): Promise<ScenarioResult>
     await sleep(2000);
     const writes = (await scrape(op, 'featuregates_status_writes_total')) - writes0;
     const requests = await scrape(op, 'rest_client_requests_total', { resource: 'events' });
-    const list = await KubeTransport.for(kc).request({ method: 'GET', path: '/api/v1/namespaces/default/events' }) as
-      { items: { reason?: string; count?: number }[] };
+    const list = await new ResourceClient(kc, EventResource, undefined, { namespace: 'default' }).list();
     const updates = list.items.filter((e) => e.reason === 'FeatureGateUpdate');
     f.add('status writes by the operator', writes, `${o.changes}`, writes >= o.changes);
     f.add('Event requests (creates + count patches), all reasons', requests, '≤ 25', requests <= 25);

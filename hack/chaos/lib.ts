@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FEATURE_GATE_NAME, type FeatureGate } from '../../api-types/index.js';
-import { FeatureGateResource, KubeTransport, ResourceClient } from '../../runtime/index.js';
+import { FeatureGateResource, LeaseResource, ResourceClient, type Lease } from '../../runtime/index.js';
 import { servingAddress } from '../../test/support/cli.js';
 import {
   bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane,
@@ -104,13 +104,9 @@ export async function onChaosCluster<T>(o: { history?: string[]; extraAPIServerA
   }
 }
 
-export interface LeaseView { spec?: { holderIdentity?: string; leaseTransitions?: number } }
-
 /** The operator's Lease (default namespace), or undefined when it cannot be read within `timeoutMs`. */
-export async function readLease(kc: KubeConfig, timeoutMs = 2000): Promise<LeaseView | undefined> {
-  return await KubeTransport.for(kc).request({
-    method: 'GET', path: '/apis/coordination.k8s.io/v1/namespaces/default/leases/config-operator-lock', timeoutMs,
-  }).catch(() => undefined) as LeaseView | undefined;
+export async function readLease(kc: KubeConfig, timeoutMs = 2000): Promise<Lease | undefined> {
+  return await new ResourceClient(kc, LeaseResource, undefined, { namespace: 'default', timeoutMs }).get('config-operator-lock').catch(() => undefined);
 }
 
 /** Sum (or max) of the samples of one metric whose labels include every given label (0 when absent). */
