@@ -2,7 +2,8 @@
 // `featuregates hosted status`: one line per HCP from the management cluster.
 import { stringify } from 'yaml';
 import { hostedStatusTable } from '../api-types/index.js';
-import { connect, containUnhandledRejections, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
+import { connect, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
+import { runUntilSignalled } from './long-running.js';
 import { DEFAULT_GUEST_BACKOFF_MAX_MS, DEFAULT_SHARDS, HOSTED_RUNNING_GATES_PERIOD_MS, readHostedStatus, startHosted } from '../hosted/index.js';
 import {
   LOG_FORMAT_OPTION, REQUEST_TIMEOUT_OPTION, UsageError, durationFlag, logFormatOption, outputFlag, requestTimeoutFlag, sayOnStderr, type CommandSpec,
@@ -62,10 +63,7 @@ export const hostedCommand: CommandSpec = {
     const serving = servingFlags(values);
     const guestKubeconfigSecret = secretFlag(values['guest-kubeconfig-secret']);
     const logger = createLogger({ fields: { component: 'featuregates-hosted' }, ...logFormatOption(values['log-format']) });
-    containUnhandledRejections(logger);
-    let finish!: (code: number) => void;
-    const finished = new Promise<number>((resolve) => { finish = resolve; });
-    const c = await startHosted({
+    return runUntilSignalled(logger, 'coordinator', async (lost) => startHosted({
       kubeConfig: await loadKubeConfig(values.kubeconfig),
       payloadCatalog: catalog,
       namespace: values.namespace ?? podNamespace(),
@@ -82,20 +80,7 @@ export const hostedCommand: CommandSpec = {
       },
       ...serving,
       logger,
-      onLostMembership: (reason) => {
-        // Every shard's fence already refuses writes; exit non-zero so the Deployment restarts this replica.
-        logger.error('membership Lease lost; exiting', { reason });
-        process.exit(1);
-      },
-    });
-    c.ready.catch((e: unknown) => {
-      logger.error('coordinator failed', { error: (e as Error).message });
-      finish(1);
-    });
-    for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => { logger.info(`${sig} received, shutting down`); finish(0); });
-    const code = await finished;
-    await c.stop();
-    logger.info('stopped');
-    return code;
+      onLostMembership: lost('membership Lease lost; exiting'),
+    }));
   },
 };

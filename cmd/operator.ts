@@ -1,5 +1,6 @@
 // `featuregates operator`: flags (mirroring the Go operator and controller-runtime), then the manager.
-import { containUnhandledRejections, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
+import { createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
+import { runUntilSignalled } from './long-running.js';
 import { CONFIG_OPERATOR_NAME } from '../api-types/index.js';
 import { startOperator } from '../controllers/manager.js';
 import { RUNNING_GATES_PERIOD_MS } from '../controllers/running-gates.js';
@@ -42,12 +43,8 @@ export const operatorCommand: CommandSpec = {
     if (caFile && components.size === 0) throw new UsageError('--running-gates-component-ca-file goes with --running-gates-component');
     const componentCAs = caFile ? componentCA(caFile, '--running-gates-component-ca-file') : undefined;
     const logger = createLogger({ fields: { operator: 'featuregates' }, ...logFormatOption(values['log-format']) });
-    containUnhandledRejections(logger);
     const namespace = podNamespace();
-    let exitCode = 0;
-    let finish!: () => void;
-    const finished = new Promise<void>((resolve) => { finish = resolve; });
-    const op = await startOperator({
+    return runUntilSignalled(logger, 'operator', async (lost) => startOperator({
       kubeConfig: await loadKubeConfig(values.kubeconfig),
       operatorVersion: version,
       featureGateDir: dir,
@@ -64,21 +61,7 @@ export const operatorCommand: CommandSpec = {
       runningGatesComponents: [...components].map(([name, url]) => ({ name, url })),
       ...(componentCAs ? { runningGatesComponentCA: componentCAs } : {}),
       logger,
-      onLostLeadership: (reason) => {
-        // Controllers are stopped and every write is fenced; exit non-zero so the Deployment restarts us.
-        logger.error('leader election lost; exiting', { reason });
-        process.exit(1);
-      },
-    });
-    op.ready.catch((e: unknown) => {
-      logger.error('operator failed', { error: (e as Error).message });
-      exitCode = 1;
-      finish();
-    });
-    for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => { logger.info(`${sig} received, shutting down`); finish(); });
-    await finished;
-    await op.stop();
-    logger.info('stopped');
-    return exitCode;
+      onLostLeadership: lost('leader election lost; exiting'),
+    }));
   },
 };
