@@ -14,7 +14,7 @@
 // → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
 // guests correct) → kill -9 of one replica (its guests written again) → audit: guest writes by non-holders.
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
+import { OPERATOR_CLI, spawnFeaturegates } from '../../test/support/cli.js';
 import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,7 +25,7 @@ import {
 } from '../../sdk/testing/index.js';
 import { shardName } from '../../api-types/index.js';
 import { HOSTILE_KINDS, startHostileGuest } from '../../test/support/hostile-guests.js';
-import { auditSetup, readAuditWrites } from '../chaos/audit.js';
+import { auditSetup, readAuditWrites } from '../../test/support/audit.js';
 import { startBenchCluster } from './bench-cluster.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
 import { exited, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
@@ -50,7 +50,6 @@ const SHARDS = Number(flags.shards);
 const NS = 'featuregate-hosted';
 const CATALOG = join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'payload-featuregates', 'releases');
 const LEASE = { duration: 15, renew: 10, retry: 2 };
-const cli = join(packageRoot(), 'dist', 'cli', 'featuregates.js');
 const NODE_FLAGS = nodeFlagsOrImage();
 const say = (s: string) => process.stdout.write(`${s}\n`);
 process.setMaxListeners(100); // one exit hook per control plane
@@ -64,9 +63,9 @@ const expected: FeatureGateDetails = resolveFeatureGateDetails({}, catalog.regis
 
 function spawnReplica(mgmt: ControlPlane, id: string): Replica {
   const log = openSync(join(mgmt.dir, `${id}.log`), 'a');
-  const proc = spawn(process.execPath, [...NODE_FLAGS, cli, 'hosted', '--kubeconfig', mgmt.kubeconfigPath, '--payload-catalog', CATALOG, '--namespace', NS,
+  const proc = spawnFeaturegates(['hosted', '--kubeconfig', mgmt.kubeconfigPath, '--payload-catalog', CATALOG, '--namespace', NS,
     '--identity', id, '--shards', String(SHARDS), '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-format', 'json'],
-  { stdio: ['ignore', 'ignore', log] });
+  { nodeFlags: NODE_FLAGS, cli: OPERATOR_CLI, stdout: 'ignore', stderr: log });
   closeSync(log);
   return { id, proc };
 }

@@ -6,7 +6,7 @@
 //   npm run bench -- idle-requests          (DISABLE_HTTP2=1 for the HTTP/1.1 path and its 30–45 s watches)
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { auditEveryRequest, perMinute, requestsFrom } from './audit-requests.js';
+import { auditEveryRequest, perMinute, requestsFrom } from '../../test/support/audit.js';
 import { BENCH_VERSION, startBenchCluster } from './bench-cluster.js';
 import { exited } from './operator-process.js';
 import { sleep } from '../../test/support/timing.js';

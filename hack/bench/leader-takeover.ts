@@ -1,23 +1,20 @@
 // Benchmark: two `featuregates operator --leader-elect` processes; kill -9 the leader and time until the
 // other holds the Lease. Goal: within 17 s (lease 15 s + retry 2 s).
 //   npm run bench -- leader-takeover        (RUNS=5 by default; each run takes ~20 s)
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { CoordinationV1Api } from '@kubernetes/client-node';
-import { bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
+import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
 import { median, ms, nowMs } from './stats.js';
 import { sleep } from '../../test/support/timing.js';
+import { operatorNodeFlags, spawnOperatorProcess } from './operator-process.js';
 
 const RUNS = Number(process.env.RUNS ?? 5);
-const root = packageRoot();
 const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
 await setFeatureGateSpec(plane.kubeConfig, {});
 await setClusterVersion(plane.kubeConfig, { history: ['4.22.0'] });
 const leases = plane.kubeConfig.makeApiClient(CoordinationV1Api);
 const holder = async () => (await leases.readNamespacedLease({ name: 'config-operator-lock', namespace: 'default' }).catch(() => undefined))?.spec?.holderIdentity ?? '';
-const start = (): ChildProcess => spawn(process.execPath, [join(root, 'dist', 'cli', 'featuregates.js'), 'operator', '--kubeconfig', plane.kubeconfigPath,
-  '--operator-version', '4.22.0', '--authoritative-feature-gate-dir', join(root, 'deploy', 'base', 'payload'),
-  '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--leader-elect', '--leader-election-namespace', 'default'], { stdio: 'ignore' });
+const start = (): ChildProcess => spawnOperatorProcess(plane.kubeconfigPath, '4.22.0', operatorNodeFlags, { args: ['--leader-elect', '--leader-election-namespace', 'default'] });
 
 const samples: number[] = [];
 let procs = [start(), start()];

@@ -1,12 +1,13 @@
 // The operator as the benchmarks run it: the shipped CLI (dist/cli, or FGC_OPERATOR_CLI: another build,
 // say an older commit's) in its own process, with OPERATOR_NODE_FLAGS (the image's are imageNodeFlags()), no
 // leader election, metrics off, health probes on a free port, on the example payload.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../sdk/testing/index.js';
+import { OPERATOR_CLI, spawnFeaturegates } from '../../test/support/cli.js';
 
-export const operatorCLI = process.env.FGC_OPERATOR_CLI ?? join(packageRoot(), 'dist', 'cli', 'featuregates.js');
+export const operatorCLI = OPERATOR_CLI;
 /** OPERATOR_NODE_FLAGS split into flags; undefined when it is not set (set and empty: no flags). */
 const envNodeFlags = process.env.OPERATOR_NODE_FLAGS?.split(' ').filter(Boolean);
 export const operatorNodeFlags = envNodeFlags ?? [];
@@ -33,10 +34,10 @@ export interface OperatorSpawnOptions {
 }
 
 export function spawnOperatorProcess(kubeconfigPath: string, version: string, nodeFlags: string[] = operatorNodeFlags, o: OperatorSpawnOptions = {}): ChildProcess {
-  return spawn(process.execPath, [...nodeFlags, operatorCLI, 'operator', '--kubeconfig', kubeconfigPath, '--operator-version', version,
+  return spawnFeaturegates(['operator', '--kubeconfig', kubeconfigPath, '--operator-version', version,
     '--authoritative-feature-gate-dir', join(packageRoot(), 'deploy', 'base', 'payload'),
     '--metrics-bind-address', '0', '--health-probe-bind-address', '127.0.0.1:0', ...(o.args ?? [])],
-  { stdio: ['ignore', 'ignore', o.pipeStderr ? 'pipe' : 'ignore'], ...(o.env ? { env: o.env } : {}) });
+  { nodeFlags, cli: OPERATOR_CLI, stdout: 'ignore', stderr: o.pipeStderr ? 'pipe' : 'ignore', ...(o.env ? { env: o.env } : {}) });
 }
 
 export function exited(p: ChildProcess): Promise<void> {

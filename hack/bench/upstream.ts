@@ -14,7 +14,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ensureNamespace, packageRoot } from '../../sdk/testing/index.js';
-import { auditEveryRequest, perMinute, requestsFrom } from './audit-requests.js';
+import { auditEveryRequest, perMinute, requestsFrom } from '../../test/support/audit.js';
 import { startBenchCluster } from './bench-cluster.js';
 import { SCENARIO_CHANGES as CHANGES, SCENARIO_HEARTBEATS as HEARTBEATS, changeScenario } from './status-change.js';
 import { exited, nodeFlagsOrImage, operatorCLI, spawnOperatorProcess, usage } from './operator-process.js';

@@ -1,60 +1,13 @@
 // Who wrote what, from kube-apiserver's audit log: each operator replica runs as its own ServiceAccount,
 // so every successful write names its writer. Used to prove that no process that was not the Lease
 // holder wrote anything.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { serviceAccountKubeConfig, type ControlPlane } from '../../sdk/testing/index.js';
+import type { AuditWrite } from '../../test/support/audit.js';
 
-export interface AuditSetup {
-  dir: string;
-  logPath: string;
-  apiServerArgs: string[];
-}
-
-/** An audit policy that records writes of leases, config.openshift.io objects and events (Metadata level); `reads` adds get/list/watch of config.openshift.io. */
-export function auditSetup(options: { reads?: boolean } = {}): AuditSetup {
-  const dir = mkdtempSync(join(tmpdir(), 'fgc-audit-'));
-  const policy = join(dir, 'policy.yaml');
-  writeFileSync(policy, [
-    'apiVersion: audit.k8s.io/v1', 'kind: Policy', 'omitStages: [RequestReceived]', 'rules:',
-    ...(options.reads ? ['- level: Metadata', '  verbs: [get, list, watch]', '  resources:', '  - group: config.openshift.io'] : []),
-    '- level: Metadata', '  verbs: [create, update, patch, delete]', '  resources:',
-    '  - group: coordination.k8s.io', '    resources: [leases]', '  - group: config.openshift.io', '  - group: ""', '    resources: [events]',
-    '- level: None', '',
-  ].join('\n'));
-  const logPath = join(dir, 'audit.log');
-  return { dir, logPath, apiServerArgs: [`--audit-policy-file=${policy}`, `--audit-log-path=${logPath}`, '--audit-log-format=json'] };
-}
-
-export interface AuditWrite {
-  user: string;
-  userAgent: string;
-  resource: string;
-  subresource: string;
-  verb: string;
-  code: number;
-  received: number;
-  completed: number;
-}
-
-export function readAuditWrites(logPath: string): AuditWrite[] {
-  const out: AuditWrite[] = [];
-  for (const line of readFileSync(logPath, 'utf8').split('\n')) {
-    if (!line) continue;
-    const e = JSON.parse(line) as {
-      stage?: string; verb?: string; user?: { username?: string }; userAgent?: string; objectRef?: { resource?: string; subresource?: string };
-      responseStatus?: { code?: number }; requestReceivedTimestamp?: string; stageTimestamp?: string;
-    };
-    if (e.stage !== 'ResponseComplete' && e.stage !== 'ResponseStarted') continue;
-    out.push({
-      user: e.user?.username ?? '', userAgent: e.userAgent ?? '', resource: e.objectRef?.resource ?? '', subresource: e.objectRef?.subresource ?? '', verb: e.verb ?? '',
-      code: e.responseStatus?.code ?? 0, received: Date.parse(e.requestReceivedTimestamp ?? ''), completed: Date.parse(e.stageTimestamp ?? ''),
-    });
-  }
-  return out;
-}
+export { auditSetup, readAuditWrites, type AuditSetup, type AuditWrite } from '../../test/support/audit.js';
 
 /** Successful FeatureGate/ClusterOperator/Event writes by a user who was not the last to write the Lease before the request arrived. */
 export function writesByNonHolders(writes: AuditWrite[], users: string[]): AuditWrite[] {

@@ -1,12 +1,12 @@
 // Shared parts of the chaos scenarios: the operator as a child process (as deployed: --leader-elect),
 // its metrics scraped over HTTP, convergence polling, and a figures table with goals.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FEATURE_GATE_NAME, type FeatureGate } from '../../api-types/index.js';
 import { FeatureGateResource, LeaseResource, ResourceClient, type Lease } from '../../runtime/index.js';
-import { servingAddress } from '../../test/support/cli.js';
+import { OPERATOR_CLI, servingAddress, spawnFeaturegates } from '../../test/support/cli.js';
 import {
   bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane,
 } from '../../sdk/testing/index.js';
@@ -52,12 +52,11 @@ export interface OperatorProcess {
 /** `featuregates operator --leader-elect` against `kubeconfigPath`, metrics and health on free loopback ports. */
 export function spawnOperator(kubeconfigPath: string, extraArgs: string[] = []): OperatorProcess {
   // FGC_OPERATOR_CLI runs another build (say, an older commit's dist) under the same scenario.
-  const cli = process.env.FGC_OPERATOR_CLI ?? join(packageRoot(), 'dist', 'cli', 'featuregates.js');
-  const proc = spawn(process.execPath, [cli, 'operator', '--kubeconfig', kubeconfigPath,
+  const proc = spawnFeaturegates(['operator', '--kubeconfig', kubeconfigPath,
     '--operator-version', OPERATOR_VERSION, '--authoritative-feature-gate-dir', PAYLOAD_DIR,
     '--metrics-bind-address', '127.0.0.1:0', ...(process.env.FGC_OPERATOR_CLI ? [] : ['--metrics-secure=false']), '--health-probe-bind-address', '127.0.0.1:0',
     '--leader-elect', '--leader-election-namespace', 'default', '--degraded-inertia', '0s', ...extraArgs],
-  { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, POD_NAME: 'chaos-operator' } });
+  { cli: OPERATOR_CLI, stdout: 'ignore', env: { POD_NAME: 'chaos-operator' } });
   let text = '';
   let exitedFlag = false;
   proc.stderr!.on('data', (d: Buffer) => { text += d.toString(); });

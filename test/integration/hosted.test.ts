@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { auditEveryRequest, requestsFrom } from '../../hack/bench/audit-requests.js';
+import { auditEveryRequest, requestsFrom } from '../support/audit.js';
 import {
   ClusterProfiles, FEATURE_GATE_CONFIGMAP_KEY, FEATURE_GATE_NAME, PAYLOAD_VERSION_ANNOTATION, desiredFeatureGates, releaseFolder,
   resolveFeatureGateDetails, shardOf, type FeatureGateDetails, type FeatureGateSpec,

@@ -8,7 +8,7 @@ import { startOperator, type RunningOperator } from '../../controllers/manager.j
 import { ClusterVersionResource, ResourceClient, loadKubeConfig, packageVersion, withTransportConfig } from '../../runtime/index.js';
 import { createFeatureGateAccess } from '../../sdk/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
-import { auditSetup, readAuditWrites } from '../../hack/chaos/audit.js';
+import { auditSetup, readAuditWrites } from '../support/audit.js';
 import { PAYLOAD_DIR } from '../../hack/chaos/lib.js';
 import { eventually } from '../support/eventually.js';
 

@@ -1,10 +1,34 @@
 // Runs the `featuregates` CLI as shipped (npm test builds dist/ and the bundle first).
 import { spawnSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { packageRoot } from '../../runtime/version.js';
 
 // The bundled CLI (hack/bundle.mjs), what package.json's bin and the image run; FGC_CLI runs the CLI tests
 // against another build (an older commit's, to show a test fails before its fix).
-export const CLI = process.env.FGC_CLI ?? join(process.cwd(), 'dist', 'cli', 'featuregates.js');
+export const CLI = process.env.FGC_CLI ?? join(packageRoot(), 'dist', 'cli', 'featuregates.js');
+/** The CLI the operator and hosted-replica processes of benchmarks and chaos scenarios run (FGC_OPERATOR_CLI: another build). */
+export const OPERATOR_CLI = process.env.FGC_OPERATOR_CLI ?? CLI;
+
+export interface SpawnOptions {
+  /** Node flags before the script (the image's, say). */
+  nodeFlags?: readonly string[];
+  /** The CLI to run (default CLI). */
+  cli?: string;
+  /** stdout and stderr: piped (default), ignored, or stderr appended to a file descriptor. */
+  stdout?: 'pipe' | 'ignore';
+  stderr?: 'pipe' | 'ignore' | number;
+  /** Added to the environment (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** The CLI leads a process group, as a shell's foreground job does (signal it with kill(-pid)). */
+  ownGroup?: boolean;
+}
+
+/** The one way test/ and hack/ start a `featuregates` process (a CLI command, an operator, a hosted replica). */
+export function spawnFeaturegates(args: readonly string[], o: SpawnOptions = {}): ChildProcess {
+  return spawn(process.execPath, [...(o.nodeFlags ?? []), o.cli ?? CLI, ...args], {
+    env: { ...process.env, ...o.env }, stdio: ['ignore', o.stdout ?? 'pipe', o.stderr ?? 'pipe'], detached: o.ownGroup === true,
+  });
+}
 
 export function runCLI(args: string[], env: NodeJS.ProcessEnv = {}, input?: string) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, input, timeout: 60_000 });
@@ -13,7 +37,7 @@ export function runCLI(args: string[], env: NodeJS.ProcessEnv = {}, input?: stri
 
 /** `ownGroup`: the CLI leads a process group, as a shell's foreground job does (signal it with kill(-pid)). */
 export function spawnCLI(args: string[], env: NodeJS.ProcessEnv = {}, { ownGroup = false } = {}): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
+  return spawnFeaturegates(args, { env, ownGroup });
 }
 
 /**
