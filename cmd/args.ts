@@ -190,3 +190,14 @@ export function componentCA(file: string, flag = '--component-ca-file'): Buffer 
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`${flag} ${file}: no PEM certificate in it`);
   return pem;
 }
+
+/** `A=false,B=true` → the declared overrides (a usage error names a malformed one). */
+export function overridesFlag(v: string | undefined, flag = '--override'): Map<string, boolean> {
+  const out = new Map<string, boolean>();
+  for (const pair of (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([A-Za-z0-9]+)=(true|false)$/.exec(pair);
+    if (!m) throw new UsageError(`${flag}: expected GATE=true|false, got ${JSON.stringify(pair)}`);
+    out.set(m[1]!, m[2] === 'true');
+  }
+  return out;
+}

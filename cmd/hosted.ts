@@ -4,9 +4,9 @@ import { stringify } from 'yaml';
 import { hostedStatusTable } from '../api-types/index.js';
 import { connect, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
 import { runUntilSignalled } from './long-running.js';
-import { DEFAULT_GUEST_BACKOFF_MAX_MS, DEFAULT_SHARDS, HOSTED_RUNNING_GATES_PERIOD_MS, readHostedStatus, startHosted } from '../hosted/index.js';
+import { DEFAULT_GUEST_BACKOFF_MAX_MS, DEFAULT_SHARDS, HOSTED_RUNNING_GATES_OVERRIDES, HOSTED_RUNNING_GATES_PERIOD_MS, readHostedStatus, startHosted } from '../hosted/index.js';
 import {
-  LOG_FORMAT_OPTION, REQUEST_TIMEOUT_OPTION, UsageError, durationFlag, logFormatOption, outputFlag, requestTimeoutFlag, sayOnStderr, type CommandSpec,
+  LOG_FORMAT_OPTION, REQUEST_TIMEOUT_OPTION, UsageError, durationFlag, logFormatOption, outputFlag, overridesFlag, requestTimeoutFlag, sayOnStderr, type CommandSpec,
 } from './args.js';
 import { SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
 
@@ -47,6 +47,7 @@ export const hostedCommand: CommandSpec = {
     'leader-elect-retry-period': { type: 'string', help: 'how often the Leases are listed and a claim or a failed renewal retried (default 2s; held Leases are renewed every third of the lease duration)' },
     'allow-insecure-guest-tls': { type: 'boolean', help: 'accept guest kubeconfigs with insecure-skip-tls-verify (test set-ups only; refused by default: a guest kubeconfig is untrusted)' },
     'guest-backoff-max': { type: 'string', help: 'longest wait between tries to reach a failing guest (default 3m; a change of its HostedControlPlane or Secret tries at once)' },
+    'running-gates-override': { type: 'string', help: `known, deliberate differences of every guest kube-apiserver, GATE=true|false[,…]: overridden, not mismatch (default ${HOSTED_RUNNING_GATES_OVERRIDES}, HyperShift's; "" for none)` },
     'running-gates-period': { type: 'string', help: 'how often each guest kube-apiserver\'s running gates are checked against its FeatureGate status besides on a change (default 60m; at most once a minute per guest; 0 turns the check off)' },
     ...SERVING_OPTIONS,
     output: { type: 'string', short: 'o', help: 'status: table (default), wide, json or yaml' },
@@ -76,6 +77,7 @@ export const hostedCommand: CommandSpec = {
       guest: {
         backoffMaxMs: durationFlag(values['guest-backoff-max'], '--guest-backoff-max', DEFAULT_GUEST_BACKOFF_MAX_MS),
         runningGatesPeriodMs: durationFlag(values['running-gates-period'], '--running-gates-period', HOSTED_RUNNING_GATES_PERIOD_MS),
+        runningGatesOverrides: overridesFlag(values['running-gates-override'] ?? HOSTED_RUNNING_GATES_OVERRIDES, '--running-gates-override'),
         ...(flags['allow-insecure-guest-tls'] === true ? { allowInsecureSkipTLSVerify: true } : {}),
       },
       ...serving,

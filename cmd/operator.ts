@@ -4,7 +4,7 @@ import { runUntilSignalled } from './long-running.js';
 import { CONFIG_OPERATOR_NAME } from '../api-types/index.js';
 import { startOperator } from '../controllers/manager.js';
 import { RUNNING_GATES_PERIOD_MS } from '../controllers/running-gates.js';
-import { clusterProfileFlag, componentCA, componentsFlag, durationFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
+import { clusterProfileFlag, componentCA, componentsFlag, durationFlag, overridesFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
 import { SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
 
 export const operatorCommand: CommandSpec = {
@@ -18,6 +18,7 @@ export const operatorCommand: CommandSpec = {
     'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed' },
     'cluster-operator-name': { type: 'string', help: `ClusterOperator to report to (default ${CONFIG_OPERATOR_NAME})` },
     'running-gates-period': { type: 'string', help: 'how often kube-apiserver\'s running gates are checked against FeatureGate status besides on a change (default 10m; 0 turns the check off)' },
+    'running-gates-override': { type: 'string', help: 'known, deliberate differences, GATE=true|false[,…]: reported as overridden, not mismatch' },
     'running-gates-component': { type: 'string', multiple: true, help: 'also check this component\'s running gates at its secure port (kube-controller-manager=https://HOST:10257), with the operator\'s credentials' },
     'running-gates-component-ca-file': { type: 'string', help: 'PEM bundle of those components\' serving CAs (default: the kubeconfig\'s CA)' },
     ...SERVING_OPTIONS,
@@ -59,6 +60,7 @@ export const operatorCommand: CommandSpec = {
       okdBuild: flags['okd-build'] === true,
       runningGatesPeriodMs: durationFlag(values['running-gates-period'], '--running-gates-period', RUNNING_GATES_PERIOD_MS),
       runningGatesComponents: [...components].map(([name, url]) => ({ name, url })),
+      runningGatesOverrides: overridesFlag(values['running-gates-override'], '--running-gates-override'),
       ...(componentCAs ? { runningGatesComponentCA: componentCAs } : {}),
       logger,
       onLostLeadership: lost('leader election lost; exiting'),

@@ -14,19 +14,8 @@ import {
   ClusterVersionResource, KubeTransport, ResourceClient, checkComponent, componentAccess, connect, isNotFound, kubernetesGateLifecycle, readFeatureGate, type ClusterAccess,
 } from '../runtime/index.js';
 import {
-  REQUEST_TIMEOUT_OPTION, clusterProfileFlag, componentCA, componentsFlag, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec,
+  REQUEST_TIMEOUT_OPTION, clusterProfileFlag, componentCA, componentsFlag, overridesFlag, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec,
 } from './args.js';
-
-/** `A=false,B=true` → the declared overrides (a usage error names a malformed one). */
-export function overridesFlag(v: string | undefined): Map<string, boolean> {
-  const out = new Map<string, boolean>();
-  for (const pair of (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
-    const m = /^([A-Za-z0-9]+)=(true|false)$/.exec(pair);
-    if (!m) throw new UsageError(`--override: expected GATE=true|false, got ${JSON.stringify(pair)}`);
-    out.set(m[1]!, m[2] === 'true');
-  }
-  return out;
-}
 
 const running = (v: boolean | null) => (v === null ? '-' : v ? 'on' : 'off');
 

@@ -57,6 +57,8 @@ export interface OperatorOptions {
   runningGatesComponents?: readonly { name: string; url: string }[];
   /** PEM bundle of those components' serving CAs (default: the kubeconfig's CA). */
   runningGatesComponentCA?: Buffer;
+  /** Known, deliberate differences (gate → the value it runs with): `overridden`, not a mismatch. */
+  runningGatesOverrides?: ReadonlyMap<string, boolean>;
   logger?: Logger;
   /** Leadership lost: the controllers are already stopped; the caller exits non-zero. */
   onLostLeadership?: (reason: string) => void;
@@ -200,6 +202,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       run(runningGatesController({
         kubeConfig: kc, featureGates, clusterVersions, lifecycle: () => kubernetesGateLifecycle(), events, metrics, logger: log, periodMs: runningGatesPeriodMs,
         components: (options.runningGatesComponents ?? []).map(({ name, url }) => ({ name, access: componentAccess(kc, url, options.runningGatesComponentCA) })),
+        ...(options.runningGatesOverrides ? { overrides: options.runningGatesOverrides } : {}),
       }));
     }
     accessor.start();

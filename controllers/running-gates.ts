@@ -43,6 +43,8 @@ export interface RunningGatesDeps {
    * can change its FeatureGate status at will, and each change would otherwise read the guest's /metrics again.
    */
   minIntervalMs?: number;
+  /** Known, deliberate differences (gate → the value it runs with): read as `overridden`, never a mismatch. */
+  overrides?: ReadonlyMap<string, boolean>;
   /** Each check's outcome: the mismatching gates (none: everything it has matches), or why it could not be read. */
   onChecked?(outcome: RunningGatesOutcome, component: string): void;
 }
@@ -94,7 +96,9 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     const wait = st.lastCheckAt === undefined || !deps.minIntervalMs ? 0 : st.lastCheckAt + deps.minIntervalMs - Date.now();
     if (wait > 0) return { requeueAfterMs: wait };
     st.lastCheckAt = Date.now();
-    const check = await checkComponent(reach, component, want.desired, { lifecycle: () => (lifecycle ??= deps.lifecycle()) });
+    const check = await checkComponent(reach, component, want.desired, {
+      lifecycle: () => (lifecycle ??= deps.lifecycle()), ...(deps.overrides ? { overrides: deps.overrides } : {}),
+    });
     if (check.error !== undefined) {
       for (const v of VERDICTS) counts?.set({ component, verdict: v }, v === 'error' ? 1 : 0);
       deps.onChecked?.({ error: check.error }, component);

@@ -36,6 +36,8 @@ export interface GuestTuning {
    * status change (default 60 minutes; 0: never). Never more than once a minute per guest.
    */
   runningGatesPeriodMs?: number;
+  /** Known, deliberate differences every guest's kube-apiserver runs with (HyperShift's): `overridden`, not a mismatch. */
+  runningGatesOverrides?: ReadonlyMap<string, boolean>;
 }
 
 /** The User-Agent of guest requests: names the replica, so a guest's audit log says which one wrote. */

@@ -59,7 +59,7 @@ export interface GuestEngagementDeps {
   /** A guest status write carried input changes the first of which was observed this many seconds before. */
   onStatusDelay?(seconds: number): void;
   /** The guest kube-apiserver's running gates against its FeatureGate status (no check when absent or period 0). */
-  runningGates?: { periodMs: number; lifecycle: () => GateLifecycle; onChecked(outcome: RunningGatesOutcome): void };
+  runningGates?: { periodMs: number; lifecycle: () => GateLifecycle; overrides?: ReadonlyMap<string, boolean>; onChecked(outcome: RunningGatesOutcome): void };
 }
 
 /** The guest's version when its ClusterVersion is acceptable input, else the TerminalError that says why not. */
@@ -135,7 +135,7 @@ export class GuestEngagement {
         // 64 KiB is refused while it streams), at most once a minute.
         this.run(runningGatesController({
           kubeConfig: guest.access, featureGates, clusterVersions, lifecycle: rg.lifecycle, events: d.events, logger: d.logger,
-          periodMs: rg.periodMs, minIntervalMs: RUNNING_GATES_MIN_INTERVAL_MS, onChecked: rg.onChecked,
+          periodMs: rg.periodMs, minIntervalMs: RUNNING_GATES_MIN_INTERVAL_MS, onChecked: rg.onChecked, ...(rg.overrides ? { overrides: rg.overrides } : {}),
         }));
       }
     });

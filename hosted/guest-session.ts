@@ -83,6 +83,11 @@ interface Problem {
 
 /** How often each guest's running gates are checked besides on a status change (cost: ~24 ms of CPU per 1.5 MB /metrics). */
 export const HOSTED_RUNNING_GATES_PERIOD_MS = 60 * 60_000;
+/**
+ * What HyperShift's hosted control-plane components run other than the FeatureGate says, on purpose (OCPBUGS-45600,
+ * support/config/featuregates.go): read as `overridden` in every guest unless `--running-gates-override` says otherwise.
+ */
+export const HOSTED_RUNNING_GATES_OVERRIDES = 'OpenShiftPodSecurityAdmission=false';
 
 /** The order problems are told in (the first one's reason is the status line's and the metric's). */
 const PROBLEM_ORDER = [GUEST_CONNECTION_CONTROLLER, 'GuestVersionController', 'GuestFeatureGateSpecController', 'FeatureGateController',
@@ -197,6 +202,7 @@ export class GuestSession {
         onStatusDelay: (seconds) => this.d.metrics.statusDelay(seconds),
         runningGates: {
           periodMs: this.d.tuning.runningGatesPeriodMs ?? HOSTED_RUNNING_GATES_PERIOD_MS, lifecycle: this.d.gateLifecycle,
+          ...(this.d.tuning.runningGatesOverrides ? { overrides: this.d.tuning.runningGatesOverrides } : {}),
           onChecked: (o) => {
             // The count first: the names (the guest's own, up to its bounds) may be cut, the count never is.
             this.runningGates = boundedText('error' in o ? `unreadable: ${o.error}`

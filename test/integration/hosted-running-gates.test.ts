@@ -3,7 +3,8 @@
 // (SELinuxMount=true), one as it comes. The drifted guest shows the extra gate in `hosted status` (a RUNNING GATES
 // column), in its per-HCP metric and in a Warning Event on its HostedControlPlane; the other does not. (A vanilla
 // kube-apiserver already differs from OpenShift's Default set on a few gates; the test compares the two guests
-// instead of naming those.)
+// instead of naming those.) Declared as a deliberate override (--running-gates-override, as HyperShift's own
+// OpenShiftPodSecurityAdmission=false is by default), the drifted gate reads as overridden: the two guests agree.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -82,4 +83,23 @@ describe('hosted: the running gates of each guest kube-apiserver', () => {
       expect(table.stdout).toMatch(new RegExp(`^clusters-drift/drift .* mismatch \\(${drift.length}\\) `, 'm'));
     });
   }, 120_000);
+
+  it('a gate declared as a deliberate override (--running-gates-override) is no mismatch: the drifted guest reads as the plain one', async () => {
+    await replicas.dumpOnFailure(async () => {
+      replicas.killAll();
+      replicas.start('r2', ['--running-gates-override', 'OpenShiftPodSecurityAdmission=false,SELinuxMount=true']);
+      await eventually(async () => {
+        const records = await replicas.records();
+        const r = (key: string) => records.get(key);
+        expect(r('clusters-drift/drift')?.owner).toBe('r2');
+        expect(r('clusters-plain/plain')?.owner).toBe('r2');
+        expect(r('clusters-drift/drift')?.runningGates).toBeDefined();
+        expect(r('clusters-drift/drift')?.runningGates).toBe(r('clusters-plain/plain')?.runningGates);
+        expect(r('clusters-drift/drift')?.runningGates ?? '').not.toContain('SELinuxMount');
+      }, 90_000, 500);
+    });
+    const bad = runCLI(['hosted', '--kubeconfig', mgmt.kubeconfigPath, '--payload-catalog', join(PAYLOAD_ROOT, 'releases'), '--running-gates-override', 'SELinuxMount']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--running-gates-override: expected GATE=true|false, got "SELinuxMount"');
+  }, 150_000);
 });

@@ -21,7 +21,8 @@ export interface HostedReplicasOptions {
 export interface HostedReplicas {
   readonly procs: Map<string, ChildProcess>;
   readonly logs: Map<string, string>;
-  start(identity: string): void;
+  /** Starts a replica; `extraArgs` go after the usual flags. */
+  start(identity: string, extraArgs?: readonly string[]): void;
   /** The replica's /metrics URL, from its `serving` log line (with `metrics: true`). */
   metricsURL(identity: string): Promise<string>;
   /** `featuregates hosted status -o json`, by HCP key. */
@@ -36,12 +37,12 @@ export function hostedReplicas(o: HostedReplicasOptions): HostedReplicas {
   const logs = new Map<string, string>();
   return {
     procs, logs,
-    start(identity) {
+    start(identity, extraArgs = []) {
       const p = spawnCLI(['hosted', '--kubeconfig', o.kubeconfig(), '--payload-catalog', o.catalog, '--namespace', o.namespace,
         '--identity', identity, '--shards', String(o.shards), '--health-probe-bind-address', '0',
         ...(o.metrics ? ['--metrics-bind-address', '127.0.0.1:0', '--metrics-secure=false'] : ['--metrics-bind-address', '0']),
         '--leader-elect-lease-duration', '4s', '--leader-elect-renew-deadline', '3s', '--leader-elect-retry-period', '1s',
-        '--guest-backoff-max', '2s', '--log-format', 'json']);
+        '--guest-backoff-max', '2s', '--log-format', 'json', ...extraArgs]);
       logs.set(identity, '');
       p.stderr!.on('data', (d: Buffer) => logs.set(identity, logs.get(identity) + d.toString()));
       procs.set(identity, p);
