@@ -12,8 +12,8 @@ import {
   BrokenPayloadError, CLUSTER_VERSION_NAME, CONFIG_OPERATOR_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, FeatureSets, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
-  ClusterOperatorResource, ClusterVersionResource, Controller, Registry, collectDefaultMetrics, registerStatusFeatureMetrics, FeatureGateResource, LeaderElector, apiServerAuthorizer, servingCertificate, userAgent, Reflector, ResourceClient, createEventRecorder, withTransportConfig,
-  componentAccess, kubernetesGateLifecycle, loadRegistry, serveEndpoints, silentLogger, type ControllerSpec, type LeaderElectionTiming, type Logger, type ServingEndpoint,
+  ClusterOperatorResource, ClusterVersionResource, Controller, Registry, registerStatusFeatureMetrics, FeatureGateResource, LeaderElector, userAgent, Reflector, ResourceClient, createEventRecorder, withTransportConfig,
+  componentAccess, kubernetesGateLifecycle, loadRegistry, serveProcess, silentLogger, type ServingOptions, type ControllerSpec, type LeaderElectionTiming, type Logger, 
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/index.js';
 import { clusterOperatorStatusController } from './cluster-operator-status.js';
@@ -25,7 +25,8 @@ import { OperatorConditions } from './operator-conditions.js';
 import { upgradeableController } from './upgradeable.js';
 import { registerStatusMetrics } from './status-metrics.js';
 
-export interface OperatorOptions {
+/** Serving (ServingOptions: metrics and health addresses, secure metrics, its certificate) as every long-running process. */
+export interface OperatorOptions extends ServingOptions {
   kubeConfig: ClusterAccess;
   operatorVersion: string;
   featureGateDir: string;
@@ -33,14 +34,6 @@ export interface OperatorOptions {
   clusterOperatorName?: string;
   /** Namespace for Events and the leader Lease. */
   namespace?: string;
-  /** Default ":8443" when secure, "127.0.0.1:8080" when not; "0" disables. */
-  metricsBindAddress?: string;
-  /** HTTPS + TokenReview/SubjectAccessReview on /metrics (default true), as controller-runtime's secure serving. */
-  metricsSecure?: boolean;
-  /** Serving certificate and key (PEM files) for secure metrics; default: a self-signed one made at start. */
-  tlsCertFile?: string;
-  tlsPrivateKeyFile?: string;
-  healthProbeBindAddress?: string;
   leaderElect?: boolean;
   leaderElectionNamespace?: string;
   leaderElectionId?: string;
@@ -142,21 +135,11 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   });
   const synced = () => reflectors.every((r) => r.hasSynced());
 
-  const endpoints: ServingEndpoint[] = [];
-  const secure = options.metricsSecure ?? true;
-  const metricsEndpoint = await serveEndpoints(options.metricsBindAddress ?? (secure ? ':8443' : '127.0.0.1:8080'), {
-    registry: metrics, health: false,
-    ...(secure ? { tls: () => servingCertificate(options, 'featuregates-metrics'), authorize: apiServerAuthorizer(kc, { metrics }) } : {}),
+  const serving = await serveProcess(options, { kc, registry: metrics, certName: 'featuregates-metrics', ready: synced });
+  const { endpoints } = serving;
+  log.info('serving', {
+    metrics: serving.metricsAddress, ...(serving.metricsAddress ? { metricsScheme: serving.secure ? 'https' : 'http' } : {}), health: serving.healthAddress,
   });
-  if (metricsEndpoint) {
-    endpoints.push(metricsEndpoint);
-    // Process and runtime metrics only when someone can scrape them: the event-loop delay monitor behind
-    // them samples every 10 ms, which is most of an idle process's CPU.
-    collectDefaultMetrics(metrics);
-  }
-  const healthEndpoint = await serveEndpoints(options.healthProbeBindAddress ?? ':8081', { ready: synced });
-  if (healthEndpoint) endpoints.push(healthEndpoint);
-  log.info('serving', { metrics: metricsEndpoint?.address, ...(metricsEndpoint ? { metricsScheme: secure ? 'https' : 'http' } : {}), health: healthEndpoint?.address });
 
   const events = createEventRecorder(kc, { namespace, component: 'featuregate-coordinator', logger: log, metrics, ...(fence ? { fence } : {}) });
   const conditions = OperatorConditions.atStart();
@@ -235,9 +218,9 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
 
   return {
     metrics,
-    metricsAddress: metricsEndpoint?.address,
-    metricsScheme: secure ? 'https' : 'http',
-    healthAddress: healthEndpoint?.address,
+    metricsAddress: serving.metricsAddress,
+    metricsScheme: serving.secure ? 'https' : 'http',
+    healthAddress: serving.healthAddress,
     ready,
     isLeader: () => (elector ? elector.isLeader() : true),
     async stop() {

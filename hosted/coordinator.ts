@@ -7,8 +7,8 @@ import { hostname } from 'node:os';
 import { CONFIG_OPERATOR_NAME, hcpKey, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
 import {
   DEFAULT_LEADER_ELECTION, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient, withTransportConfig,
-  apiServerAuthorizer, collectDefaultMetrics, kubernetesGateLifecycle, servingCertificate, serveEndpoints, silentLogger, userAgent, type ClusterAccess, type LeaderElectionTiming,
-  type Logger, type ServingEndpoint,
+  kubernetesGateLifecycle, serveProcess, silentLogger, type ServingOptions, userAgent, type ClusterAccess, type LeaderElectionTiming,
+  type Logger,
 } from '../runtime/index.js';
 import { GuestSecrets } from './guest-secrets.js';
 import { GuestSession } from './guest-session.js';
@@ -19,7 +19,7 @@ import { StatusRecords } from './status-records.js';
 
 export const DEFAULT_SHARDS = 32;
 
-export interface HostedOptions {
+export interface HostedOptions extends ServingOptions {
   kubeConfig: ClusterAccess;
   payloadCatalog: string;
   /** Where the Leases and status records live (default: the pod's namespace). */
@@ -32,11 +32,6 @@ export interface HostedOptions {
   guestKubeconfigSecret?: { name: string; key?: string };
   clusterOperatorName?: string;
   leaderElection?: Partial<LeaderElectionTiming>;
-  metricsBindAddress?: string;
-  metricsSecure?: boolean;
-  tlsCertFile?: string;
-  tlsPrivateKeyFile?: string;
-  healthProbeBindAddress?: string;
   guest?: GuestTuning;
   logger?: Logger;
   /** The membership Lease was lost: the caller exits non-zero. */
@@ -159,23 +154,12 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     claimable: () => hcps.hasSynced() && (namespaces?.hasSynced() ?? true),
   });
 
-  const endpoints: ServingEndpoint[] = [];
-  const secure = o.metricsSecure ?? true;
-  const metricsEndpoint = await serveEndpoints(o.metricsBindAddress ?? (secure ? ':8443' : '127.0.0.1:8080'), {
-    registry: metrics, health: false,
-    ...(secure ? {
-      tls: () => servingCertificate(o, 'featuregates-hosted-metrics'),
-      authorize: apiServerAuthorizer(kc, { metrics }),
-    } : {}),
-  });
-  if (metricsEndpoint) {
-    endpoints.push(metricsEndpoint);
-    collectDefaultMetrics(metrics);
-  }
   let joined = false;
-  const healthEndpoint = await serveEndpoints(o.healthProbeBindAddress ?? ':8081', { ready: () => joined && hcps.hasSynced() && (namespaces?.hasSynced() ?? true) });
-  if (healthEndpoint) endpoints.push(healthEndpoint);
-  log.info('serving', { metrics: metricsEndpoint?.address, health: healthEndpoint?.address, identity, namespace: o.namespace, shards });
+  const serving = await serveProcess(o, {
+    kc, registry: metrics, certName: 'featuregates-hosted-metrics', ready: () => joined && hcps.hasSynced() && (namespaces?.hasSynced() ?? true),
+  });
+  const { endpoints } = serving;
+  log.info('serving', { metrics: serving.metricsAddress, health: serving.healthAddress, identity, namespace: o.namespace, shards });
 
   hcps.start();
   namespaces?.start();
@@ -190,7 +174,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   ready.catch(() => undefined);
 
   return {
-    identity, metrics, metricsAddress: metricsEndpoint?.address, healthAddress: healthEndpoint?.address, ready,
+    identity, metrics, metricsAddress: serving.metricsAddress, healthAddress: serving.healthAddress, ready,
     heldShards: () => manager.held(),
     sessions: () => [...sessions.keys()].sort(),
     async stop() {

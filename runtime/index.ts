@@ -8,6 +8,7 @@ export * from './paced-watch.js';
 export * from './event-correlator.js';
 export * from './events.js';
 export * from './http-server.js';
+export * from './process-serving.js';
 export * from './kube-config.js';
 export * from './http2-session.js';
 export * from './kube-transport.js';

@@ -1,0 +1,48 @@
+// What both long-running processes (the operator, a hosted replica) serve: /metrics — HTTPS with the API
+// server judging each scrape's token (TokenReview + SubjectAccessReview, as controller-runtime's secure
+// serving), or plain HTTP on loopback — and /healthz, /readyz on their own port. One set of flags, one routine.
+import type { Registry } from 'prom-client';
+import { serveEndpoints, type ServingEndpoint } from './http-server.js';
+import type { ClusterAccess } from './kube-config.js';
+import { apiServerAuthorizer } from './metrics-auth.js';
+import { collectDefaultMetrics } from './prometheus.js';
+import { servingCertificate } from './serving-cert.js';
+
+export interface ServingOptions {
+  /** Default ":8443" when secure, "127.0.0.1:8080" when not; "0" disables. */
+  metricsBindAddress?: string;
+  /** HTTPS + TokenReview/SubjectAccessReview on /metrics (default true), as controller-runtime's secure serving. */
+  metricsSecure?: boolean;
+  /** Serving certificate and key (PEM files) for secure metrics; default: a self-signed one made at start. */
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** Default ":8081"; "0" disables. */
+  healthProbeBindAddress?: string;
+}
+
+export interface Serving {
+  /** Every endpoint served (to close at stop). */
+  endpoints: ServingEndpoint[];
+  metricsAddress?: string;
+  healthAddress?: string;
+  secure: boolean;
+}
+
+/** Serves `registry` on /metrics and `ready` on /readyz; `certName` names a self-signed certificate. */
+export async function serveProcess(o: ServingOptions, d: { kc: ClusterAccess; registry: Registry; certName: string; ready: () => boolean }): Promise<Serving> {
+  const secure = o.metricsSecure ?? true;
+  const endpoints: ServingEndpoint[] = [];
+  const metrics = await serveEndpoints(o.metricsBindAddress ?? (secure ? ':8443' : '127.0.0.1:8080'), {
+    registry: d.registry, health: false,
+    ...(secure ? { tls: () => servingCertificate(o, d.certName), authorize: apiServerAuthorizer(d.kc, { metrics: d.registry }) } : {}),
+  });
+  if (metrics) {
+    endpoints.push(metrics);
+    // Process and runtime metrics only when someone can scrape them: the event-loop delay monitor behind
+    // them samples every 10 ms, which is most of an idle process's CPU.
+    collectDefaultMetrics(d.registry);
+  }
+  const health = await serveEndpoints(o.healthProbeBindAddress ?? ':8081', { ready: d.ready });
+  if (health) endpoints.push(health);
+  return { endpoints, secure, ...(metrics ? { metricsAddress: metrics.address } : {}), ...(health ? { healthAddress: health.address } : {}) };
+}
