@@ -124,7 +124,14 @@ say(`sessions ${c.sessions().length}; after GC: heap ${before.heapMB.toFixed(1)}
   `RSS ${((after.rssMB - before.rssMB) / (N + R) * 1024).toFixed(0)} KB`);
 say(`active resources: ${JSON.stringify(Object.entries(process.getActiveResourcesInfo().reduce<Record<string, number>>((a, r) => ({ ...a, [r]: (a[r] ?? 0) + 1 }), {})))}`);
 
+/** rest_client_requests_total by "method resource code" (management and guest requests alike). */
+const requestCounts = async () => new Map((await c.metrics.getSingleMetric('rest_client_requests_total')?.get())?.values
+  .map((v) => [`${v.labels.method} ${v.labels.resource} ${v.labels.code}`, v.value] as const) ?? []);
+const requestsBefore = await requestCounts();
 await profiled(`idle ${flags['profile-s']} s`, async () => { await sleep(Number(flags['profile-s']) * 1000); });
+const requestsAfter = await requestCounts();
+const sent = [...requestsAfter].map(([k, n]) => [k, n - (requestsBefore.get(k) ?? 0)] as const).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+say(`requests in the idle window: ${sent.reduce((a, [, n]) => a + n, 0)} (${sent.slice(0, 8).map(([k, n]) => `${k}: ${n}`).join(', ')})`);
 await c.stop();
 for (const g of guests) await g.stop();
 await mgmt.stop();
