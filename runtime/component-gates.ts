@@ -35,8 +35,11 @@ export class ComponentReadError extends Error {
   override name = 'ComponentReadError';
 }
 
-/** The gates a component runs with, as it reports them itself. */
-export async function readComponentGates(kc: ClusterAccess, timeoutMs?: number): Promise<ComponentGates> {
+/**
+ * The gates a component runs with, as it reports them itself; with `keep`, only those gates are kept from the gauge
+ * (a component's /metrics is whoever serves it — a hosted guest's may name millions of gates within its 64 MiB bound).
+ */
+export async function readComponentGates(kc: ClusterAccess, timeoutMs?: number, keep?: ReadonlySet<string>): Promise<ComponentGates> {
   const t = KubeTransport.for(kc);
   const get = (path: string, extra: { accept?: string; onLine?: (line: string) => void; maxBodyBytes?: number } = {}) =>
     t.request({ method: 'GET', path, ...(timeoutMs ? { timeoutMs } : {}), ...extra });
@@ -47,7 +50,7 @@ export async function readComponentGates(kc: ClusterAccess, timeoutMs?: number):
       if (line.startsWith('version_info{')) gauged = emulationSample(line) ?? gauged;
       if (!line.startsWith('kubernetes_feature_enabled{')) return;
       const s = featureEnabledSample(line);
-      if (s) running.set(s.name, s.enabled);
+      if (s && (!keep || keep.has(s.name))) running.set(s.name, s.enabled);
     } });
   } catch (e) {
     const code = statusCode(e);
@@ -92,7 +95,8 @@ export async function checkComponent(access: ClusterAccess, name: string, desire
   o: { lifecycle: () => GateLifecycle; overrides?: ReadonlyMap<string, boolean>; timeoutMs?: number }): Promise<ComponentCheck> {
   const url = access.getCurrentCluster()?.server ?? '';
   try {
-    const read = await readComponentGates(access, o.timeoutMs);
+    // Only the desired gates are judged, so only they are kept from the gauge.
+    const read = await readComponentGates(access, o.timeoutMs, new Set(desired.map((g) => g.name)));
     return {
       name, url, ...(read.emulated ? { emulatedVersion: `${read.emulated.major}.${read.emulated.minor}` } : {}),
       // The lifecycle is asked for only once there is something to judge with it (its file costs ~100 ms of CPU to parse).

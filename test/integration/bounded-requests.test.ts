@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ServerResponse } from 'node:http';
 import {
   ApiError, ConfigMapResource, Controller, FeatureGateResource, KubeTransport, MAX_OBJECT_BYTES, MAX_TEXT_LINE_BYTES, NotLeaderError, ResourceClient, ResponseTooLargeError,
-  apiErrorMessage, createEventRecorder, createLogger, loadKubeConfig, readKubeconfigText, type ClusterAccess,
+  apiErrorMessage, checkComponent, createEventRecorder, readComponentGates, createLogger, loadKubeConfig, readKubeconfigText, type ClusterAccess,
 } from '../../runtime/index.js';
 import { MAX_UNTRUSTED_MESSAGE_CHARS, type FeatureGate } from '../../api-types/index.js';
 import { kubeconfigPath } from '../support/cluster.js';
@@ -177,6 +177,21 @@ describe('bounded reads', () => {
     expect(big).toBeInstanceOf(ResponseTooLargeError);
     expect((big as Error).message).toContain(`response body is larger than ${64 * 1024} bytes`);
     transport.close();
+  });
+
+  it('a /metrics naming 200,000 gates (a hosted guest\'s, say) keeps only the gates being judged, and judges them', async () => {
+    const { server, access } = await hostile(false);
+    server.answer = (q, res) => {
+      if (!(q.url ?? '').startsWith('/metrics')) return status(res, 404, 'not here');
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      const flood = Array.from({ length: 200_000 }, (_, i) => `kubernetes_feature_enabled{name="Forged${i}${'x'.repeat(40)}",stage="ALPHA"} 1\n`).join('');
+      res.end(`${flood}kubernetes_feature_enabled{name="APIResponseCompression",stage="BETA"} 0\n`);
+    };
+    const desired = [{ name: 'APIResponseCompression', enabled: true }, { name: 'Forged7', enabled: true }];
+    const read = await readComponentGates(access, undefined, new Set(desired.map((g) => g.name)));
+    expect([...read.running]).toEqual([['APIResponseCompression', false]]); // not the 200,000 others
+    const check = await checkComponent(access, 'kube-apiserver', desired, { lifecycle: () => new Map() });
+    expect(check.gates.map((g) => [g.name, g.verdict])).toEqual([['APIResponseCompression', 'mismatch'], ['Forged7', 'not-in-component']]);
   });
 
   it('a newline-free watch stream ends the watch with ResponseTooLargeError at the bound', async () => {
