@@ -11,7 +11,7 @@ import {
 import { renderedStatusEntry } from '../runtime/payload-manifests.js';
 import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
 import {
-  ClusterVersionResource, KubeTransport, ResourceClient, checkComponent, componentAccess, connect, isNotFound, kubernetesGateLifecycle, readFeatureGate, type ClusterAccess,
+  ClusterVersionResource, KubeTransport, ResourceClient, checkComponent, componentAccess, connect, kubernetesGateLifecycle, readFeatureGate, type ClusterAccess,
 } from '../runtime/index.js';
 import {
   REQUEST_TIMEOUT_OPTION, clusterProfileFlag, componentCA, componentsFlag, overridesFlag, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec,
@@ -58,10 +58,7 @@ async function clusterEntry(kc: ClusterAccess, wanted: string | undefined): Prom
   const fg = await readFeatureGate(kc);
   let version = wanted;
   if (!version) {
-    const cv = await new ResourceClient(kc, ClusterVersionResource).get(CLUSTER_VERSION_NAME).catch((e: unknown) => {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    });
+    const cv = await new ResourceClient(kc, ClusterVersionResource).find(CLUSTER_VERSION_NAME);
     version = clusterDesiredVersion(cv);
     if (!version) throw new Error('ClusterVersion/version names no desired version: pass --version');
   }

@@ -35,10 +35,9 @@ export async function readFeatureGate(kc: ClusterAccess): Promise<FeatureGate> {
 /** FeatureGate/cluster with the ClusterOperator and ClusterVersion beside it (each optional), summarized. */
 export async function readStatus(kc: ClusterAccess, clusterOperatorName = CONFIG_OPERATOR_NAME, withNames = false): Promise<StatusSummary> {
   const fg = await readFeatureGate(kc);
-  const optional = async <T>(p: Promise<T>) => p.catch((e: unknown) => { if (isNotFound(e)) return undefined; throw e; });
   const [co, cv] = await Promise.all([
-    optional(new ResourceClient(kc, ClusterOperatorResource).get(clusterOperatorName)),
-    optional(new ResourceClient(kc, ClusterVersionResource).get(CLUSTER_VERSION_NAME)),
+    new ResourceClient(kc, ClusterOperatorResource).find(clusterOperatorName),
+    new ResourceClient(kc, ClusterVersionResource).find(CLUSTER_VERSION_NAME),
   ]);
   // What kube-apiserver runs against the entry of the cluster's version (skipped without one: nothing to compare).
   const version = clusterDesiredVersion(cv);

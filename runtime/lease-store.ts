@@ -2,7 +2,6 @@
 // a per-request timeout. Writes carry the read resourceVersion, so a 409 means someone else wrote first.
 import type { Registry } from 'prom-client';
 import type { Lease } from '../api-types/index.js';
-import { isNotFound } from './api-errors.js';
 import type { ClusterAccess } from './kube-config.js';
 import { ResourceClient } from './resource-client.js';
 import { LeaseResource } from './resources.js';
@@ -26,14 +25,7 @@ export function kubeLeaseStore(kc: ClusterAccess, namespace: string, name: strin
   const client = (timeoutMs: number) => new ResourceClient(kc, LeaseResource, metrics, { namespace, timeoutMs });
   const typed = (lease: Lease): Lease => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease });
   return {
-    async get(timeoutMs) {
-      try {
-        return await client(timeoutMs).get(name);
-      } catch (e) {
-        if (isNotFound(e)) return undefined;
-        throw e;
-      }
-    },
+    get: (timeoutMs) => client(timeoutMs).find(name),
     create: (lease, timeoutMs) => client(timeoutMs).create(typed(lease)),
     update: (lease, timeoutMs) => client(timeoutMs).replace(typed(lease)),
   };

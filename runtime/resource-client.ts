@@ -114,18 +114,25 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
     return this.resource.decode(await this.call({ method: 'GET', path: `${this.path}/${encodeURIComponent(name)}` }));
   }
 
-  /** The named object, created from make() if missing (a concurrent create is read back). */
-  async getOrCreate(name: string, make: () => T): Promise<T> {
+  /** The named object, or undefined when it does not exist (any other failure is thrown). */
+  async find(name: string): Promise<T | undefined> {
     try {
       return await this.get(name);
     } catch (e) {
-      if (!isNotFound(e)) throw e;
-      try {
-        return await this.create(make());
-      } catch (err) {
-        if (!isConflict(err)) throw err;
-        return this.get(name);
-      }
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  /** The named object, created from make() if missing (a concurrent create is read back). */
+  async getOrCreate(name: string, make: () => T): Promise<T> {
+    const found = await this.find(name);
+    if (found) return found;
+    try {
+      return await this.create(make());
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+      return this.get(name);
     }
   }
 
@@ -135,12 +142,7 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
    * resourceVersion it was read at (409 when someone wrote in between: the caller requeues or retries).
    */
   async upsert(name: string, change: (stored: T | undefined) => T | undefined): Promise<{ stored: T | undefined; written: T | undefined }> {
-    let stored: T | undefined;
-    try {
-      stored = await this.get(name);
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
+    const stored = await this.find(name);
     const next = change(stored);
     if (next === undefined) return { stored, written: undefined };
     return { stored, written: stored ? await this.replace(next) : await this.create(next) };

@@ -2,7 +2,7 @@
 // real CRD, their guest kubeconfig Secrets and their status (status.kubeConfig, status.versionStatus) as
 // HyperShift publishes them. No HyperShift operator needed.
 import {
-  ConfigMapResource, HostedControlPlaneResource, NamespaceResource, ResourceClient, SecretResource, isConflict, isNotFound, retryOnConflict,
+  ConfigMapResource, HostedControlPlaneResource, NamespaceResource, ResourceClient, SecretResource, isConflict, retryOnConflict,
   type ClusterAccess,
 } from '../../runtime/index.js';
 import { FEATURE_GATE_CONFIGMAP, HCP_API_VERSION, type ConfigMap, type FeatureGateSpec, type HostedControlPlane } from '../../api-types/index.js';
@@ -58,13 +58,7 @@ export async function putGuestKubeconfigSecret(kc: ClusterAccess, namespace: str
   const client = new ResourceClient(kc, SecretResource, undefined, { namespace });
   const body = { apiVersion: 'v1' as const, kind: 'Secret' as const, metadata: { name, namespace }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])) };
   await retryOnConflict(async () => {
-    try {
-      const s = await client.get(name);
-      await client.replace({ ...s, data: body.data });
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-      await client.create(body);
-    }
+    await client.upsert(name, (s) => (s ? { ...s, data: body.data } : body));
   });
 }
 
@@ -119,10 +113,5 @@ export async function setHostedFeatureGate(kc: ClusterAccess, namespace: string,
 
 /** The `feature-gate` ConfigMap of an HCP namespace, or undefined. */
 export async function readFeatureGateConfigMap(kc: ClusterAccess, namespace: string): Promise<ConfigMap | undefined> {
-  try {
-    return await new ResourceClient(kc, ConfigMapResource, undefined, { namespace }).get(FEATURE_GATE_CONFIGMAP);
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
+  return new ResourceClient(kc, ConfigMapResource, undefined, { namespace }).find(FEATURE_GATE_CONFIGMAP);
 }
