@@ -75,10 +75,10 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
   const m = deps.metrics;
   const mismatch = m && gauge(m, 'featuregates_running_gate_mismatch', '1 for each gate a component runs other than FeatureGate status says for the cluster\'s version', ['component', 'name']);
   const counts = m && gauge(m, 'featuregates_running_gates', 'Gates of the cluster\'s FeatureGate status entry by verdict against what the component reports (error: it could not be read)', ['component', 'verdict']);
-  const access = new Map<string, ClusterAccess>([[API_SERVER, deps.kubeConfig], ...(deps.components ?? []).map((c) => [c.name, c.access] as const)]);
   let lifecycle: GateLifecycle | undefined;
-  /** Per component: the gates in its mismatch series, the last verdict told in an Event ("" matching, else its message), its last check. */
-  const state = new Map([...access.keys()].map((name) => [name, { shown: new Set<string>(), told: undefined as string | undefined, lastCheckAt: undefined as number | undefined }]));
+  /** Per component: how to reach it, the gates in its mismatch series, the last verdict told in an Event ("" matching, else its message), its last check. */
+  const state = new Map([[API_SERVER, deps.kubeConfig] as const, ...(deps.components ?? []).map((c) => [c.name, c.access] as const)].map(([name, access]) =>
+    [name, { access, shown: new Set<string>(), told: undefined as string | undefined, lastCheckAt: undefined as number | undefined }]));
   const tell = (component: string, type: 'Normal' | 'Warning', reason: string, message: string) => {
     const st = state.get(component)!;
     if (st.told === message) return;
@@ -91,12 +91,11 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
   const reconcile = async (component: string) => {
     const want = desiredEntry(deps);
     const st = state.get(component);
-    const reach = access.get(component);
-    if (!want || !st || !reach) return { requeueAfterMs: period };
+    if (!want || !st) return { requeueAfterMs: period };
     const wait = st.lastCheckAt === undefined || !deps.minIntervalMs ? 0 : st.lastCheckAt + deps.minIntervalMs - Date.now();
     if (wait > 0) return { requeueAfterMs: wait };
     st.lastCheckAt = Date.now();
-    const check = await checkComponent(reach, component, want.desired, {
+    const check = await checkComponent(st.access, component, want.desired, {
       lifecycle: () => (lifecycle ??= deps.lifecycle()), ...(deps.overrides ? { overrides: deps.overrides } : {}),
     });
     if (check.error !== undefined) {
@@ -125,11 +124,11 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     const key = desiredEntry(deps)?.key;
     if (key === last) return [];
     last = key;
-    return [...access.keys()];
+    return [...state.keys()];
   };
   return {
     name: RUNNING_GATES_CONTROLLER, reconcile,
     watches: [{ source: deps.featureGates, keys: onInput }, { source: deps.clusterVersions, keys: onInput }],
-    initialKeys: [...access.keys()],
+    initialKeys: [...state.keys()],
   };
 }
