@@ -27,7 +27,10 @@ export interface GuestTuning {
   watchTimeoutSeconds?: [number, number];
   /** Each guest request's timeout (default 10 s). */
   requestTimeoutMs?: number;
-  /** How often a session syncs when nothing told it to (default 60 s). */
+  /**
+   * How often an engaged guest's controllers look again when nothing told them to (default 60 s). A guest that
+   * does not answer, or waits on its HCP or Secret, is looked at on their events only.
+   */
   resyncMs?: number;
   /** Accept guest kubeconfigs with insecure-skip-tls-verify (test set-ups; --allow-insecure-guest-tls). */
   allowInsecureSkipTLSVerify?: boolean;

@@ -40,6 +40,14 @@ import { SYNC_FAILURE_REASONS, type HostedMetrics, type SyncFailureReason } from
  * resync: 480 unreachable guests made ~8 Event writes a second that way.
  */
 export const NOTIFIED_REPEAT_MS = 10 * 60_000;
+/**
+ * The session's own controllers (the guest connection, the management ConfigMap) wait on events only: the HCP and
+ * its Secret poke the session, the guest's reflectors say when it fails, answers again or lists first. Their
+ * look without an event only repeats a problem's Warning. (A minute's resync of each of 480 unreachable guests was
+ * most of an idle replica's CPU: the major GCs of what each look left behind.) The engaged controllers keep
+ * the operator's resync.
+ */
+const EVENTED_RECHECK_MS = NOTIFIED_REPEAT_MS;
 /** The management ConfigMap is re-read from the API this often (between, what this session wrote is trusted). */
 const CONFIGMAP_RECHECK_MS = 10 * 60_000;
 export const DEFAULT_GUEST_KUBECONFIG_KEY = 'kubeconfig';
@@ -191,7 +199,7 @@ export class GuestSession {
           this.d.registry, this.log);
       } catch (e) {
         throw new TerminalError(e instanceof GuestInputError ? e.message : `${where}: ${(e as Error).message}`,
-          { reason: 'MissingKubeconfig', recheckAfterMs: this.recheckAfterMs });
+          { reason: 'MissingKubeconfig', recheckAfterMs: EVENTED_RECHECK_MS });
       }
       this.log.info('guest connection made', { server: this.guest.server });
       this.engagement = new GuestEngagement({
@@ -215,9 +223,9 @@ export class GuestSession {
     }
     const guest = this.guest!;
     if (!guest.healthy()) {
-      throw new TerminalError(guest.notReadyReason(), { reason: 'GuestUnreachable', pending: !guest.failing(), recheckAfterMs: this.recheckAfterMs });
+      throw new TerminalError(guest.notReadyReason(), { reason: 'GuestUnreachable', pending: !guest.failing(), recheckAfterMs: EVENTED_RECHECK_MS });
     }
-    return { requeueAfterMs: this.recheckAfterMs };
+    return { requeueAfterMs: EVENTED_RECHECK_MS };
   }
 
   /** The guest failed, answered again, or listed for the first time: the provider looks, and a guest that answers again is looked at by every controller. */
@@ -239,7 +247,7 @@ export class GuestSession {
 
   /** The kubeconfig text of the HCP's Secret (TerminalError naming what is missing). */
   private kubeconfig(hcp: HostedControlPlane): { text: string; where: string } {
-    const missing = (message: string, pending = false) => new TerminalError(message, { reason: 'MissingKubeconfig', pending, recheckAfterMs: this.recheckAfterMs });
+    const missing = (message: string, pending = false) => new TerminalError(message, { reason: 'MissingKubeconfig', pending, recheckAfterMs: EVENTED_RECHECK_MS });
     const ref = this.d.secretOverride
       ? { name: this.d.secretOverride.name, key: this.d.secretOverride.key ?? DEFAULT_GUEST_KUBECONFIG_KEY }
       : hcp.status?.kubeConfig;
@@ -271,13 +279,13 @@ export class GuestSession {
     if (!release) {
       // Nothing has failed: HyperShift names the release once the control plane rolls out (a status line, no Warning).
       throw new TerminalError(`HostedControlPlane ${this.d.key} names no release version yet (status.controlPlaneVersion, status.version); ` +
-        'the feature-gate ConfigMap waits for it', { reason: 'MissingVersion', pending: true, recheckAfterMs: this.recheckAfterMs });
+        'the feature-gate ConfigMap waits for it', { reason: 'MissingVersion', pending: true, recheckAfterMs: EVENTED_RECHECK_MS });
     }
     let registry: FeatureSetRegistry;
     try {
       registry = this.d.catalog.registry(release.version, ClusterProfiles.IBMCloudManaged);
     } catch (e) {
-      throw new TerminalError(`HostedControlPlane release ${release.version}: ${(e as Error).message}`, { reason: 'MissingRelease', recheckAfterMs: this.recheckAfterMs });
+      throw new TerminalError(`HostedControlPlane release ${release.version}: ${(e as Error).message}`, { reason: 'MissingRelease', recheckAfterMs: EVENTED_RECHECK_MS });
     }
     const desired = this.desiredConfigMap(hostedFeatureGateSpec(hcp), registry, release.version);
     const known = this.configMap;

@@ -5,6 +5,10 @@
 // with no HCP. With --start, the HCPs are published first and the profile covers the coordinator's start
 // until every reachable guest's status is correct (one replica: it holds every shard).
 //   npm run bench -- hosted-profile [--unreachable 480] [--reachable 0] [--warmup-s 60] [--profile-s 60] [--start]
+//     [--backoff-initial-s S] [--backoff-max-s S] [--no-profile]
+// --backoff-* set the guests' reflector backoff (the coordinator's --guest-backoff-max; the initial step is only
+// settable here), so an idle window can be measured with the backoff at its cap; --no-profile measures the idle
+// window's CPU without the profiler's own cost.
 // (run.sh runs node without --expose-gc; this script re-executes itself with it.)
 import { sleep } from '../../test/support/timing.js';
 import { execFileSync } from 'node:child_process';
@@ -29,6 +33,7 @@ const { values: flags } = parseArgs({
   options: {
     unreachable: { type: 'string', default: '480' }, reachable: { type: 'string', default: '0' }, 'warmup-s': { type: 'string', default: '60' },
     'profile-s': { type: 'string', default: '60' }, start: { type: 'boolean', default: false },
+    'backoff-initial-s': { type: 'string' }, 'backoff-max-s': { type: 'string' }, 'no-profile': { type: 'boolean', default: false },
   },
 });
 const N = Number(flags.unreachable);
@@ -43,6 +48,13 @@ const mem = () => {
 
 /** CPU and a sampled profile of `run` in this process, printed summed by file and by function. */
 async function profiled(label: string, run: () => Promise<void>): Promise<void> {
+  if (flags['no-profile']) {
+    const cpu0 = process.cpuUsage();
+    await run();
+    const cpu = process.cpuUsage(cpu0);
+    say(`${label} (no profiler): CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)})`);
+    return;
+  }
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -85,7 +97,11 @@ const guests = await Promise.all([...Array(R).keys()].map(async (i) => {
 }));
 const coordinator = () => startHosted({
   kubeConfig: mkc, payloadCatalog: catalogDir, namespace: 'fgc',
-  identity: 'profiled', metricsBindAddress: '0', healthProbeBindAddress: '0', logger: createLogger({ level: 'error', format: 'json' }),
+  identity: 'profiled', metricsBindAddress: '0',
+  guest: {
+    ...(flags['backoff-initial-s'] ? { backoffInitialMs: Number(flags['backoff-initial-s']) * 1000 } : {}),
+    ...(flags['backoff-max-s'] ? { backoffMaxMs: Number(flags['backoff-max-s']) * 1000 } : {}),
+  }, healthProbeBindAddress: '0', logger: createLogger({ level: 'error', format: 'json' }),
 });
 const publishAll = async () => {
   for (let i = 0; i < N; i += 20) {

@@ -13,6 +13,7 @@ import {
   UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, publishHostedControlPlane, serviceAccountKubeConfig, startControlPlane, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { memberLeaseName } from '../../hosted/shards.js';
+import { GuestSession } from '../../hosted/guest-session.js';
 import { shardName } from '../../api-types/index.js';
 import { startHosted, type HostedOptions, type RunningCoordinator } from '../../hosted/index.js';
 import { eventually, sleep } from '../support/eventually.js';
@@ -96,6 +97,26 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
     const events = await unreachable();
     expect(events.map((e) => e.message).join('\n')).toContain('ECONNREFUSED');
     expect(counted(events)).toBe(1);
+  }, 120_000);
+
+  // A guest that does not answer is followed by its reflector (which says when it answers) and by its HCP and
+  // Secret (which poke its session): a resync has nothing to look at. At a fleet's 480 unreachable guests the
+  // minute's resync of each was most of an idle replica's CPU (the major GCs of what each reconcile left behind).
+  it('an unreachable guest\'s session is not reconciled by the resync', async () => {
+    coordinator = await start('resync-idle', { guest: { resyncMs: 250 } });
+    await coordinator.ready;
+    const failing = async () => (await coordinator!.metrics.getSingleMetric('featuregates_hosted_guest_failing')!.get()).values
+      .filter((v) => v.labels.reason === 'GuestUnreachable' && v.value === 1).length;
+    await eventually(async () => expect(await failing()).toBe(HCPS));
+    await sleep(1_000); // the start's last looks (a first connection attempt's failure, a wait for the Secret's listing) are over
+    // GuestConnectionController's reconcile is the session's connect().
+    const connect = jest.spyOn(GuestSession.prototype as unknown as { connect: () => Promise<unknown> }, 'connect');
+    try {
+      await sleep(3_000); // 12 resync periods
+      expect(connect).not.toHaveBeenCalled();
+    } finally {
+      connect.mockRestore();
+    }
   }, 120_000);
 
   const label = (name: string, labels: Record<string, string>) => retryOnConflict(async () => {
