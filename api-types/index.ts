@@ -19,6 +19,7 @@ export * from './gate-report.js';
 export * from './status-summary.js';
 export * from './admission-params.js';
 export * from './gate-names-module.js';
+export * from './guest-cluster-version.js';
 export * from './hosted-control-plane.js';
 export * from './hosted-outputs.js';
 export * from './hosted-status.js';

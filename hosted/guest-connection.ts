@@ -4,14 +4,15 @@
 // coordinator's ClusterOperator (watched by name: three watch connections per guest). The reflectors back off
 // on their own (a guest that is down costs a refused connection per backoff step and never touches another
 // guest). The kubeconfig is untrusted data (readUntrustedKubeconfigText: inline credentials, https only,
-// nothing read from this process's disk); credentials live only in memory, in the ClusterAccess. Every request
+// nothing read from this process's disk); credentials live only in memory, in the ClusterAccess. Its
+// ClusterVersion is cached as the fields the controllers read (GuestClusterVersionResource). Every request
 // is bounded — one deadline per call, lists and events of one object at most MAX_OBJECT_BYTES — and stop()
 // aborts whatever is in flight. This is the guest provider's half of an engagement (multicluster-runtime's
 // split): guest-engagement.ts runs the operator's controllers over these caches.
 import type { Registry } from 'prom-client';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterOperator, type ClusterVersion, type FeatureGate } from '../api-types/index.js';
 import {
-  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, MAX_OBJECT_BYTES, withTransportConfig, Reflector, ResourceClient,
+  ClusterOperatorResource, FeatureGateResource, GuestClusterVersionResource, KubeTransport, MAX_OBJECT_BYTES, withTransportConfig, Reflector, ResourceClient,
   TerminalError, readUntrustedKubeconfigText, userAgent,
   type ClusterAccess, type Logger,
 } from '../runtime/index.js';
@@ -109,7 +110,7 @@ export class GuestConnection {
       onFailing: onHealth, onRecovered: onHealth,
     };
     this.featureGates = new Reflector(this.featureGate, { ...options, name: FEATURE_GATE_NAME });
-    this.clusterVersions = new Reflector(new ResourceClient(access, ClusterVersionResource, metrics, bounds), { ...options, name: CLUSTER_VERSION_NAME });
+    this.clusterVersions = new Reflector(new ResourceClient(access, GuestClusterVersionResource, metrics, bounds), { ...options, name: CLUSTER_VERSION_NAME });
     this.clusterOperators = new Reflector(this.clusterOperator, { ...options, name: clusterOperatorName });
     // ClusterVersion first: while the guest cannot be reached only that one reflector tries (one connection
     // attempt per backoff step, not three); the others start once the guest has answered.

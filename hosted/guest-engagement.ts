@@ -14,7 +14,7 @@
 // changes cannot set the replica's pace. The controllers start once every guest cache has listed (the
 // manager's "caches synced"); every write passes the shard's fence and is not sent while the guest fails.
 import {
-  ClusterProfiles, FEATURE_GATE_NAME, clusterDesiredVersion, type ClusterOperator, type ClusterVersion, type FeatureGate, type FeatureGateSpec, type FeatureSetRegistry,
+  ClusterProfiles, FEATURE_GATE_NAME, MAX_GUEST_HISTORY, clusterDesiredVersion, type ClusterOperator, type ClusterVersion, type FeatureGate, type FeatureGateSpec, type FeatureSetRegistry,
   type GateLifecycle,
 } from '../api-types/index.js';
 import {
@@ -34,8 +34,6 @@ export const GUEST_VERSION_CONTROLLER = 'GuestVersionController';
 const VERSION_BOUND = [FEATURE_GATE_CONTROLLER, CLUSTER_OPERATOR_STATUS_CONTROLLER];
 /** How often a guest's own events may wake its controllers: a token bucket per guest (a change, then its status write's echo, fit in the burst). */
 export const GUEST_WAKEUPS = { perSecond: 2, burst: 10 };
-/** The most ClusterVersion history entries a guest may have (the cluster-version operator keeps 100). */
-export const MAX_GUEST_HISTORY = 100;
 /** The least time between two running-gate checks of one guest. */
 export const RUNNING_GATES_MIN_INTERVAL_MS = 60_000;
 /** relatedObjects namespace of the guest ClusterOperator (the namespace a guest has for cluster config). */
@@ -64,9 +62,9 @@ export interface GuestEngagementDeps {
 
 /** The guest's version when its ClusterVersion is acceptable input, else the TerminalError that says why not. */
 export function acceptedGuestVersion(cv: ClusterVersion | undefined): { version: string } | { problem: TerminalError } {
-  const entries = cv?.status?.history?.length ?? 0;
-  if (entries > MAX_GUEST_HISTORY) {
-    return { problem: new TerminalError(`the guest ClusterVersion/version has ${entries} history entries, more than the ${MAX_GUEST_HISTORY} the ` +
+  // The cache keeps MAX_GUEST_HISTORY + 1 entries at most (GuestClusterVersionResource): enough to tell there are too many.
+  if ((cv?.status?.history?.length ?? 0) > MAX_GUEST_HISTORY) {
+    return { problem: new TerminalError(`the guest ClusterVersion/version has more than ${MAX_GUEST_HISTORY} history entries, the most the ` +
       `cluster-version operator keeps; its FeatureGate status is not written until it has at most ${MAX_GUEST_HISTORY}`, { reason: 'GuestInputRejected' }) };
   }
   const version = clusterDesiredVersion(cv);

@@ -2,7 +2,7 @@
 // the SDK's FeatureGates class).
 import {
   GROUP, VERSION, HYPERSHIFT_GROUP, HYPERSHIFT_VERSION, decodeClusterOperator, decodeClusterVersion, decodeConfigMap, decodeFeatureGate,
-  decodeHostedControlPlane, decodeNamespace, decodeSecret, summarizeHostedControlPlane, type Namespace, type ClusterOperator, type ClusterVersion, type ConfigMap, type FeatureGate, type HostedControlPlane,
+  decodeHostedControlPlane, decodeNamespace, decodeSecret, summarizeGuestClusterVersion, summarizeHostedControlPlane, type Namespace, type ClusterOperator, type ClusterVersion, type ConfigMap, type FeatureGate, type HostedControlPlane,
   type CoreEvent, type Lease, type Secret, type SubjectAccessReview, type TokenReview,
 } from '../api-types/index.js';
 import type { ResourceDescriptor } from './resource-client.js';
@@ -10,6 +10,8 @@ import type { ResourceDescriptor } from './resource-client.js';
 const G = { group: GROUP, version: VERSION };
 export const FeatureGateResource: ResourceDescriptor<FeatureGate> = { ...G, plural: 'featuregates', decode: decodeFeatureGate };
 export const ClusterVersionResource: ResourceDescriptor<ClusterVersion> = { ...G, plural: 'clusterversions', decode: decodeClusterVersion };
+/** A hosted guest's ClusterVersion, decoded to what the coordinator reads (summarizeGuestClusterVersion): for its cache; never written back. */
+export const GuestClusterVersionResource: ResourceDescriptor<ClusterVersion> = { ...ClusterVersionResource, decode: (v) => summarizeGuestClusterVersion(decodeClusterVersion(v)) };
 export const ClusterOperatorResource: ResourceDescriptor<ClusterOperator> = { ...G, plural: 'clusteroperators', decode: decodeClusterOperator };
 
 // Hosted mode: HyperShift's HostedControlPlane and the core/v1 objects beside it.

@@ -2,15 +2,17 @@
 // holds a registry per release folder and profile (not per version a guest names), a shard's record data
 // stays within its budget whatever one HCP's record says, Upgradeable honours a NoUpgrade choice on either
 // side, the management-side version never comes from the guest's own ClusterVersion, and no guest-written text
-// becomes a metric label value.
+// becomes a metric label value, and what the cache keeps of a guest's ClusterVersion is what the controllers read.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import {
-  ClusterProfiles, SHARD_RECORD_BUDGET_BYTES, boundedRecord, exposedSamples, hcpReleaseVersion, resolveFeatureGateDetails, shardRecordData,
+  ClusterProfiles, MAX_GUEST_HISTORY, SHARD_RECORD_BUDGET_BYTES, boundedRecord, clusterDesiredVersion, exposedSamples, hcpReleaseVersion, resolveFeatureGateDetails, shardRecordData,
   type HostedControlPlane, type HostedGuestRecord,
 } from '../../api-types/index.js';
-import { Registry, ReleaseCatalog } from '../../runtime/index.js';
+import { GuestClusterVersionResource, Registry, ReleaseCatalog } from '../../runtime/index.js';
+import { acceptedGuestVersion } from '../../hosted/guest-engagement.js';
+import { historyEntry } from '../../sdk/testing/index.js';
 import { hostedMetrics } from '../../hosted/metrics.js';
 import { upgradeBlockingFeatureSet } from '../../api-types/index.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
@@ -103,5 +105,44 @@ describe('hosted metrics', () => {
       { namespace: 'clusters-a', name: 'a', feature_set: 'Default', upgradeable: 'Unknown' },
       { namespace: 'clusters-b', name: 'b', feature_set: 'TechPreviewNoUpgrade', upgradeable: 'False' },
     ]);
+  });
+});
+
+describe('a guest ClusterVersion in the cache', () => {
+  const raw = (entries: number, extra: Record<string, unknown> = {}) => ({
+    apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion',
+    metadata: { name: 'version', resourceVersion: '7', uid: 'u', managedFields: [{ manager: 'x'.repeat(10_000) }] },
+    spec: { clusterID: 'c', channel: 'stable-4.22', upstream: 'https://example.com' },
+    status: {
+      desired: { version: `4.22.${entries}`, image: 'img', url: 'https://example.com', channels: ['a'.repeat(10_000)] },
+      history: Array.from({ length: entries }, (_, i) => ({ ...historyEntry(`4.22.${entries - i}`), acceptedRisks: 'r'.repeat(1_000) })),
+      conditionalUpdates: Array.from({ length: 50 }, (_, i) => ({ release: { version: `4.23.${i}` }, risks: [{ message: 'm'.repeat(2_000) }] })),
+      conditions: [{ type: 'Available', status: 'True', message: 'm'.repeat(10_000) }], ...extra,
+    },
+  });
+
+  it('keeps the desired version and the history\'s entries, nothing else', () => {
+    const cv = GuestClusterVersionResource.decode(raw(3));
+    expect(cv.status?.history.map((h) => h.version)).toEqual(['4.22.3', '4.22.2', '4.22.1']);
+    expect(clusterDesiredVersion(cv)).toBe('4.22.3');
+    expect(acceptedGuestVersion(cv)).toEqual({ version: '4.22.3' });
+    expect(cv.metadata).toEqual({ name: 'version', resourceVersion: '7', uid: 'u' });
+    expect(Object.keys(cv.status ?? {}).sort()).toEqual(['desired', 'history']);
+    expect(JSON.stringify(cv).length).toBeLessThan(1_000);
+  });
+
+  it('3,000 history entries: one more than a guest may have is kept, and the version is refused for it', () => {
+    const cv = GuestClusterVersionResource.decode(raw(3_000));
+    expect(cv.status?.history).toHaveLength(MAX_GUEST_HISTORY + 1);
+    const accepted = acceptedGuestVersion(cv);
+    expect('problem' in accepted && accepted.problem.message).toContain(`has more than ${MAX_GUEST_HISTORY} history entries`);
+    expect(acceptedGuestVersion(GuestClusterVersionResource.decode(raw(MAX_GUEST_HISTORY)))).toEqual({ version: `4.22.${MAX_GUEST_HISTORY}` });
+  });
+
+  it('whatever its size, the cached copy is a few hundred bytes per history entry kept', () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 2_000 }), (entries) => {
+      const cv = GuestClusterVersionResource.decode(raw(entries));
+      expect(JSON.stringify(cv).length).toBeLessThan(400 + 250 * Math.min(entries, MAX_GUEST_HISTORY + 1));
+    }), { numRuns: 25 });
   });
 });
