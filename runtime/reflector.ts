@@ -2,8 +2,9 @@
 // after client-go's reflector, with the recovery choices this project needs (docs/reliability.md):
 //  - it never stops for good: any failure restarts list + watch after a jittered exponential backoff
 //    (800 ms doubling, capped at 1.6 s, each delay drawn from [d/2, d] — client-go caps at 30 s, which is
-//    what let recovery after an API-server restart take 20–30 s); the backoff resets on every successful
-//    list and every accepted watch, so healthy running never leaves a grown delay behind. The cost of the
+//    what let recovery after an API-server restart take 20–30 s); the backoff resets on every accepted watch
+//    (not at a list: a server that answers lists and refuses or never answers watches would be relisted at
+//    the first step forever), so healthy running never leaves a grown delay behind. The cost of the
 //    short cap: while the API server is down each reflector tries about once every 1.2 s (a refused
 //    connection is cheap; the operator runs 3 reflectors, an SDK accessor 2);
 //  - a relist reports every object to the listeners (client-go's Replace delivers an update for each),
@@ -181,9 +182,11 @@ export class Reflector<T extends Named> {
     }
   }
 
-  /** A listing succeeded: the backoff starts over and a failure, if there was one, is over. */
+  /**
+   * A listing succeeded: a failure, if there was one, is over. The backoff starts over only when a watch is
+   * accepted: a server that answers lists and refuses watches is retried at a growing pace, as client-go's is.
+   */
   private listed(): void {
-    this.backoff.reset();
     const wasFailing = this.lastErrorText !== undefined;
     this.lastErrorText = undefined;
     if (wasFailing) this.options.onRecovered?.();

@@ -86,6 +86,41 @@ describe('Reflector on a fake clock', () => {
     await eventually(() => expect(r.phase()).toBe('Watching'), 5_000, 10);
   });
 
+  // A tenant's API server may answer every list and refuse (or never answer) every watch: the backoff must keep
+  // growing across such rounds, as client-go's does, not start over at each list — that loop had a hosted guest
+  // relisted every ~11 s forever. (It starts over when a watch is accepted.)
+  it('lists that answer and watches that are refused: the backoff grows across rounds; once watches are accepted it runs', async () => {
+    let refuseWatches = true;
+    const clock = new FakeClock();
+    const listedAt: number[] = [];
+    const s = await startHostileServer({ tls: true });
+    servers.push(s);
+    s.answer = (req, res) => {
+      const watch = new URL(req.url ?? '', 'https://x').searchParams.get('watch') === 'true';
+      if (watch && refuseWatches) return status(res, 500, 'no watches here');
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      if (watch) return void res.write('');
+      listedAt.push(clock.now());
+      res.end(listBody('5'));
+    };
+    const r = reflector(s, clock, { backoffInitialMs: 1_000, backoffMaxMs: 8_000 });
+    r.start();
+    await r.synced;
+    // Time moves in 100 ms steps, each followed by a moment of wall time for the requests it woke.
+    while (listedAt.length < 6) {
+      await clock.advance(100);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    // Round n waits a delay drawn from [d/2, d], d = 1 s · 2^(n-1) up to 8 s: each gap is at least its floor.
+    const gaps = listedAt.slice(1).map((t, i) => t - listedAt[i]!);
+    const floors = [500, 1_000, 2_000, 4_000, 4_000];
+    gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(floors[i]!));
+    refuseWatches = false;
+    await clock.advance(8_000);
+    await eventually(() => expect(r.phase()).toBe('Watching'), 5_000, 10);
+    expect(r.lastError()).toBeUndefined();
+  });
+
   it('the relist interval is the clock\'s: a watch that keeps ending healthily relists once the interval has passed', async () => {
     let rv = 1;
     const s = await startHostileServer({ tls: true });
