@@ -4,7 +4,8 @@
 //  - GuestVersionController: reads the guest's ClusterVersion and binds the version-bound controllers to the
 //    version it runs — FeatureGateController (status for every version in its history) and
 //    ClusterOperatorStatusController (the guest ClusterOperator, watched by name) — as an upgrade replaces the
-//    single-cluster operator's pod with one of the new version. A history longer than the cluster-version
+//    single-cluster operator's pod with one of the new version (at most 3 rebinds at once, then one per 30 s:
+//    GUEST_REBINDS). A history longer than the cluster-version
 //    operator keeps, no version, or a release the catalog lacks: those controllers stop (nothing is written
 //    from input that is not accepted) and the reason is a TerminalError;
 //  - FeatureUpgradeableController with the HCP's feature set as `requested` (a NoUpgrade choice there blocks
@@ -18,7 +19,7 @@ import {
   type GateLifecycle,
 } from '../api-types/index.js';
 import {
-  BucketLimiter, Controller, ItemExponentialLimiter, PacedWatch, TerminalError, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
+  BucketLimiter, Controller, ItemExponentialLimiter, PacedWatch, TerminalError, realClock, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
   type Reflector, type ReleaseCatalog, type WatchSource,
 } from '../runtime/index.js';
 import { CLUSTER_OPERATOR_STATUS_CONTROLLER, clusterOperatorStatusController } from '../controllers/cluster-operator-status.js';
@@ -34,6 +35,12 @@ export const GUEST_VERSION_CONTROLLER = 'GuestVersionController';
 const VERSION_BOUND = [FEATURE_GATE_CONTROLLER, CLUSTER_OPERATOR_STATUS_CONTROLLER];
 /** How often a guest's own events may wake its controllers: a token bucket per guest (a change, then its status write's echo, fit in the burst). */
 export const GUEST_WAKEUPS = { perSecond: 2, burst: 10 };
+/**
+ * How often the version-bound controllers may be bound to a new version: an upgrade is one rebind (a rollback one
+ * more), at once; a guest whose desired version keeps changing is followed at one rebind per 30 s, its controllers
+ * of the last version bound writing nothing meanwhile (each rebind stops two controllers and starts two).
+ */
+export const GUEST_REBINDS = { perSecond: 1 / 30, burst: 3 };
 /** The least time between two running-gate checks of one guest. */
 export const RUNNING_GATES_MIN_INTERVAL_MS = 60_000;
 /** relatedObjects namespace of the guest ClusterOperator (the namespace a guest has for cluster config). */
@@ -76,6 +83,9 @@ export class GuestEngagement {
   /** The operator conditions of this guest (its ClusterOperator reports them). */
   readonly conditions = OperatorConditions.atStart();
   private readonly pacer = new PacedWatch(new BucketLimiter(GUEST_WAKEUPS.perSecond, GUEST_WAKEUPS.burst));
+  private readonly rebinds = new BucketLimiter(GUEST_REBINDS.perSecond, GUEST_REBINDS.burst);
+  /** When the rebind waiting for its token may run (realClock time), while one waits. */
+  private rebindAt: number | undefined;
   private readonly controllers = new Map<string, Controller>();
   private readonly limiters = new Map<string, ItemExponentialLimiter>();
   /** Each controller's keys (its initial keys): what resync() looks at again. */
@@ -209,7 +219,14 @@ export class GuestEngagement {
       await this.unbind();
       throw new TerminalError(`guest version ${version}: ${(e as Error).message}`, { reason: 'MissingRelease', recheckAfterMs: this.d.recheckAfterMs });
     }
-    if (this.bound?.version === version && this.bound.registry === registry) return {};
+    if (this.bound?.version === version && this.bound.registry === registry) {
+      this.rebindAt = undefined;
+      return {};
+    }
+    const now = realClock.now();
+    this.rebindAt ??= now + this.rebinds.when(); // one token per rebind, taken when it is first due
+    if (now < this.rebindAt) return { requeueAfterMs: this.rebindAt - now };
+    this.rebindAt = undefined;
     await this.unbind();
     if (this.stopped) return {};
     this.bound = { version, registry };

@@ -71,6 +71,7 @@ describe('featuregates hosted as a tenant boundary', () => {
   let hs: { ns: string; kc: ClusterAccess };
   const hostile = new Map<string, HostileServer>();
   let canaryListener: HostileServer;
+  let refusedFirst: HostileServer | undefined;
   const replicas = hostedReplicas({ kubeconfig: () => mgmt.kubeconfigPath, catalog: CATALOG, namespace: NS, shards: SHARDS });
   const { procs, logs, records, dumpOnFailure } = replicas;
 
@@ -109,7 +110,8 @@ describe('featuregates hosted as a tenant boundary', () => {
     canaryListener = await startHostileServer({ answer: (_q, res) => status(res, 404, 'nothing here') });
     const canaryFile = join(tempDir('fgc-canary-'), 'token');
     writeFileSync(canaryFile, CANARY);
-    const https = (await startHostileServer({ tls: true })).url; // never connected to: every one of these is refused first
+    refusedFirst = await startHostileServer({ tls: true }); // never connected to: every one of these is refused first
+    const https = refusedFirst.url;
     const bad: [string, Record<string, unknown>, Record<string, unknown>][] = [
       ['token-file', { server: canaryListener.url }, { tokenFile: canaryFile }],
       ['token-file-https', { server: https }, { tokenFile: canaryFile }],
@@ -133,6 +135,7 @@ describe('featuregates hosted as a tenant boundary', () => {
     replicas.killAll();
     for (const s of hostile.values()) await s.close();
     await canaryListener?.close();
+    await refusedFirst?.close();
     await Promise.all(planes.map((p) => p.stop()));
     await mgmt?.stop();
   });
@@ -200,6 +203,20 @@ describe('featuregates hosted as a tenant boundary', () => {
     // Unpaced, the 100 events each HCP's watch delivers in 10 s were ~100 syncs, each a write attempt.
     expect(writes() - before).toBeLessThanOrEqual(2 * (2 * 10 + 10 + 5));
     expect(writes() - before).toBeGreaterThan(0);
+  }), 60_000);
+
+  it('a guest whose desired version changes ten times a second is rebound 3 times at once, then once per 30 s', () => dumpOnFailure(async () => {
+    const cyclingHcps = [0, 1].map((shard) => namespaceOn(shard, 'cycling'));
+    const rebinds = (hcp: string) => [...logs.values()].join('\n').split('\n')
+      .filter((l) => l.includes('"msg":"guest controllers bound to its version"') && l.includes(`"hcp":"${hcp}/${hcp}"`)).length;
+    await eventually(() => { for (const hcp of cyclingHcps) expect(rebinds(hcp)).toBeGreaterThan(0); }, 30_000, 200);
+    const before = cyclingHcps.map(rebinds);
+    const since = Date.now();
+    await new Promise((r) => setTimeout(r, 10_000));
+    // Each HCP's guest changed its desired version ~100 times in those 10 s: unpaced, every paced wake-up (2 a
+    // second) was a rebind. Paced: what is left of the burst of 3, and one per 30 s.
+    const elapsedS = (Date.now() - since) / 1000;
+    cyclingHcps.forEach((hcp, i) => expect(rebinds(hcp) - before[i]!).toBeLessThanOrEqual(3 + Math.ceil(elapsedS / 30)));
   }), 60_000);
 
   it('HyperShift\'s config policy refuses a feature-set change; a later upgrade still gets its entry and Upgradeable stays right', () => dumpOnFailure(async () => {
