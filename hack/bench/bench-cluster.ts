@@ -16,6 +16,7 @@ export async function startBenchCluster(planeOptions: Omit<ControlPlaneOptions, 
   await setClusterVersion(kc, { history: [BENCH_VERSION] });
   const watcher = await FeatureGateWatcher.start(kc);
   const fgs = new ResourceClient(kc, FeatureGateResource);
+  const spawned: ChildProcess[] = [];
   return {
     plane, kc, watcher, fgs,
     /**
@@ -31,14 +32,17 @@ export async function startBenchCluster(planeOptions: Omit<ControlPlaneOptions, 
       const seen = watcher.next((v) => v === BENCH_VERSION);
       const spawnedAt = nowMs();
       const proc = spawnIt(plane.kubeconfigPath, BENCH_VERSION);
+      spawned.push(proc);
       const died = new Promise<never>((_resolve, reject) => proc.once('exit', (code, signal) =>
         reject(new Error(`${proc.spawnfile} exited (${signal ?? code}) before its first status write`))));
       died.catch(() => undefined);
       await Promise.race([seen, died]);
       return { proc, startMs: nowMs() - spawnedAt, spawnedAt };
     },
+    /** Stops the watcher, every process startOperator spawned that is still running, and the control plane. */
     async stop(): Promise<void> {
       await watcher.stop();
+      for (const proc of spawned) if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
       await plane.stop();
     },
   };
