@@ -8,7 +8,8 @@
 //  - a write refused by the leader fence (NotLeaderError) is dropped: the process is stepping down;
 //  - a TerminalError (controller-runtime's terminal error: bad or missing input, or a first read not answered
 //    yet) is not retried with backoff: the key waits for a watched change, or its own recheck delay; it is
-//    logged when its message changes, not at every attempt;
+//    logged when its message changes, not at every attempt; like controller-runtime's, it does not forget the
+//    key's earlier failures (only a success does), so the next failure goes on with the backoff where it was;
 //  - stop() aborts the signal each reconcile is given (clients built with it end their requests in flight at
 //    once), then waits for the reconciles in flight; an exception a reconcile throws is that key's error, never
 //    the process's.
@@ -204,7 +205,8 @@ export class Controller {
         outcome = 'error';
         told = false;
       } else if (terminal) {
-        this.queue.forget(key);
+        // Not forgotten: as controller-runtime, only a success forgets a key's failures (a key whose input flaps
+        // between terminal and failing cannot reset its backoff).
         const { reason, pending, recheckAfterMs } = terminal.options;
         if (recheckAfterMs !== undefined && recheckAfterMs > 0) this.queue.addAfter(key, recheckAfterMs);
         if (this.terminal.get(key) !== terminal.message) this.log.info('waiting', { key, ...(reason ? { reason } : {}), message: terminal.message });

@@ -43,6 +43,24 @@ describe('Controller with a TerminalError', () => {
     await c.stop();
   });
 
+  // As controller-runtime's: a terminal error neither retries nor forgets the key's failures — only a success does.
+  // A hosted guest whose reads flap (a watch it never answers) made every write attempt fail, then be fenced
+  // (terminal) while its reads failed: forgetting there reset the write's backoff to 5 ms at each flap.
+  it('does not forget the key\'s failures: the next failure goes on with the backoff where it was', async () => {
+    const errors = [new Error('HTTP 500'), new Error('HTTP 500'), new TerminalError('guest down'), new Error('HTTP 500'), undefined];
+    const { c, clock, source, times } = run(() => errors.shift());
+    await clock.advance(100);
+    expect(times).toEqual([0, 5, 15]); // 5 ms, 10 ms; then terminal: waits
+    source.emit('guest answers');
+    await clock.advance(1);
+    expect(times).toEqual([0, 5, 15, 100]); // fails again: its third failure, 20 ms
+    await clock.advance(18);
+    expect(times).toEqual([0, 5, 15, 100]);
+    await clock.advance(1);
+    expect(times).toEqual([0, 5, 15, 100, 120]);
+    await c.stop();
+  });
+
   it('any other error is retried with backoff, and the hook hears success as undefined', async () => {
     let n = 0;
     const { c, clock, times, told } = run(() => (n++ < 2 ? new Error('HTTP 500') : undefined));
