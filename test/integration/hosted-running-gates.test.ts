@@ -5,6 +5,9 @@
 // kube-apiserver already differs from OpenShift's Default set on a few gates; the test compares the two guests
 // instead of naming those.) Declared as a deliberate override (--running-gates-override, as HyperShift's own
 // OpenShiftPodSecurityAdmission=false is by default), the drifted gate reads as overridden: the two guests agree.
+// A third guest's /metrics is its tenant's (a proxy in front of its real kube-apiserver answers it): 200,000
+// forged gate lines, then a line that never ends. Its check ends at the line bound as `unreadable`, naming it; the
+// replica and the other guests' checks go on.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +17,7 @@ import {
   ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { runCLI } from '../support/cli.js';
+import { startThrottleProxy, type ThrottleProxy } from '../support/throttle-proxy.js';
 import { eventually } from '../support/eventually.js';
 import { hostedReplicas } from '../support/hosted-replicas.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
@@ -24,6 +28,7 @@ describe('hosted: the running gates of each guest kube-apiserver', () => {
   let mgmt: ControlPlane;
   const guests: ControlPlane[] = [];
   let mkc: ClusterAccess;
+  let proxy: ThrottleProxy | undefined;
   const replicas = hostedReplicas({ kubeconfig: () => mgmt.kubeconfigPath, catalog: join(PAYLOAD_ROOT, 'releases'), namespace: NS, shards: 2, metrics: true });
 
   beforeAll(async () => {
@@ -38,11 +43,27 @@ describe('hosted: the running gates of each guest kube-apiserver', () => {
       await setClusterVersion(readKubeconfigFile(plane.kubeconfigPath)!, { history: ['4.22.3'] });
       await publishHostedControlPlane(mkc, { namespace: `clusters-${name}`, name, kubeconfig: readFileSync(plane.kubeconfigPath, 'utf8'), releaseVersion: '4.22.3' });
     }
+    const hostile = await startControlPlane({ etcdURL: mgmt.etcdURL, etcdPrefix: '/guest-hostile-metrics', crdPaths: upstreamCRDPaths() });
+    guests.push(hostile);
+    await setClusterVersion(readKubeconfigFile(hostile.kubeconfigPath)!, { history: ['4.22.3'] });
+    proxy = await startThrottleProxy(hostile.server, { answer: (method, path, res) => {
+      if (method !== 'GET' || path !== '/metrics') return false;
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      for (let i = 0; i < 200_000; i += 1_000) {
+        res.write(Array.from({ length: 1_000 }, (_, k) => `kubernetes_feature_enabled{name="Forged${i + k}",stage="ALPHA"} 1\n`).join(''));
+      }
+      const chunk = Buffer.alloc(64 * 1024, 0x78); // then a line without end
+      const pump = () => { while (!res.destroyed && res.write(chunk)); if (!res.destroyed) res.once('drain', pump); };
+      pump();
+      return true;
+    } });
+    await publishHostedControlPlane(mkc, { namespace: 'clusters-hostile', name: 'hostile', kubeconfig: proxy.kubeconfig(hostile.adminToken), releaseVersion: '4.22.3' });
     replicas.start('r1');
   }, 120_000);
 
   afterAll(async () => {
     replicas.killAll();
+    await proxy?.close();
     await Promise.all(guests.map((g) => g.stop()));
     await mgmt?.stop();
   });
@@ -81,6 +102,26 @@ describe('hosted: the running gates of each guest kube-apiserver', () => {
 
       const table = runCLI(['hosted', 'status', '--kubeconfig', mgmt.kubeconfigPath, '--namespace', NS]);
       expect(table.stdout).toMatch(new RegExp(`^clusters-drift/drift .* mismatch \\(${drift.length}\\) `, 'm'));
+    });
+  }, 120_000);
+
+  it('a guest whose /metrics forges 200,000 gates and then never ends a line is unreadable at the line bound; the others are judged', async () => {
+    await replicas.dumpOnFailure(async () => {
+      const records = await eventually(async () => {
+        const r = await replicas.records();
+        expect(r.get('clusters-hostile/hostile')?.runningGates).toMatch(/^unreadable: /);
+        expect(r.get('clusters-plain/plain')?.runningGates).toMatch(/^(match|mismatch)/);
+        return r;
+      }, 60_000, 250);
+      const verdict = records.get('clusters-hostile/hostile')!.runningGates!;
+      expect(verdict).toContain('GET /metrics');
+      expect(verdict).toContain('response line');
+      expect(verdict).not.toContain('Forged');
+      expect(proxy!.requests.filter((q) => q.path === '/metrics').length).toBeGreaterThan(0);
+      expect(replicas.procs.get('r1')?.exitCode).toBeNull();
+      const samples = exposedSamples(await (await fetch(await replicas.metricsURL('r1'))).text())
+        .filter((x) => x.name === 'featuregates_hosted_guest_running_gate_mismatches');
+      expect(samples.map((x) => x.labels.name)).not.toContain('hostile'); // no series while it cannot be read
     });
   }, 120_000);
 

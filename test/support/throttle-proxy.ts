@@ -5,7 +5,7 @@
 // outside a throttle,
 // every request are forwarded as they are (the client's bearer token included). Each request is logged with
 // its protocol. It speaks HTTP/2 and HTTP/1.1 as kube-apiserver does, or with `http1Only` HTTP/1.1 alone (a
-// server that does not agree to h2 in ALPN).
+// server that does not agree to h2 in ALPN). With `answer`, it answers the requests that picks itself.
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { createServer, request as httpsRequest } from 'node:https';
@@ -34,7 +34,16 @@ export interface ThrottleProxy {
   close(): Promise<void>;
 }
 
-export async function startThrottleProxy(upstream: string, o: { http1Only?: boolean } = {}): Promise<ThrottleProxy> {
+export interface ThrottleProxyOptions {
+  http1Only?: boolean;
+  /**
+   * Answers a request itself instead of forwarding it when this returns true: an endpoint of the server that its
+   * tenant controls (a hosted guest's /metrics, say), the rest the real API server's.
+   */
+  answer?: (method: string, path: string, res: ServerResponse) => boolean;
+}
+
+export async function startThrottleProxy(upstream: string, o: ThrottleProxyOptions = {}): Promise<ThrottleProxy> {
   const tls = selfSignedCert('throttle-proxy', ['127.0.0.1']);
   const target = new URL(upstream);
   let retryAfter: number | undefined;
@@ -55,6 +64,10 @@ export async function startThrottleProxy(upstream: string, o: { http1Only?: bool
       return;
     }
     requests.push({ at: Date.now(), method: req.method ?? '', path: url.pathname, query: url.searchParams, throttled, httpVersion: req.httpVersion, userAgent: String(req.headers['user-agent'] ?? '') });
+    if (!throttled && o.answer?.(req.method ?? '', url.pathname, res)) {
+      req.resume();
+      return;
+    }
     if (throttled) {
       req.resume();
       res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': String(retryAfter) });
