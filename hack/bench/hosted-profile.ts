@@ -5,17 +5,20 @@
 // with no HCP. With --start, the HCPs are published first and the profile covers the coordinator's start
 // until every reachable guest's status is correct (one replica: it holds every shard).
 //   npm run bench -- hosted-profile [--unreachable 480] [--reachable 0] [--warmup-s 60] [--profile-s 60] [--start]
-//     [--backoff-initial-s S] [--backoff-max-s S] [--no-profile]
+//     [--backoff-initial-s S] [--backoff-max-s S] [--no-profile] [--hostile KIND,KIND…]
 // --backoff-* set the guests' reflector backoff (the coordinator's --guest-backoff-max; the initial step is only
 // settable here), so an idle window can be measured with the backoff at its cap; --no-profile measures the idle
-// window's CPU without the profiler's own cost.
+// window's CPU without the profiler's own cost. --hostile adds one HCP per kind named (test/support/hostile-guests.ts:
+// throttle, huge-error, no-newline, long-history, cycling), its guest served by another process
+// (hostile-guests-process.ts), so the figures are the coordinator's alone.
 // (run.sh runs node without --expose-gc; this script re-executes itself with it.)
 import { sleep } from '../../test/support/timing.js';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails } from '../../api-types/index.js';
 import { FeatureGateResource, ReleaseCatalog, ResourceClient, createLogger, readKubeconfigFile } from '../../runtime/index.js';
 import { startHosted } from '../../hosted/index.js';
@@ -33,7 +36,7 @@ const { values: flags } = parseArgs({
   options: {
     unreachable: { type: 'string', default: '480' }, reachable: { type: 'string', default: '0' }, 'warmup-s': { type: 'string', default: '60' },
     'profile-s': { type: 'string', default: '60' }, start: { type: 'boolean', default: false },
-    'backoff-initial-s': { type: 'string' }, 'backoff-max-s': { type: 'string' }, 'no-profile': { type: 'boolean', default: false },
+    hostile: { type: 'string', default: '' }, 'backoff-initial-s': { type: 'string' }, 'backoff-max-s': { type: 'string' }, 'no-profile': { type: 'boolean', default: false },
   },
 });
 const N = Number(flags.unreachable);
@@ -95,6 +98,17 @@ const guests = await Promise.all([...Array(R).keys()].map(async (i) => {
   await setClusterVersion(readKubeconfigFile(plane.kubeconfigPath)!, { history: ['4.22.0'] });
   return plane;
 }));
+const hostileKinds = flags.hostile ? flags.hostile.split(',') : [];
+const hostileProcess = hostileKinds.length
+  ? spawn(process.execPath, [join(dirname(fileURLToPath(import.meta.url)), 'hostile-guests-process.js'), ...hostileKinds], { stdio: ['pipe', 'pipe', 'inherit'] })
+  : undefined;
+const hostileKubeconfigs = hostileProcess
+  ? await new Promise<string[]>((resolve, reject) => {
+    let out = '';
+    hostileProcess.stdout!.on('data', (d: Buffer) => { out += d.toString(); if (out.includes('\n')) resolve(JSON.parse(out) as string[]); });
+    hostileProcess.once('exit', (code) => reject(new Error(`hostile-guests-process exited ${code}`)));
+  })
+  : [];
 const coordinator = () => startHosted({
   kubeConfig: mkc, payloadCatalog: catalogDir, namespace: 'fgc',
   identity: 'profiled', metricsBindAddress: '0',
@@ -106,6 +120,9 @@ const coordinator = () => startHosted({
 const publishAll = async () => {
   for (let i = 0; i < N; i += 20) {
     await Promise.all([...Array(Math.min(20, N - i)).keys()].map((j) => publishHostedControlPlane(mkc, { namespace: `u${i + j}`, name: `u${i + j}`, kubeconfig: UNREACHABLE_GUEST_KUBECONFIG })));
+  }
+  for (const [i, kubeconfig] of hostileKubeconfigs.entries()) {
+    await publishHostedControlPlane(mkc, { namespace: `h${i}`, name: `h${i}-${hostileKinds[i]}`, kubeconfig, releaseVersion: '4.22.0' });
   }
   for (const [i, plane] of guests.entries()) await publishHostedControlPlane(mkc, { namespace: `g${i}`, name: `g${i}`, kubeconfig: readFileSync(plane.kubeconfigPath, 'utf8'), releaseVersion: '4.22.0' });
 };
@@ -136,8 +153,8 @@ await publishAll();
 await sleep(Number(flags['warmup-s']) * 1000);
 const after = mem();
 say(`sessions ${c.sessions().length}; after GC: heap ${before.heapMB.toFixed(1)} → ${after.heapMB.toFixed(1)} MB, external ${before.externalMB.toFixed(1)} → ${after.externalMB.toFixed(1)} MB, ` +
-  `RSS ${before.rssMB.toFixed(1)} → ${after.rssMB.toFixed(1)} MB: per HCP heap ${((after.heapMB - before.heapMB) / (N + R) * 1024).toFixed(0)} KB, ` +
-  `RSS ${((after.rssMB - before.rssMB) / (N + R) * 1024).toFixed(0)} KB`);
+  `RSS ${before.rssMB.toFixed(1)} → ${after.rssMB.toFixed(1)} MB: per HCP heap ${((after.heapMB - before.heapMB) / (N + R + hostileKinds.length) * 1024).toFixed(0)} KB, ` +
+  `RSS ${((after.rssMB - before.rssMB) / (N + R + hostileKinds.length) * 1024).toFixed(0)} KB`);
 say(`active resources: ${JSON.stringify(Object.entries(process.getActiveResourcesInfo().reduce<Record<string, number>>((a, r) => ({ ...a, [r]: (a[r] ?? 0) + 1 }), {})))}`);
 
 /** rest_client_requests_total by "method resource code" (management and guest requests alike). */
@@ -149,6 +166,7 @@ const requestsAfter = await requestCounts();
 const sent = [...requestsAfter].map(([k, n]) => [k, n - (requestsBefore.get(k) ?? 0)] as const).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
 say(`requests in the idle window: ${sent.reduce((a, [, n]) => a + n, 0)} (${sent.slice(0, 8).map(([k, n]) => `${k}: ${n}`).join(', ')})`);
 await c.stop();
+hostileProcess?.stdin!.end();
 for (const g of guests) await g.stop();
 await mgmt.stop();
 process.exit(0);
