@@ -11,8 +11,9 @@
 // window's CPU without the profiler's own cost. --hostile adds one HCP per kind named (test/support/hostile-guests.ts:
 // throttle, huge-error, no-newline, long-history, cycling), its guest served by another process
 // (hostile-guests-process.ts), so the figures are the coordinator's alone.
-// (run.sh runs node without --expose-gc; this script re-executes itself with it.)
+// (run.sh runs node without --expose-gc; this script re-executes itself with it, and with OPERATOR_NODE_FLAGS when set.)
 import { sleep } from '../../test/support/timing.js';
+import { operatorNodeFlags } from './operator-process.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -27,7 +28,8 @@ import {
 } from '../../sdk/testing/index.js';
 
 if (typeof globalThis.gc !== 'function') {
-  execFileSync(process.execPath, ['--expose-gc', process.argv[1]!, ...process.argv.slice(2)], { stdio: 'inherit' });
+  // The coordinator runs in this process: with OPERATOR_NODE_FLAGS (say the image's), else node's defaults.
+  execFileSync(process.execPath, [...operatorNodeFlags, '--expose-gc', process.argv[1]!, ...process.argv.slice(2)], { stdio: 'inherit' });
   process.exit(0);
 }
 const gc = globalThis.gc as () => void;
