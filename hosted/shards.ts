@@ -1,7 +1,11 @@
 // Shards of the fleet as Leases, owned by rendezvous hashing over the live replicas.
 //  - Each replica holds its own membership Lease (`featuregates-hosted-member-<identity>`) through the
-//    same LeaderElector as the single-cluster operator; losing it (a pause past the renew deadline) is
-//    fatal: the caller exits and the Deployment restarts the replica.
+//    same LeaderElector as the single-cluster operator. A renewal missed past the renew deadline while the
+//    record has not expired yet (a busy replica whose renewals came late: nobody can have judged it gone) is
+//    not fatal: every write is fenced by its shard's own Lease, so the replica rejoins at once (a new elector
+//    on the same record) instead of exiting into a restart — whose start burst was what made it late. A
+//    membership not renewed for a whole lease duration (others may have moved its shards), taken by another
+//    holder or deleted is fatal: the caller exits and the Deployment restarts the replica.
 //  - Every retry period one LIST of the Leases in the namespace tells who is alive (judged on this
 //    process's monotonic clock, api-types/shard.ts) and, by rendezvous hashing, which shards this replica
 //    should own. For each, a LeaderElector on `featuregates-hosted-shard-NN` acquires it (reads only while
@@ -70,7 +74,7 @@ interface ShardElector {
 export class ShardManager {
   private readonly log: Logger;
   private readonly clock: Clock;
-  private readonly member: LeaderElector;
+  private member: LeaderElector;
   private readonly leases: ResourceClient<Lease>;
   private readonly liveness = new MemberLiveness();
   /** Every shard Lease record as first seen unchanged (monotonic), from the listings: a new elector starts from it. */
@@ -89,7 +93,7 @@ export class ShardManager {
   constructor(private readonly o: ShardManagerOptions) {
     this.log = (o.logger ?? silentLogger).with({ identity: o.identity });
     this.clock = o.clock ?? realClock;
-    this.member = this.elector(memberLeaseName(o.identity), { onStoppedLeading: (reason) => o.onLostMembership(reason) });
+    this.member = this.memberElector();
     this.leases = new ResourceClient(o.kubeConfig, LeaseResource, o.metrics, { namespace: o.namespace });
     this.heldGauge = o.metrics && gauge(o.metrics, 'featuregates_hosted_shards_held', 'Shards whose Lease this replica holds', []);
     this.membersGauge = o.metrics && gauge(o.metrics, 'featuregates_hosted_members', 'Live coordinator replicas seen by this one', []);
@@ -102,6 +106,25 @@ export class ShardManager {
     await this.member.acquire(this.stopping.signal);
     this.log.info('joined the coordinator fleet', { namespace: this.o.namespace, shards: this.o.shards });
     this.loop = this.run(this.clock.now());
+  }
+
+  /**
+   * The membership elector: a renew deadline missed before the record expired makes a new one that acquires the
+   * same record again (it still names this replica: one read and one write); anything else ends the replica.
+   */
+  private memberElector(): LeaderElector {
+    return this.elector(memberLeaseName(this.o.identity), {
+      onStoppedLeading: (reason, cause) => {
+        if (cause !== 'renew-deadline') return this.o.onLostMembership(reason);
+        if (this.stopping.signal.aborted) return;
+        this.log.warn('membership renewal missed its deadline before the Lease expired; rejoining (shard writes stay fenced by their own Leases)', { reason });
+        this.member = this.memberElector();
+        this.member.acquire(this.stopping.signal).then(
+          () => this.log.info('rejoined the coordinator fleet'),
+          () => undefined, /* stopping */
+        );
+      },
+    });
   }
 
   /** Looks at the Leases now instead of at the next retry period (`claimable` has just become true). */

@@ -58,8 +58,11 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTiming> {
   requestTimeoutMs?: number;
   metrics?: Registry;
   logger?: Logger;
-  /** Called once when leadership is lost (not on release). The operator stops and exits non-zero here. */
-  onStoppedLeading?: (reason: string) => void;
+  /**
+   * Called once when leadership is lost (not on release), with why (LeadershipLoss). The operator stops and
+   * exits non-zero here.
+   */
+  onStoppedLeading?: (reason: string, cause: LeadershipLoss) => void;
   /** Where the Lease lives (default: the API server through kc). */
   store?: LeaseStore;
   clock?: Clock;
@@ -80,6 +83,14 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTiming> {
    */
   renewIntervalMs?: number;
 }
+
+/**
+ * Why leadership ended: no successful renewal within the renew deadline while the Lease has not expired yet
+ * (nobody else can have taken it: a busy process whose renewals came late), no renewal for a whole lease
+ * duration (a long pause or partition: others may have taken over), or the Lease now names another holder
+ * (or is gone).
+ */
+export type LeadershipLoss = 'renew-deadline' | 'expired' | 'taken';
 
 export class NotLeaderError extends Error {
   override name = 'NotLeaderError';
@@ -201,37 +212,45 @@ export class LeaderElector {
     return Math.max(0, Math.min(retry, untilExpiry));
   }
 
+  /**
+   * Renews a renew interval after the *start* of the last successful renewal (so an answer that came late does
+   * not shorten the next attempt's time to the deadline), and after a failed attempt every retry period
+   * until the deadline.
+   */
   private async renewLoop(): Promise<void> {
-    let wait = this.renewIntervalMs;
+    const missed = `failed to renew the lease within the renew deadline (${this.t.renewDeadlineMs / 1000}s)`;
+    let wait = Math.max(0, this.lastRenewAt + this.renewIntervalMs - this.clock.now());
     while (!this.stop.signal.aborted) {
       await this.clock.sleep(wait, this.stop.signal);
       if (this.stop.signal.aborted) return;
       const left = this.lastRenewAt + this.t.renewDeadlineMs - this.clock.now();
-      if (left <= 0) return this.lose(`failed to renew the lease within the renew deadline (${this.t.renewDeadlineMs / 1000}s)`);
+      if (left <= 0) return this.lose(missed, this.missedCause());
       const renewedBefore = this.lastRenewAt;
-      // After a failed attempt, try again every retry period until the deadline.
       wait = this.t.retryPeriodMs;
       try {
         await this.tryAcquireOrRenew(Math.min(this.requestTimeoutMs, left));
-        if (this.lastRenewAt !== renewedBefore) wait = this.renewIntervalMs;
+        if (this.lastRenewAt !== renewedBefore) wait = Math.max(0, this.lastRenewAt + this.renewIntervalMs - this.clock.now());
       } catch (e) {
-        if (e instanceof LostLeadership) return this.lose(e.message);
+        if (e instanceof LostLeadership) return this.lose(e.message, 'taken');
         if (this.stop.signal.aborted) return;
         this.log.warn('failed to renew the leader Lease; retrying', { error: apiErrorMessage(e), deadlineInMs: Math.round(left) });
       }
-      if (this.clock.now() - this.lastRenewAt >= this.t.renewDeadlineMs) {
-        return this.lose(`failed to renew the lease within the renew deadline (${this.t.renewDeadlineMs / 1000}s)`);
-      }
+      if (this.clock.now() - this.lastRenewAt >= this.t.renewDeadlineMs) return this.lose(missed, this.missedCause());
     }
   }
 
-  private lose(reason: string): void {
+  /** A missed deadline: the Lease not yet expired (judged from the start of the last successful renewal), or expired. */
+  private missedCause(): LeadershipLoss {
+    return this.clock.now() - this.lastRenewAt < this.t.leaseDurationMs ? 'renew-deadline' : 'expired';
+  }
+
+  private lose(reason: string, cause: LeadershipLoss): void {
     if (this.lost) return;
     this.lost = true;
     this.leading = false;
     this.status?.set(0);
     this.log.error('leader election lost', { reason });
-    this.options.onStoppedLeading?.(reason);
+    this.options.onStoppedLeading?.(reason, cause);
   }
 
   /** Records what we saw of the lease at monotonic time `at`. */
@@ -265,7 +284,7 @@ export class LeaderElector {
         this.log.debug('optimistic renew failed; reading the Lease', { error: apiErrorMessage(e) });
       }
     }
-    const current = await this.store.get(timeoutMs);
+    const current = await this.store.get(remaining());
     if (this.stop.signal.aborted) return false;
     if (!current) {
       if (this.leading) throw new LostLeadership('the Lease was deleted while this process held it');

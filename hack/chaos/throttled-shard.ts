@@ -4,8 +4,8 @@
 // that PUT with 429 + Retry-After; the owner is paused (SIGSTOP) past its shard Lease, the other replica takes
 // the shard, the throttle is lifted and the old owner resumed (SIGCONT). Counted from the proxy's log by the
 // replica's User-Agent (`… replica/<identity>`): guest writes the old owner sends after it wakes — must be zero;
-// and that the guest's status is right under the new owner. (A paused owner also loses its membership Lease
-// and exits when it wakes, so the previous build passes that figure too.) Then the owner is sent SIGTERM while
+// and that the guest's status is right under the new owner. (Paused past its membership Lease too, the owner
+// also exits when it wakes, so the previous build passes that figure too; one late by less rejoins instead.) Then the owner is sent SIGTERM while
 // its guest answers the status PUT with `Retry-After: 3600`: its shard hand-back (sessions stop, then the Lease
 // is released) must not wait for the guest — the previous build was still running 40 s later.
 import { join } from 'node:path';

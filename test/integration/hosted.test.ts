@@ -287,6 +287,30 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     expect(JSON.stringify([...(await records()).values()])).not.toContain(token);
     for (const log of logs.values()) expect(log).not.toContain(token);
   }), 60_000);
+  it('a replica whose membership renewal is late (past its renew deadline, not its Lease) rejoins instead of exiting, and keeps its guests', () => dumpOnFailure(async () => {
+    // A replica too busy to renew its membership in time (the fleet's start burst, docs/benchmarks.md) used to
+    // exit, and its restart was a new burst. Its writes are fenced by its shards' own Leases, and nobody judges
+    // it gone before its membership Lease expires: so it rejoins. A replica with a 15 s Lease (renew deadline
+    // 5 s, renewed every second) is stopped 7 s: past the deadline, well within the Lease.
+    const id = 'replica-late';
+    replicas.start(id, ['--leader-elect-lease-duration', '15s', '--leader-elect-renew-deadline', '5s']);
+    const proc = procs.get(id)!;
+    await eventually(() => expect(logs.get(id)).toContain('shard acquired'), 30_000, 200);
+    proc.kill('SIGSTOP');
+    await new Promise((r) => setTimeout(r, 7_000));
+    proc.kill('SIGCONT');
+    await eventually(() => expect(logs.get(id)).toContain('rejoined the coordinator fleet'), 10_000, 200);
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(proc.exitCode).toBeNull();
+    expect(logs.get(id)).not.toContain('membership Lease lost');
+    const member = await new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS }).get(`featuregates-hosted-member-${id}`);
+    expect(member.spec?.holderIdentity).toBe(id);
+    // Its guests are written again: whoever owns A's shard now, an upgrade reaches A's status.
+    await release(guests.a, '5.0.0');
+    await setClusterVersion(guests.a.kc, { history: ['5.0.0', '4.23.2'] });
+    await expectConverged(guests.a, {}, 30_000);
+  }), 90_000);
+
   it('an unreachable guest is reported once, then retried at its connection\'s pace, not in a loop of syncs', () => dumpOnFailure(async () => {
     // Published now, so its session (and its work queue's rate limiter) is new.
     const published = Date.now();

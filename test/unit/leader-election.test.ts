@@ -11,8 +11,18 @@ class MemoryLeaseStore implements LeaseStore {
   /** Errors thrown by the next calls, in order. */
   failures: Error[] = [];
   down = false;
+  /** How long the next updates take to be answered, in order (a busy server or client); past the caller's timeout they fail. */
+  slow: number[] = [];
 
   constructor(private readonly clock: FakeClock) {}
+
+  /** Waits the next `slow` answer time; throws as the transport does when the caller's timeout is shorter. */
+  private async answerAfter(timeoutMs: number) {
+    const ms = this.slow.shift();
+    if (ms === undefined) return;
+    await this.clock.sleep(Math.min(ms, timeoutMs));
+    if (ms > timeoutMs) throw new Error(`no answer from the API server within ${timeoutMs} ms`);
+  }
 
   private maybeFail() {
     if (this.down) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
@@ -22,7 +32,7 @@ class MemoryLeaseStore implements LeaseStore {
 
   gets = 0;
 
-  async get(): Promise<Lease | undefined> {
+  async get(_timeoutMs?: number): Promise<Lease | undefined> {
     this.gets++;
     this.maybeFail();
     return this.lease && structuredClone(this.lease);
@@ -36,8 +46,9 @@ class MemoryLeaseStore implements LeaseStore {
     return structuredClone(this.lease);
   }
 
-  async update(lease: Lease): Promise<Lease> {
+  async update(lease: Lease, timeoutMs: number): Promise<Lease> {
     this.maybeFail();
+    await this.answerAfter(timeoutMs);
     if (lease.metadata.resourceVersion !== this.lease?.metadata.resourceVersion) throw Object.assign(new Error('conflict'), { code: 409 });
     this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.rv) } };
     this.writes.push({ by: lease.spec?.holderIdentity, holder: lease.spec?.holderIdentity });
@@ -148,6 +159,72 @@ describe('LeaderElector', () => {
     await clock.advance(2_000);
     expect(lost[0]).toMatch(/renew deadline/);
     expect(() => new LeaderElector(undefined, { namespace: 'ns', name: 'x', identity: 'a', store, clock, renewIntervalMs: 9_000 })).toThrow(/renew interval/);
+  });
+
+  it('a slow answer does not eat the next renewal\'s margin: renewals are due from the start of the last one that succeeded', async () => {
+    // The hosted fleet's start: a replica busy starting its guests saw its renewals answered seconds late; the
+    // next renewal was then due a renew interval after that late answer, left with too little time to its
+    // deadline, and the replica lost its membership although the API server had answered every request.
+    const clock = new FakeClock();
+    const store = new MemoryLeaseStore(clock);
+    const lost: string[] = [];
+    const e = new LeaderElector(undefined, { namespace: 'ns', name: 'lock', identity: 'a', store, clock, random: () => 0, renewIntervalMs: 5_000, onStoppedLeading: (r) => lost.push(r) });
+    await e.acquire();
+    const writes = () => store.writes.length;
+    const acquired = writes();
+    store.slow = [2_000, 4_500]; // the renewal sent at 5 s is answered at 7 s; the next one takes 4.5 s
+    await clock.advance(7_000);
+    expect(writes() - acquired).toBe(1);
+    await clock.advance(2_999); // 9.999 s: not yet due (due 5 s after the 5 s renewal started, not after its answer)
+    expect(writes() - acquired).toBe(1);
+    await clock.advance(4_501); // sent at 10 s, answered at 14.5 s: within its deadline (15 s)
+    expect(writes() - acquired).toBe(2);
+    expect(e.isLeader()).toBe(true);
+    await clock.advance(10_000);
+    expect(lost).toEqual([]);
+    expect(e.isLeader()).toBe(true);
+  });
+
+  it('a renewal that must read the Lease first (its write was refused) reads within the time left to the deadline', async () => {
+    const clock = new FakeClock();
+    const store = new MemoryLeaseStore(clock);
+    const e = new LeaderElector(undefined, { namespace: 'ns', name: 'lock', identity: 'a', store, clock, random: () => 0 });
+    await e.acquire();
+    const timeouts: number[] = [];
+    const get = store.get.bind(store);
+    store.get = async (timeoutMs: number) => { timeouts.push(timeoutMs); return get(); };
+    store.slow = [1_500];
+    store.steal('a'); // a write by someone else under our name: the fast path's write is refused (409), then a read
+    await clock.advance(2_000);
+    await clock.advance(1_500);
+    expect(timeouts).toHaveLength(1);
+    expect(timeouts[0]).toBeLessThanOrEqual(10_000 - 2_000 - 1_500 + 1);
+  });
+
+  it('says why leadership was lost: the renew deadline passed (Lease not expired yet), no renewal for a lease duration, or the Lease was taken or deleted', async () => {
+    const causes: string[] = [];
+    const clock = new FakeClock();
+    const store = new MemoryLeaseStore(clock);
+    const elector = () => new LeaderElector(undefined, { namespace: 'ns', name: 'lock', identity: 'a', store, clock, random: () => 0, onStoppedLeading: (_r, cause) => causes.push(cause) });
+    const a = elector();
+    await a.acquire();
+    store.down = true;
+    await clock.advance(12_000);
+    store.down = false;
+    const b = elector();
+    await b.acquire();
+    store.steal('other');
+    await clock.advance(2_000);
+    const c = elector();
+    store.lease = undefined;
+    await c.acquire();
+    store.lease = undefined;
+    await clock.advance(2_000);
+    const d = elector();
+    await d.acquire();
+    clock.jump(15_000); // paused for the whole lease duration
+    await clock.advance(0);
+    expect(causes).toEqual(['renew-deadline', 'taken', 'taken', 'expired']);
   });
 
   it('stops being leader exactly at the renew deadline while renewals fail, and steps down', async () => {
