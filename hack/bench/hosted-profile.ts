@@ -16,6 +16,7 @@ import { sleep } from '../../test/support/timing.js';
 import { operatorNodeFlags } from './operator-process.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
@@ -53,11 +54,15 @@ const mem = () => {
 
 /** CPU and a sampled profile of `run` in this process, printed summed by file and by function. */
 async function profiled(label: string, run: () => Promise<void>): Promise<void> {
+  // The event loop's longest stalls: what a Lease renewal due meanwhile waits for.
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const stalls = () => { loop.disable(); return `event-loop delay p50 ${(loop.percentile(50) / 1e6).toFixed(0)} / p99 ${(loop.percentile(99) / 1e6).toFixed(0)} / max ${(loop.max / 1e6).toFixed(0)} ms`; };
   if (flags['no-profile']) {
     const cpu0 = process.cpuUsage();
     await run();
     const cpu = process.cpuUsage(cpu0);
-    say(`${label} (no profiler): CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)})`);
+    say(`${label} (no profiler): CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)}); ${stalls()}`);
     return;
   }
   const session = new Session();
@@ -85,7 +90,7 @@ async function profiled(label: string, run: () => Promise<void>): Promise<void> 
     files.set(file, (files.get(file) ?? 0) + dt);
   }
   const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${v.toFixed(0).padStart(6)} ms  ${k}`).join('\n');
-  say(`${label}: ${wallS.toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)})`);
+  say(`${label}: ${wallS.toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)}); ${stalls()}`);
   say(`by file (self time):\n${top(files, 12)}`);
   say(`by function (self time):\n${top(self, 20)}`);
 }
