@@ -3,7 +3,7 @@
 // policies: writes (and optionally reads) of the objects this project touches, at their response (who wrote
 // what, and when it completed); and every request once, when it is received (a client's request rate: watches
 // are counted when they start, where kube-apiserver's own counter counts them when they end).
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,8 +13,12 @@ export interface AuditSetup {
   apiServerArgs: string[];
 }
 
+/** Every audit folder this process made, removed when it exits (a full `npm test` and a fleet run left hundreds). */
+const made: string[] = [];
+
 function auditLog(prefix: string, policy: string[]): AuditSetup {
   const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (made.push(dir) === 1) process.once('exit', () => { for (const d of made) rmSync(d, { recursive: true, force: true }); });
   const file = join(dir, 'policy.yaml');
   writeFileSync(file, ['apiVersion: audit.k8s.io/v1', 'kind: Policy', ...policy, ''].join('\n'));
   const logPath = join(dir, 'audit.log');
