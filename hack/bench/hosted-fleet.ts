@@ -18,7 +18,7 @@ import { OPERATOR_CLI, spawnFeaturegates } from '../../test/support/cli.js';
 import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardOf, type FeatureGateDetails } from '../../api-types/index.js';
+import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardOf, type FeatureGate, type FeatureGateDetails } from '../../api-types/index.js';
 import { FeatureGateResource, LeaseResource, ReleaseCatalog, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
 import {
   UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, setFeatureGateStatus, startControlPlane, upstreamCRDPaths, type ControlPlane,
@@ -30,7 +30,7 @@ import { startBenchCluster } from './bench-cluster.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
 import { exited, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
 import { median, nowMs, percentile } from './stats.js';
-import { operatorChange } from './status-change.js';
+import { operatorChange, rawWrite } from './status-change.js';
 import { sleep, until } from '../../test/support/timing.js';
 
 const { values: flags } = parseArgs({
@@ -118,7 +118,8 @@ async function main(): Promise<void> {
   say(`setup: management + ${GUESTS} guest kube-apiservers in ${((Date.now() - t00) / 1000).toFixed(0)} s`);
   // The baseline's API server shares the management etcd too and keeps the same audit log as every guest's:
   // same storage, same load, same work per write.
-  const baseline = await startBenchCluster({ etcdURL: mgmt.etcdURL, etcdPrefix: '/baseline', extraAPIServerArgs: [...auditSetup().apiServerArgs, '--v=0'] });
+  const baseAudit = auditSetup();
+  const baseline = await startBenchCluster({ etcdURL: mgmt.etcdURL, etcdPrefix: '/baseline', extraAPIServerArgs: [...baseAudit.apiServerArgs, '--v=0'] });
   const base = await baseline.startOperator((kubeconfigPath, version) => spawnOperatorProcess(kubeconfigPath, version, NODE_FLAGS));
   say(`baseline: single-cluster operator start → first status write ${base.startMs.toFixed(0)} ms`);
 
@@ -183,20 +184,58 @@ async function main(): Promise<void> {
   await sleep(Number(flags['settle-s']) * 1000);
   await idle(`${flags['settle-s']} s later`);
   const baseCpu0 = usage(base.proc.pid!).cpuS;
+  const fleetCpu0 = sum(replicas.map((r) => usage(r.proc.pid!).cpuS));
+  const latencyStarted = Date.now();
 
   // Latency: the same round trip as the single-cluster benchmark, interleaved with it.
   for (const g of guests) g.watcher = await FeatureGateWatcher.start(g.kc);
   const fleetLat: number[] = [];
   const baseLat: number[] = [];
+  const latencyFrom = Date.now();
+  // Beside each change, the same API server's own floor: a status PUT by this process until the watcher sees it
+  // (rawWrite; the operator then prunes that entry, awaited before the next sample). The operators' share of a
+  // round trip is the change's time less that floor: what separates the fleet's code from its guests' servers.
+  const baseRaw: number[] = [];
+  const fleetRaw: number[] = [];
+  const rawThenPruned = async (kc: ClusterAccess, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number) => {
+    const ms = await rawWrite(kc, fgs, watcher, i);
+    await until('the raw entry pruned', async () => (await fgs.get(FEATURE_GATE_NAME)).status?.featureGates.length === 1, 30_000, 20);
+    return ms;
+  };
+  // Both sides through this project's kubeconfig reader (client-node's reads the files again on every request).
+  const baseKc = readKubeconfigFile(baseline.plane.kubeconfigPath)!;
   for (let i = 0; i < SAMPLES; i++) {
-    baseLat.push(await operatorChange(baseline.plane.kubeConfig, baseline.fgs, baseline.watcher, i));
+    baseLat.push(await operatorChange(baseKc, baseline.fgs, baseline.watcher, i));
     const g = guests[i % GUESTS]!;
-    fleetLat.push(await operatorChange(g.plane.kubeConfig, new ResourceClient(g.kc, FeatureGateResource), g.watcher!, i));
+    const gfgs = new ResourceClient(g.kc, FeatureGateResource);
+    fleetLat.push(await operatorChange(g.kc, gfgs, g.watcher!, i));
+    baseRaw.push(await rawThenPruned(baseKc, baseline.fgs, baseline.watcher, i));
+    fleetRaw.push(await rawThenPruned(g.kc, gfgs, g.watcher!, i));
   }
+  say(`latency floor (the API server's PUT → watch, ${SAMPLES} each): guests p50 ${median(fleetRaw).toFixed(1)} ms, single-cluster p50 ${median(baseRaw).toFixed(1)} ms; ` +
+    `the operators' share (p50 change − p50 floor): fleet ${(median(fleetLat) - median(fleetRaw)).toFixed(1)} ms, single-cluster ${(median(baseLat) - median(baseRaw)).toFixed(1)} ms`);
   const baseIdle = (usage(base.proc.pid!).cpuS - baseCpu0);
+  const fleetCpu = sum(replicas.map((r) => usage(r.proc.pid!).cpuS)) - fleetCpu0;
+  say(`CPU per sample over the latency phase (a change and a raw entry's prune; the fleet's is all replicas', Leases and quiet guests included): ` +
+    `fleet ${(fleetCpu / SAMPLES * 1000).toFixed(1)} ms, single-cluster operator ${(baseIdle / SAMPLES * 1000).toFixed(1)} ms over ${((Date.now() - latencyStarted) / 1000).toFixed(0)} s`);
   say(`latency (${SAMPLES} changes): fleet p50 ${median(fleetLat).toFixed(1)} / p99 ${percentile(fleetLat, 99).toFixed(1)} ms; ` +
     `single-cluster operator p50 ${median(baseLat).toFixed(1)} / p99 ${percentile(baseLat, 99).toFixed(1)} ms ` +
     `(ratio ${(median(fleetLat) / median(baseLat)).toFixed(2)} / ${(percentile(fleetLat, 99) / percentile(baseLat, 99)).toFixed(2)}); baseline CPU over the latency phase ${baseIdle.toFixed(2)} s`);
+
+  // What each path wrote during the latency phase (guest audit logs: verb, resource, answer), per change.
+  const latencyTo = Date.now();
+  const writesIn = (paths: string[], who: RegExp) => {
+    const counts = new Map<string, number>();
+    for (const p of paths) {
+      for (const w of readAuditWrites(p)) {
+        if (w.received < latencyFrom || w.received > latencyTo || !who.test(w.userAgent) || w.resource === 'events') continue;
+        const what = `${w.verb} ${w.resource}${w.subresource ? `/${w.subresource}` : ''} ${w.code}`;
+        counts.set(what, (counts.get(what) ?? 0) + 1);
+      }
+    }
+    return [...counts].sort().map(([w, n]) => `${w} ${(n / SAMPLES).toFixed(2)}`).join(', ') || 'none';
+  };
+  say(`latency phase writes per sample (a change, then the prune of a raw entry): fleet ${writesIn(guests.map((g) => g.audit), /replica\//)}; single-cluster operator ${writesIn([baseAudit.logPath], /^featuregates-operator\//)}`);
 
   // Restart: SIGTERM every replica (each releases its Leases), empty every guest's status, start REPLICAS fresh,
   // time until all are correct; RESTARTS times (the start burst is where a busy replica can miss its renewals).
@@ -269,7 +308,7 @@ async function main(): Promise<void> {
   }
   say(`audit: ${writes} guest writes by replicas, ${violations.length} by a replica that did not hold the shard${violations.length ? `: ${violations.slice(0, 5).join('; ')}` : ''}`);
 
-  const per = (a: [string, number, number], b: [string, number, number]) => ((b[2] - a[2]) / (b[1] - a[1])).toFixed(3);
+  const per = (a: [string, number, number], b: [string, number, number]) => (b[1] === a[1] ? 'n/a' : ((b[2] - a[2]) / (b[1] - a[1])).toFixed(3));
   const f = footprint;
   // Least-squares slope over the reachable steps (1 / 10 / GUESTS): the cost of one more reachable guest.
   const reachable = f.filter(([what]) => what.endsWith('reachable') && what.startsWith('+'));

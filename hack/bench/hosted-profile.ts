@@ -5,7 +5,9 @@
 // with no HCP. With --start, the HCPs are published first and the profile covers the coordinator's start
 // until every reachable guest's status is correct (one replica: it holds every shard).
 //   npm run bench -- hosted-profile [--unreachable 480] [--reachable 0] [--warmup-s 60] [--profile-s 60] [--start]
-//     [--backoff-initial-s S] [--backoff-max-s S] [--no-profile] [--hostile KIND,KIND…]
+//     [--backoff-initial-s S] [--backoff-max-s S] [--no-profile] [--hostile KIND,KIND…] [--changes N]
+// --changes N profiles N ClusterVersion changes (the latency benchmark's round trip) on the reachable guests in
+// turn instead of the idle window, and reports their latency.
 // --backoff-* set the guests' reflector backoff (the coordinator's --guest-backoff-max; the initial step is only
 // settable here), so an idle window can be measured with the backoff at its cap; --no-profile measures the idle
 // window's CPU without the profiler's own cost. --hostile adds one HCP per kind named (test/support/hostile-guests.ts:
@@ -14,6 +16,9 @@
 // (run.sh runs node without --expose-gc; this script re-executes itself with it, and with OPERATOR_NODE_FLAGS when set.)
 import { sleep } from '../../test/support/timing.js';
 import { operatorNodeFlags } from './operator-process.js';
+import { FeatureGateWatcher } from './fg-watcher.js';
+import { median, percentile } from './stats.js';
+import { operatorChange } from './status-change.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -40,6 +45,7 @@ const { values: flags } = parseArgs({
     unreachable: { type: 'string', default: '480' }, reachable: { type: 'string', default: '0' }, 'warmup-s': { type: 'string', default: '60' },
     'profile-s': { type: 'string', default: '60' }, start: { type: 'boolean', default: false },
     hostile: { type: 'string', default: '' }, 'backoff-initial-s': { type: 'string' }, 'backoff-max-s': { type: 'string' }, 'no-profile': { type: 'boolean', default: false },
+    changes: { type: 'string', default: '0' },
   },
 });
 const N = Number(flags.unreachable);
@@ -168,7 +174,26 @@ say(`active resources: ${JSON.stringify(Object.entries(process.getActiveResource
 const requestCounts = async () => new Map((await c.metrics.getSingleMetric('rest_client_requests_total')?.get())?.values
   .map((v) => [`${v.labels.method} ${v.labels.resource} ${v.labels.code}`, v.value] as const) ?? []);
 const requestsBefore = await requestCounts();
-await profiled(`idle ${flags['profile-s']} s`, async () => { await sleep(Number(flags['profile-s']) * 1000); });
+const CHANGES = Number(flags.changes);
+if (CHANGES > 0) {
+  // The latency benchmark's round trip on the reachable guests in turn, profiled: what the coordinator spends on a
+  // change (this process also drives the changes and watches for their result: hack/bench and sdk/testing files).
+  const watched = await Promise.all(guests.map(async (plane) => {
+    const kc = readKubeconfigFile(plane.kubeconfigPath)!;
+    return { kc, fgs: new ResourceClient(kc, FeatureGateResource), watcher: await FeatureGateWatcher.start(kc) };
+  }));
+  const lat: number[] = [];
+  await profiled(`${CHANGES} changes on ${R} reachable guests`, async () => {
+    for (let i = 0; i < CHANGES; i++) {
+      const g = watched[i % watched.length]!;
+      lat.push(await operatorChange(g.kc, g.fgs, g.watcher, i));
+    }
+  });
+  say(`change → status seen: p50 ${median(lat).toFixed(1)} / p99 ${percentile(lat, 99).toFixed(1)} ms`);
+  for (const w of watched) await w.watcher.stop();
+} else {
+  await profiled(`idle ${flags['profile-s']} s`, async () => { await sleep(Number(flags['profile-s']) * 1000); });
+}
 const requestsAfter = await requestCounts();
 const sent = [...requestsAfter].map(([k, n]) => [k, n - (requestsBefore.get(k) ?? 0)] as const).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
 say(`requests in the idle window: ${sent.reduce((a, [, n]) => a + n, 0)} (${sent.slice(0, 8).map(([k, n]) => `${k}: ${n}`).join(', ')})`);

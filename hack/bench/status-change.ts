@@ -10,7 +10,7 @@
 // Both paths include a GET before the PUT, as the operator's write does not (it works from its cache).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CLUSTER_VERSION_NAME, gateNames, type ClusterVersion, type FeatureGate, type VersionGates } from '../../api-types/index.js';
-import { ClusterVersionResource, Reflector, ResourceClient } from '../../runtime/index.js';
+import { ClusterVersionResource, Reflector, ResourceClient, type ClusterAccess } from '../../runtime/index.js';
 import { setClusterVersion, setFeatureGateStatus } from '../../sdk/testing/index.js';
 import { BENCH_VERSION } from './bench-cluster.js';
 import type { FeatureGateWatcher } from './fg-watcher.js';
@@ -25,7 +25,7 @@ function headGates(fg: FeatureGate): VersionGates {
  * `relay` names which of several relays running at once acts on this change: the pruned version carries it
  * as a suffix (`4.21.7-h2`), and each relay acts only on its own (see prunedFor). The operator acts on all.
  */
-export async function operatorChange(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number, relay?: string): Promise<number> {
+export async function operatorChange(kc: ClusterAccess, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number, relay?: string): Promise<number> {
   const old = `4.21.${i}${relay ? `-${relay}` : ''}`;
   const cur = headGates(await fgs.get('cluster'));
   await setClusterVersion(kc, { history: ['4.22.0', old] });
@@ -47,7 +47,7 @@ export const SCENARIO_HEARTBEATS = 20;
  * The scenario on each cluster, interleaved (a change on one, then on the next): SCENARIO_CHANGES operatorChange
  * round trips, then SCENARIO_HEARTBEATS ClusterVersion heartbeats 50 ms apart. Returns each cluster's latencies.
  */
-export async function changeScenario(clusters: readonly { kc: KubeConfig; fgs: ResourceClient<FeatureGate>; watcher: FeatureGateWatcher }[]): Promise<number[][]> {
+export async function changeScenario(clusters: readonly { kc: ClusterAccess; fgs: ResourceClient<FeatureGate>; watcher: FeatureGateWatcher }[]): Promise<number[][]> {
   const latencies = clusters.map(() => [] as number[]);
   for (let i = 0; i < SCENARIO_CHANGES; i++) {
     for (const [k, c] of clusters.entries()) latencies[k]!.push(await operatorChange(c.kc, c.fgs, c.watcher, i));
@@ -59,7 +59,7 @@ export async function changeScenario(clusters: readonly { kc: KubeConfig; fgs: R
   return latencies;
 }
 
-export async function rawWrite(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number): Promise<number> {
+export async function rawWrite(kc: ClusterAccess, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number): Promise<number> {
   const cur = headGates(await fgs.get('cluster'));
   const tag = `9.9.${i}`;
   const seen = watcher.next((v) => v.includes(tag));
