@@ -6,7 +6,8 @@
 // guest). The kubeconfig is untrusted data (readUntrustedKubeconfigText: inline credentials, https only,
 // nothing read from this process's disk); credentials live only in memory, in the ClusterAccess. Its
 // ClusterVersion is cached as the fields the controllers read (GuestClusterVersionResource). Every request
-// is bounded — one deadline per call, lists and events of one object at most MAX_OBJECT_BYTES — and stop()
+// is bounded — one deadline per call, lists and events of one object at most MAX_OBJECT_BYTES, changes at most
+// GUEST_EVENT_RATE (a faster watch ends as a failure) — and stop()
 // aborts whatever is in flight. This is the guest provider's half of an engagement (multicluster-runtime's
 // split): guest-engagement.ts runs the operator's controllers over these caches.
 import type { Registry } from 'prom-client';
@@ -50,6 +51,13 @@ export function guestUserAgent(identity: string): string {
 }
 
 export const DEFAULT_GUEST_BACKOFF_MAX_MS = 3 * 60_000;
+/**
+ * How fast a guest's watched object may change before its watch is ended as a failure (and watched again after a
+ * growing backoff): one change a second with a burst of 60. The cluster-version operator, a status write and its
+ * echo stay far below it; a guest cycling its ClusterVersion ten times a second cost its replica ~1 s of CPU a
+ * minute in decoded and paced events.
+ */
+export const GUEST_EVENT_RATE = { perSecond: 1, burst: 60 };
 
 export class GuestInputError extends Error {
   override name = 'GuestInputError';
@@ -107,7 +115,7 @@ export class GuestConnection {
       backoffInitialMs: tuning.backoffInitialMs ?? 1_000, backoffMaxMs: tuning.backoffMaxMs ?? DEFAULT_GUEST_BACKOFF_MAX_MS,
       ...(tuning.relistIntervalMs !== undefined ? { relistIntervalMs: tuning.relistIntervalMs } : {}),
       ...(tuning.watchTimeoutSeconds ? { watchTimeoutSeconds: tuning.watchTimeoutSeconds } : {}),
-      onFailing: onHealth, onRecovered: onHealth,
+      onFailing: onHealth, onRecovered: onHealth, maxEventRate: GUEST_EVENT_RATE,
     };
     this.featureGates = new Reflector(this.featureGate, { ...options, name: FEATURE_GATE_NAME });
     this.clusterVersions = new Reflector(new ResourceClient(access, GuestClusterVersionResource, metrics, bounds), { ...options, name: CLUSTER_VERSION_NAME });

@@ -4,7 +4,8 @@
 //    (800 ms doubling, capped at 1.6 s, each delay drawn from [d/2, d] — client-go caps at 30 s, which is
 //    what let recovery after an API-server restart take 20–30 s); the backoff resets on every accepted watch
 //    (not at a list: a server that answers lists and refuses or never answers watches would be relisted at
-//    the first step forever), so healthy running never leaves a grown delay behind. The cost of the
+//    the first step forever; nor after a watch ended by `maxEventRate`, until a watch runs its course), so
+//    healthy running never leaves a grown delay behind. The cost of the
 //    short cap: while the API server is down each reflector tries about once every 1.2 s (a refused
 //    connection is cheap; the operator runs 3 reflectors, an SDK accessor 2);
 //  - a relist reports every object to the listeners (client-go's Replace delivers an update for each),
@@ -29,6 +30,7 @@
 import type { Registry } from 'prom-client';
 import { boundedText } from '../api-types/untrusted-text.js';
 import { Backoff } from './backoff.js';
+import { BucketLimiter } from './rate-limiter.js';
 import { realClock, type Clock } from './clock.js';
 import { apiErrorMessage, isGone, statusCode } from './api-errors.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -66,6 +68,13 @@ export interface ReflectorOptions {
   onRecovered?: () => void;
   /** The clock of its backoff, inactivity timer and relist interval (default the real monotonic one). */
   clock?: Clock;
+  /**
+   * A watch whose objects change faster than this (a token bucket: changes per second, burst) is ended as a
+   * failure, and the next accepted watch does not reset the backoff until a watch ends without reaching the
+   * bound: a peer's object that changes that fast is someone's doing and would otherwise set this process's
+   * pace. Default: no bound.
+   */
+  maxEventRate?: { perSecond: number; burst: number };
 }
 
 /** kube-rs watcher's states: what the reflector is doing now. */
@@ -82,6 +91,9 @@ export interface ListenerOptions {
   /** Skip the objects a relist reports unchanged (same resourceVersion): only adds, updates and deletes. */
   changesOnly?: boolean;
 }
+
+/** A watch ended because its objects changed faster than `maxEventRate`. */
+class WatchTooFast extends Error {}
 
 class WatchInactive extends Error {
   constructor(ms: number) {
@@ -106,6 +118,8 @@ export class Reflector<T extends Named> {
   private lastResourceVersion = '';
   private lastListAt = 0;
   private lastErrorText: string | undefined;
+  /** The last watch was ended by maxEventRate: the next accepted watch keeps the backoff where it is. */
+  private keepBackoff = false;
   private resolveSynced!: () => void;
   private syncedFlag = false;
   /** Resolves once the first list has filled the store. */
@@ -259,6 +273,7 @@ export class Reflector<T extends Named> {
           failures = 0;
         }
         const healthy = await this.watchOnce();
+        if (healthy) this.keepBackoff = false; // a watch ran its course within the event bound
         if (!healthy && !this.stopped) await this.sleep(this.backoff.next()); // ended at once: do not spin
       } catch (e) {
         if (this.stopped) break;
@@ -273,6 +288,7 @@ export class Reflector<T extends Named> {
           continue;
         }
         failures++;
+        if (e instanceof WatchTooFast) this.keepBackoff = true;
         const wasHealthy = this.lastErrorText === undefined;
         this.lastErrorText = apiErrorMessage(e);
         if (wasHealthy) this.options.onFailing?.(this.lastErrorText);
@@ -306,6 +322,8 @@ export class Reflector<T extends Named> {
     const started = this.clock.now();
     let events = 0;
     let handle: WatchHandle | undefined;
+    const bound = this.options.maxEventRate;
+    const changes = bound ? new BucketLimiter(bound.perSecond, bound.burst, this.clock) : undefined;
     const ended = new Promise<void>((resolve, reject) => {
       let settled = false;
       let lastEventAt = started;
@@ -351,6 +369,12 @@ export class Reflector<T extends Named> {
           return;
         }
         const name = obj?.metadata ? objectKey({ metadata: obj.metadata }) : '';
+        if (changes && !listing && changes.when() > 0) {
+          // Not decoded, not stored: the next list (after the backoff) reads the object as it is then.
+          finish(new WatchTooFast(`${this.client.resource.plural}/${boundedText(name, 253)} changed more than ${bound!.burst} times at over ` +
+            `${bound!.perSecond} a second; watched again after a backoff`));
+          return;
+        }
         if (obj?.metadata?.resourceVersion) this.lastResourceVersion = obj.metadata.resourceVersion;
         if (type === 'DELETED') {
           if (listing) {
@@ -387,7 +411,7 @@ export class Reflector<T extends Named> {
         onEnd: (err) => finish(err),
       }).then((h) => {
         handle = h;
-        this.backoff.reset();
+        if (!this.keepBackoff) this.backoff.reset();
         if (settled) h.abort();
         else if (!initial) this.phaseNow = 'Watching';
       }, (e: Error) => finish(e));

@@ -121,6 +121,42 @@ describe('Reflector on a fake clock', () => {
     expect(r.lastError()).toBeUndefined();
   });
 
+  it('a watch whose object changes faster than the bound is ended as a failure; the backoff then grows across accepted watches', async () => {
+    // A guest's ClusterVersion changing ten times a second is someone's doing: each event decoded and paced cost
+    // its replica ~1 s of CPU a minute. Past the bound the watch ends as a failure, and the next accepted watch
+    // does not reset the backoff (it would be cut again at once): the rounds space out as a failing list's do.
+    const clock = new FakeClock();
+    const listedAt: number[] = [];
+    let rv = 10;
+    const s = await startHostileServer({ tls: true });
+    servers.push(s);
+    s.answer = (req, res) => {
+      const watch = new URL(req.url ?? '', 'https://x').searchParams.get('watch') === 'true';
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      if (!watch) {
+        listedAt.push(clock.now());
+        return void res.end(listBody(String(rv)));
+      }
+      // Six changes at once, then the stream stays open.
+      for (let i = 0; i < 6; i++) {
+        rv++;
+        res.write(`${JSON.stringify({ type: 'MODIFIED', object: { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster', resourceVersion: String(rv) }, spec: {} } })}\n`);
+      }
+    };
+    const failing: string[] = [];
+    const r = reflector(s, clock, { backoffInitialMs: 1_000, backoffMaxMs: 8_000, maxEventRate: { perSecond: 1, burst: 5 }, onFailing: (e) => failing.push(e) });
+    r.start();
+    await r.synced;
+    while (listedAt.length < 6) {
+      await clock.advance(100);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(failing[0]).toMatch(/featuregates\/cluster changed more than 5 times at over 1 a second/);
+    const gaps = listedAt.slice(1).map((t, i) => t - listedAt[i]!);
+    const floors = [500, 1_000, 2_000, 4_000, 4_000];
+    gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(floors[i]!));
+  });
+
   it('the relist interval is the clock\'s: a watch that keeps ending healthily relists once the interval has passed', async () => {
     let rv = 1;
     const s = await startHostileServer({ tls: true });
