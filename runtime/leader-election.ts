@@ -219,7 +219,9 @@ export class LeaderElector {
    */
   private async renewLoop(): Promise<void> {
     const missed = `failed to renew the lease within the renew deadline (${this.t.renewDeadlineMs / 1000}s)`;
-    let wait = Math.max(0, this.lastRenewAt + this.renewIntervalMs - this.clock.now());
+    // Due a renew interval after the start of the last successful renewal.
+    const untilDue = () => Math.max(0, this.lastRenewAt + this.renewIntervalMs - this.clock.now());
+    let wait = untilDue();
     while (!this.stop.signal.aborted) {
       await this.clock.sleep(wait, this.stop.signal);
       if (this.stop.signal.aborted) return;
@@ -229,7 +231,7 @@ export class LeaderElector {
       wait = this.t.retryPeriodMs;
       try {
         await this.tryAcquireOrRenew(Math.min(this.requestTimeoutMs, left));
-        if (this.lastRenewAt !== renewedBefore) wait = Math.max(0, this.lastRenewAt + this.renewIntervalMs - this.clock.now());
+        if (this.lastRenewAt !== renewedBefore) wait = untilDue();
       } catch (e) {
         if (e instanceof LostLeadership) return this.lose(e.message, 'taken');
         if (this.stop.signal.aborted) return;

@@ -1,7 +1,7 @@
 // Leader election against a fake monotonic clock and an in-memory Lease store with resourceVersion
 // conflicts and injectable failures (the real-process behaviour is in test/integration/leader-election).
 import { describe, expect, it } from '@jest/globals';
-import { LeaderElector, NotLeaderError, validateLeaderElectionTiming, type Lease, type LeaseStore } from '../../runtime/index.js';
+import { LeaderElector, NotLeaderError, validateLeaderElectionTiming, type LeadershipLoss, type LeaderElectorOptions, type Lease, type LeaseStore } from '../../runtime/index.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 class MemoryLeaseStore implements LeaseStore {
@@ -79,13 +79,15 @@ async function leaderAndFollower() {
   return { clock, a, b, leads };
 }
 
-const setup = (identity = 'a', store?: MemoryLeaseStore, clock = new FakeClock()) => {
+/** An elector on `store` (a new one by default) and `clock`; `lost` and `causes` are what onStoppedLeading was told. */
+const setup = (identity = 'a', store?: MemoryLeaseStore, clock = new FakeClock(), extra: Partial<LeaderElectorOptions> = {}) => {
   const s = store ?? new MemoryLeaseStore(clock);
   const lost: string[] = [];
+  const causes: LeadershipLoss[] = [];
   const e = new LeaderElector(undefined, {
-    namespace: 'ns', name: 'lock', identity, store: s, clock, random: () => 0, onStoppedLeading: (r) => lost.push(r),
+    namespace: 'ns', name: 'lock', identity, store: s, clock, random: () => 0, onStoppedLeading: (r, cause) => { lost.push(r); causes.push(cause); }, ...extra,
   });
-  return { e, store: s, clock, lost };
+  return { e, store: s, clock, lost, causes };
 };
 
 describe('LeaderElector', () => {
@@ -138,10 +140,7 @@ describe('LeaderElector', () => {
   });
 
   it('with a renew interval: renews that often while it succeeds, every retry period after a failure, and still stops at the deadline', async () => {
-    const clock = new FakeClock();
-    const store = new MemoryLeaseStore(clock);
-    const lost: string[] = [];
-    const e = new LeaderElector(undefined, { namespace: 'ns', name: 'lock', identity: 'a', store, clock, random: () => 0, renewIntervalMs: 5_000, onStoppedLeading: (r) => lost.push(r) });
+    const { e, store, clock, lost } = setup('a', undefined, undefined, { renewIntervalMs: 5_000 });
     await e.acquire();
     const writes = store.writes.length;
     await clock.advance(30_000);
@@ -165,10 +164,7 @@ describe('LeaderElector', () => {
     // The hosted fleet's start: a replica busy starting its guests saw its renewals answered seconds late; the
     // next renewal was then due a renew interval after that late answer, left with too little time to its
     // deadline, and the replica lost its membership although the API server had answered every request.
-    const clock = new FakeClock();
-    const store = new MemoryLeaseStore(clock);
-    const lost: string[] = [];
-    const e = new LeaderElector(undefined, { namespace: 'ns', name: 'lock', identity: 'a', store, clock, random: () => 0, renewIntervalMs: 5_000, onStoppedLeading: (r) => lost.push(r) });
+    const { e, store, clock, lost } = setup('a', undefined, undefined, { renewIntervalMs: 5_000 });
     await e.acquire();
     const writes = () => store.writes.length;
     const acquired = writes();
@@ -186,9 +182,7 @@ describe('LeaderElector', () => {
   });
 
   it('a renewal that must read the Lease first (its write was refused) reads within the time left to the deadline', async () => {
-    const clock = new FakeClock();
-    const store = new MemoryLeaseStore(clock);
-    const e = new LeaderElector(undefined, { namespace: 'ns', name: 'lock', identity: 'a', store, clock, random: () => 0 });
+    const { e, store, clock } = setup();
     await e.acquire();
     const timeouts: number[] = [];
     const get = store.get.bind(store);
@@ -202,29 +196,27 @@ describe('LeaderElector', () => {
   });
 
   it('says why leadership was lost: the renew deadline passed (Lease not expired yet), no renewal for a lease duration, or the Lease was taken or deleted', async () => {
-    const causes: string[] = [];
-    const clock = new FakeClock();
-    const store = new MemoryLeaseStore(clock);
-    const elector = () => new LeaderElector(undefined, { namespace: 'ns', name: 'lock', identity: 'a', store, clock, random: () => 0, onStoppedLeading: (_r, cause) => causes.push(cause) });
-    const a = elector();
-    await a.acquire();
+    const a = setup();
+    const { store, clock } = a;
+    const elector = () => setup('a', store, clock);
+    await a.e.acquire();
     store.down = true;
     await clock.advance(12_000);
     store.down = false;
     const b = elector();
-    await b.acquire();
+    await b.e.acquire();
     store.steal('other');
     await clock.advance(2_000);
     const c = elector();
     store.lease = undefined;
-    await c.acquire();
+    await c.e.acquire();
     store.lease = undefined;
     await clock.advance(2_000);
     const d = elector();
-    await d.acquire();
+    await d.e.acquire();
     clock.jump(15_000); // paused for the whole lease duration
     await clock.advance(0);
-    expect(causes).toEqual(['renew-deadline', 'taken', 'taken', 'expired']);
+    expect([a, b, c, d].flatMap((x) => x.causes)).toEqual(['renew-deadline', 'taken', 'taken', 'expired']);
   });
 
   it('stops being leader exactly at the renew deadline while renewals fail, and steps down', async () => {
