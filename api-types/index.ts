@@ -27,3 +27,4 @@ export * from './shard.js';
 export * from './untrusted-text.js';
 export * from './running-gates.js';
 export * from './exposition.js';
+export * from './object-identity.js';

@@ -7,7 +7,8 @@
 // nothing read from this process's disk); credentials live only in memory, in the ClusterAccess. Its
 // ClusterVersion is cached as the fields the controllers read (GuestClusterVersionResource). Every request
 // is bounded — one deadline per call, lists and events of one object at most MAX_OBJECT_BYTES, changes at most
-// GUEST_EVENT_RATE (a faster watch ends as a failure) — and stop()
+// GUEST_EVENT_RATE over all of a reflector's watches (a faster watch ends as a failure), and an answer that is not
+// the object asked for fails its list or watch (the reflector checks each) — and stop()
 // aborts whatever is in flight. This is the guest provider's half of an engagement (multicluster-runtime's
 // split): guest-engagement.ts runs the operator's controllers over these caches.
 import type { Registry } from 'prom-client';

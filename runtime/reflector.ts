@@ -2,10 +2,11 @@
 // after client-go's reflector, with the recovery choices this project needs (docs/reliability.md):
 //  - it never stops for good: any failure restarts list + watch after a jittered exponential backoff
 //    (800 ms doubling, capped at 1.6 s, each delay drawn from [d/2, d] — client-go caps at 30 s, which is
-//    what let recovery after an API-server restart take 20–30 s); the backoff resets on every accepted watch
-//    (not at a list: a server that answers lists and refuses or never answers watches would be relisted at
-//    the first step forever; nor after a watch ended by `maxEventRate`, until a watch runs its course), so
-//    healthy running never leaves a grown delay behind. The cost of the
+//    what let recovery after an API-server restart take 20–30 s); the backoff starts over only when a watch
+//    has run its course — lived HEALTHY_WATCH_MS, not ended by `maxEventRate` or a foreign object (not at a
+//    list: a server that answers lists and refuses or never answers watches would be relisted at the first
+//    step forever; nor at a watch's acceptance: a server that accepts each watch and ends it at once would
+//    be watched again at the first step forever), so healthy running never leaves a grown delay behind. The cost of the
 //    short cap: while the API server is down each reflector tries about once every 1.2 s (a refused
 //    connection is cheap; the operator runs 3 reflectors, an SDK accessor 2);
 //  - a relist reports every object to the listeners (client-go's Replace delivers an update for each),
@@ -17,7 +18,14 @@
 //    bookmark just before the end — and a client-side inactivity timer (timeout + 15 s, on every watch) aborts
 //    one that went silent within a minute; "410 Gone" relists at once; a periodic relist (10 min) is the
 //    safety net;
-//  - every list and the start of every watch are bounded by the request timeout.
+//  - every list and the start of every watch are bounded by the request timeout;
+//  - every answer is checked against the question (api-types/object-identity.ts): a listed or watched object of
+//    another kind, name or namespace than the one asked for, or without its identity fields, fails the list or
+//    watch as a decode error of the whole answer would — it is never stored and no listener hears of it — so the
+//    store holds at most what was asked for (with `name`: one object per namespace, one in all for
+//    cluster-scoped resources). A watch event of an unknown type fails the watch too;
+//  - the bounds a server could reset by reconnecting live as long as the reflector: the `maxEventRate` bucket
+//    is the reflector's, not one watch's, and a watch that ends early never starts the backoff over.
 // Its phases are named as kube-rs's watcher names them (`phase()`): Empty (nothing listed, or a list is due
 // again) → InitPage (a list, or watchList's initial events, in flight) → InitListed (the store is filled, no
 // watch yet) → Watching (a watch accepted); any failure returns it to Empty or InitListed. All its timing — the
@@ -29,6 +37,7 @@
 // `watch` (so a cluster-wide watch of one Secret name in every namespace needs `watch` on that name only).
 import type { Registry } from 'prom-client';
 import { boundedText } from '../api-types/untrusted-text.js';
+import { foreignObjectReason, type AskedFor } from '../api-types/object-identity.js';
 import { Backoff } from './backoff.js';
 import { BucketLimiter } from './rate-limiter.js';
 import { realClock, type Clock } from './clock.js';
@@ -69,9 +78,9 @@ export interface ReflectorOptions {
   /** The clock of its backoff, inactivity timer and relist interval (default the real monotonic one). */
   clock?: Clock;
   /**
-   * A watch whose objects change faster than this (a token bucket: changes per second, burst) is ended as a
-   * failure, and the next accepted watch does not reset the backoff until a watch ends without reaching the
-   * bound: a peer's object that changes that fast is someone's doing and would otherwise set this process's
+   * A watch whose objects change faster than this (a token bucket of the reflector's, shared by all its watches:
+   * changes per second, burst) is ended as a failure, and the backoff keeps growing until a watch runs its
+   * course: a peer's object that changes that fast is someone's doing and would otherwise set this process's
    * pace. Default: no bound.
    */
   maxEventRate?: { perSecond: number; burst: number };
@@ -94,6 +103,14 @@ export interface ListenerOptions {
 
 /** A watch ended because its objects changed faster than `maxEventRate`. */
 class WatchTooFast extends Error {}
+
+/** A list or watch answered an object it was not asked for: the whole answer is refused. */
+export class ForeignObjectError extends Error {
+  override name = 'ForeignObjectError';
+}
+
+/** A watch that lived this long ran its course: the backoff starts over, and the next watch starts at once. */
+export const HEALTHY_WATCH_MS = 2_000;
 
 class WatchInactive extends Error {
   constructor(ms: number) {
@@ -118,8 +135,10 @@ export class Reflector<T extends Named> {
   private lastResourceVersion = '';
   private lastListAt = 0;
   private lastErrorText: string | undefined;
-  /** The last watch was ended by maxEventRate: the next accepted watch keeps the backoff where it is. */
-  private keepBackoff = false;
+  /** The maxEventRate bucket: the reflector's own, so a server that ends each watch early does not refill it. */
+  private readonly changes: BucketLimiter | undefined;
+  /** What every list and watch asked for: an answer is checked against it. */
+  private readonly asked: AskedFor;
   private resolveSynced!: () => void;
   private syncedFlag = false;
   /** Resolves once the first list has filled the store. */
@@ -130,6 +149,19 @@ export class Reflector<T extends Named> {
     this.backoff = new Backoff(options.backoffInitialMs ?? 800, options.backoffMaxMs ?? 1_600);
     this.clock = options.clock ?? realClock;
     this.synced = new Promise((resolve) => { this.resolveSynced = resolve; });
+    const bound = options.maxEventRate;
+    this.changes = bound ? new BucketLimiter(bound.perSecond, bound.burst, this.clock) : undefined;
+    const { kind, namespaced } = client.resource;
+    this.asked = { kind, namespaced, ...(client.namespace ? { namespace: client.namespace } : {}), ...(options.name ? { name: options.name } : {}) };
+  }
+
+  /** Throws ForeignObjectError when `raw` is not an object this reflector asked for. */
+  private checkAnswer(raw: unknown, where: string): void {
+    const reason = foreignObjectReason(raw, this.asked);
+    if (reason !== undefined) {
+      const asked = this.options.name ? `${this.client.resource.plural}/${this.options.name}` : this.client.resource.plural;
+      throw new ForeignObjectError(`the ${where} of ${asked} answered an object it did not ask for: ${reason}`);
+    }
   }
 
   hasSynced(): boolean {
@@ -221,6 +253,7 @@ export class Reflector<T extends Named> {
     this.phaseNow = 'InitPage';
     const { items, resourceVersion } = await this.client.list(this.fieldSelector(), this.options.labelSelector, this.stopping?.signal);
     if (this.stopped) return;
+    for (const item of items) this.checkAnswer(item, 'list');
     this.replace(items, resourceVersion);
   }
 
@@ -258,11 +291,10 @@ export class Reflector<T extends Named> {
         if (needList && this.options.watchList) {
           // Listed by the watch itself (its initial events); a watch that ends before they are all in fails below.
           this.phaseNow = 'InitPage';
-          needList = !(await this.watchOnce(true));
-          if (needList && !this.stopped) {
-            this.phaseNow = 'Empty';
-            await this.sleep(this.backoff.next());
-          }
+          const end = await this.watchOnce(true);
+          needList = end === 'unlisted';
+          if (needList) this.phaseNow = 'Empty';
+          if (end !== 'ran' && !this.stopped) await this.sleep(this.backoff.next());
           continue;
         }
         if (needList) {
@@ -272,9 +304,8 @@ export class Reflector<T extends Named> {
           if (failures > 0) this.log.info('list/watch recovered', { after: failures });
           failures = 0;
         }
-        const healthy = await this.watchOnce();
-        if (healthy) this.keepBackoff = false; // a watch ran its course within the event bound
-        if (!healthy && !this.stopped) await this.sleep(this.backoff.next()); // ended at once: do not spin
+        const end = await this.watchOnce();
+        if (end !== 'ran' && !this.stopped) await this.sleep(this.backoff.next()); // ended early: do not spin
       } catch (e) {
         if (this.stopped) break;
         needList = true;
@@ -288,7 +319,6 @@ export class Reflector<T extends Named> {
           continue;
         }
         failures++;
-        if (e instanceof WatchTooFast) this.keepBackoff = true;
         const wasHealthy = this.lastErrorText === undefined;
         this.lastErrorText = apiErrorMessage(e);
         if (wasHealthy) this.options.onFailing?.(this.lastErrorText);
@@ -310,20 +340,21 @@ export class Reflector<T extends Named> {
   }
 
   /**
-   * One watch from the last resource version; resolves true if it ran healthily, throws on error. With
-   * `initial` (watchList mode) it starts with every object and replaces the store when the server says the
-   * initial events are over; it resolves false if the stream ended before that.
+   * One watch from the last resource version; resolves 'ran' if it ran its course (lived HEALTHY_WATCH_MS),
+   * 'early' if the server ended it sooner, and throws on error. With `initial` (watchList mode) it starts with
+   * every object and replaces the store when the server says the initial events are over; it resolves
+   * 'unlisted' if the stream ended before that.
    */
-  private async watchOnce(initial = false): Promise<boolean> {
+  private async watchOnce(initial = false): Promise<'ran' | 'early' | 'unlisted'> {
     let listing: Map<string, T> | undefined = initial ? new Map() : undefined;
     const [lo, hi] = this.options.watchTimeoutSeconds ?? (this.client.transport.pingsConnections ? LONG_WATCH_SECONDS : SHORT_WATCH_SECONDS);
     const timeoutSeconds = Math.floor(lo + Math.random() * (hi - lo + 1));
     const inactivityMs = this.options.inactivityMs ?? (timeoutSeconds + 15) * 1000;
     const started = this.clock.now();
-    let events = 0;
+    let acceptedAt: number | undefined;
     let handle: WatchHandle | undefined;
     const bound = this.options.maxEventRate;
-    const changes = bound ? new BucketLimiter(bound.perSecond, bound.burst, this.clock) : undefined;
+    const changes = this.changes;
     const ended = new Promise<void>((resolve, reject) => {
       let settled = false;
       let lastEventAt = started;
@@ -331,6 +362,9 @@ export class Reflector<T extends Named> {
       const finish = (err?: Error) => {
         if (settled) return;
         settled = true;
+        // A watch that ran its course (lived long enough, not cut for its pace or its answers) starts the backoff over.
+        const ranItsCourse = acceptedAt !== undefined && this.clock.now() - acceptedAt >= HEALTHY_WATCH_MS;
+        if (ranItsCourse && !(err instanceof WatchTooFast) && !(err instanceof ForeignObjectError)) this.backoff.reset();
         waits.abort();
         this.abortWatch = undefined;
         handle?.abort();
@@ -349,7 +383,6 @@ export class Reflector<T extends Named> {
       const onEvent = (type: string, raw: unknown) => {
         if (settled) return;
         lastEventAt = this.clock.now();
-        events++;
         const obj = raw as { metadata?: { name?: string; namespace?: string; resourceVersion?: string }; code?: number; message?: string } | null;
         if (type === 'BOOKMARK') {
           const bookmark = obj as { metadata?: { resourceVersion?: string; annotations?: Record<string, string> } } | null;
@@ -368,10 +401,20 @@ export class Reflector<T extends Named> {
           finish(Object.assign(new Error(`watch error: ${message}`), { statusCode: obj?.code }));
           return;
         }
-        const name = obj?.metadata ? objectKey({ metadata: obj.metadata }) : '';
+        if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') {
+          finish(new ForeignObjectError(`the watch of ${this.client.resource.plural} sent an event of unknown type ${JSON.stringify(boundedText(String(type), 40))}`));
+          return;
+        }
+        try {
+          this.checkAnswer(raw, 'watch');
+        } catch (e) {
+          finish(e as Error);
+          return;
+        }
+        const name = objectKey({ metadata: obj!.metadata! });
         if (changes && !listing && changes.when() > 0) {
           // Not decoded, not stored: the next list (after the backoff) reads the object as it is then.
-          finish(new WatchTooFast(`${this.client.resource.plural}/${boundedText(name, 253)} changed more than ${bound!.burst} times at over ` +
+          finish(new WatchTooFast(`${this.client.resource.plural}/${name} changed more than ${bound!.burst} times at over ` +
             `${bound!.perSecond} a second; watched again after a backoff`));
           return;
         }
@@ -395,7 +438,7 @@ export class Reflector<T extends Named> {
           this.emit(name);
         } catch (e) {
           // Keep the last good copy; the object is reported, not silently dropped.
-          this.log.error(`malformed ${this.client.resource.plural}/${name} ignored`, { error: (e as Error).message });
+          this.log.error(`malformed ${this.client.resource.plural} ignored`, { object: name, error: (e as Error).message });
         }
       };
       this.client.transport.watch({
@@ -411,13 +454,15 @@ export class Reflector<T extends Named> {
         onEnd: (err) => finish(err),
       }).then((h) => {
         handle = h;
-        if (!this.keepBackoff) this.backoff.reset();
+        acceptedAt = this.clock.now();
         if (settled) h.abort();
         else if (!initial) this.phaseNow = 'Watching';
       }, (e: Error) => finish(e));
     });
     await ended;
-    if (listing) return false; // ended before the initial events were all in: list again
-    return events > 0 || this.clock.now() - started > 2000;
+    if (listing) return 'unlisted'; // ended before the initial events were all in: list again
+    // Ran its course: lived long enough. A watch ended early is watched again after the backoff, however many
+    // events it carried (a server that sends one and ends each watch would otherwise be watched again at once).
+    return acceptedAt !== undefined && this.clock.now() - acceptedAt >= HEALTHY_WATCH_MS ? 'ran' : 'early';
   }
 }

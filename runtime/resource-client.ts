@@ -16,6 +16,10 @@ export interface ResourceDescriptor<T> {
   group: string;
   version: string;
   plural: string;
+  /** The kind its objects name (a listed or watched object of another kind is not an answer). */
+  kind: string;
+  /** Whether its objects live in a namespace. */
+  namespaced: boolean;
   /** Turns untrusted JSON into T or throws an error naming the field path. */
   decode: (raw: unknown) => T;
 }
@@ -48,6 +52,11 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
     private readonly options: ResourceClientOptions = {}) {
     this.transport = KubeTransport.for(kc);
     this.kubeConfig = kc;
+  }
+
+  /** The namespace of every call (namespaced resources; undefined: all namespaces, or cluster-scoped). */
+  get namespace(): string | undefined {
+    return this.options.namespace;
   }
 
   /** The URL path of the collection, for watches. */

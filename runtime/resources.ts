@@ -7,32 +7,32 @@ import {
 } from '../api-types/index.js';
 import type { ResourceDescriptor } from './resource-client.js';
 
-const G = { group: GROUP, version: VERSION };
-export const FeatureGateResource: ResourceDescriptor<FeatureGate> = { ...G, plural: 'featuregates', decode: decodeFeatureGate };
-export const ClusterVersionResource: ResourceDescriptor<ClusterVersion> = { ...G, plural: 'clusterversions', decode: decodeClusterVersion };
+const G = { group: GROUP, version: VERSION, namespaced: false };
+export const FeatureGateResource: ResourceDescriptor<FeatureGate> = { ...G, plural: 'featuregates', kind: 'FeatureGate', decode: decodeFeatureGate };
+export const ClusterVersionResource: ResourceDescriptor<ClusterVersion> = { ...G, plural: 'clusterversions', kind: 'ClusterVersion', decode: decodeClusterVersion };
 /** A hosted guest's ClusterVersion, decoded to what the coordinator reads (summarizeGuestClusterVersion): for its cache; never written back. */
 export const GuestClusterVersionResource: ResourceDescriptor<ClusterVersion> = { ...ClusterVersionResource, decode: (v) => summarizeGuestClusterVersion(decodeClusterVersion(v)) };
-export const ClusterOperatorResource: ResourceDescriptor<ClusterOperator> = { ...G, plural: 'clusteroperators', decode: decodeClusterOperator };
+export const ClusterOperatorResource: ResourceDescriptor<ClusterOperator> = { ...G, plural: 'clusteroperators', kind: 'ClusterOperator', decode: decodeClusterOperator };
 
 // Hosted mode: HyperShift's HostedControlPlane and the core/v1 objects beside it.
 export const HostedControlPlaneResource: ResourceDescriptor<HostedControlPlane> = {
-  group: HYPERSHIFT_GROUP, version: HYPERSHIFT_VERSION, plural: 'hostedcontrolplanes', decode: decodeHostedControlPlane,
+  group: HYPERSHIFT_GROUP, version: HYPERSHIFT_VERSION, plural: 'hostedcontrolplanes', kind: 'HostedControlPlane', namespaced: true, decode: decodeHostedControlPlane,
 };
 /** The same, decoded to what the coordinator reads (summarizeHostedControlPlane): for its cache; never written back. */
 export const HostedControlPlaneSummaryResource: ResourceDescriptor<HostedControlPlane> = {
   ...HostedControlPlaneResource, decode: (v) => summarizeHostedControlPlane(decodeHostedControlPlane(v)),
 };
-export const SecretResource: ResourceDescriptor<Secret> = { group: '', version: 'v1', plural: 'secrets', decode: decodeSecret };
-export const ConfigMapResource: ResourceDescriptor<ConfigMap> = { group: '', version: 'v1', plural: 'configmaps', decode: decodeConfigMap };
-export const NamespaceResource: ResourceDescriptor<Namespace> = { group: '', version: 'v1', plural: 'namespaces', decode: decodeNamespace };
+export const SecretResource: ResourceDescriptor<Secret> = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true, decode: decodeSecret };
+export const ConfigMapResource: ResourceDescriptor<ConfigMap> = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true, decode: decodeConfigMap };
+export const NamespaceResource: ResourceDescriptor<Namespace> = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, decode: decodeNamespace };
 export const LeaseResource: ResourceDescriptor<Lease> = {
-  group: 'coordination.k8s.io', version: 'v1', plural: 'leases', decode: (v) => v as Lease,
+  group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true, decode: (v) => v as Lease,
 };
 /** Core Events, written by the event recorder (decoded loosely: only read back by tests and the chaos suite). */
-export const EventResource: ResourceDescriptor<CoreEvent> = { group: '', version: 'v1', plural: 'events', decode: (v) => v as CoreEvent };
+export const EventResource: ResourceDescriptor<CoreEvent> = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, decode: (v) => v as CoreEvent };
 export const TokenReviewResource: ResourceDescriptor<TokenReview> = {
-  group: 'authentication.k8s.io', version: 'v1', plural: 'tokenreviews', decode: (v) => v as TokenReview,
+  group: 'authentication.k8s.io', version: 'v1', plural: 'tokenreviews', kind: 'TokenReview', namespaced: false, decode: (v) => v as TokenReview,
 };
 export const SubjectAccessReviewResource: ResourceDescriptor<SubjectAccessReview> = {
-  group: 'authorization.k8s.io', version: 'v1', plural: 'subjectaccessreviews', decode: (v) => v as SubjectAccessReview,
+  group: 'authorization.k8s.io', version: 'v1', plural: 'subjectaccessreviews', kind: 'SubjectAccessReview', namespaced: false, decode: (v) => v as SubjectAccessReview,
 };

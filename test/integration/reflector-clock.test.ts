@@ -157,27 +157,67 @@ describe('Reflector on a fake clock', () => {
     gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(floors[i]!));
   });
 
-  it('the relist interval is the clock\'s: a watch that keeps ending healthily relists once the interval has passed', async () => {
+  it('the relist interval is the clock\'s: a watch that keeps running its course relists once the interval has passed', async () => {
     let rv = 1;
     const s = await startHostileServer({ tls: true });
     servers.push(s);
+    const open: ServerResponse[] = [];
     s.answer = (req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       if (new URL(req.url ?? '', 'https://x').searchParams.get('watch') === 'true') {
-        // one bookmark, then the server's timeout: a healthy watch that ends
-        res.end(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: 'FeatureGate', apiVersion: 'config.openshift.io/v1', metadata: { resourceVersion: String(++rv) } } })}\n`);
+        // One bookmark, then held open until the test ends it (the server's timeout, after the clock has moved).
+        res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: 'FeatureGate', apiVersion: 'config.openshift.io/v1', metadata: { resourceVersion: String(++rv) } } })}\n`);
+        open.push(res);
         return;
       }
       res.end(listBody(String(++rv)));
     };
     const lists = () => s.requests.filter((q) => !q.path.includes('watch=true')).length;
+    const watches = () => s.requests.filter((q) => q.path.includes('watch=true')).length;
     const clock = new FakeClock();
-    const r = reflector(s, clock, { relistIntervalMs: 600_000 });
+    const r = reflector(s, clock, { relistIntervalMs: 600_000, inactivityMs: 10_000_000 });
     r.start();
     await r.synced;
-    await eventually(() => expect(s.requests.length).toBeGreaterThan(5), 5_000, 10); // watches end and are replaced
+    // Each watch lives 3 s of the clock (its course: HEALTHY_WATCH_MS is 2 s) and is replaced at once, without a list.
+    for (let i = 1; i <= 5; i++) {
+      await eventually(() => expect(watches()).toBe(i), 5_000, 10);
+      await clock.advance(3_000);
+      open.shift()!.end();
+    }
+    await eventually(() => expect(watches()).toBe(6), 5_000, 10);
     expect(lists()).toBe(1);
     await clock.advance(661_000); // past the interval and its +10 % jitter
+    open.shift()!.end();
     await eventually(() => expect(lists()).toBe(2), 5_000, 10);
+  });
+
+  it('a watch the server ends early, even with events, is watched again only after a growing backoff', async () => {
+    const clock = new FakeClock();
+    const watchedAt: number[] = [];
+    const s = await startHostileServer({ tls: true });
+    servers.push(s);
+    s.answer = (req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      if (new URL(req.url ?? '', 'https://x').searchParams.get('watch') === 'true') {
+        watchedAt.push(clock.now());
+        return void res.end(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: 'FeatureGate', metadata: { resourceVersion: '5' } } })}\n`);
+      }
+      res.end(listBody('4'));
+    };
+    const r = reflector(s, clock, { backoffInitialMs: 1_000, backoffMaxMs: 60_000 });
+    r.start();
+    await r.synced;
+    await eventually(() => expect(watchedAt).toHaveLength(1), 5_000, 10);
+    // Before, an event made the watch healthy: it was watched again at once, as fast as the server could answer.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(watchedAt).toHaveLength(1);
+    while (watchedAt.length < 5) {
+      await clock.advance(100);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    // The waits double (each drawn from the upper half of 1, 2, 4, 8 s), never starting over.
+    const gaps = watchedAt.slice(1).map((t, i) => t - watchedAt[i]!);
+    const floors = [500, 1_000, 2_000, 4_000];
+    gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(floors[i]!));
   });
 });

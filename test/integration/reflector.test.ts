@@ -64,7 +64,7 @@ describe('Reflector', () => {
 
   it('says when a failing list recovers, also when the listing is empty (its listeners hear nothing then)', async () => {
     const group = `${uniqueName('recover')}.fgc.test`;
-    const widgets = new ResourceClient(kc, { ...FeatureGateResource, group, version: 'v1', plural: 'widgets' });
+    const widgets = new ResourceClient(kc, { ...FeatureGateResource, group, version: 'v1', plural: 'widgets', kind: 'Widget' });
     const failing: string[] = [];
     let recovered = 0;
     const r = new Reflector(widgets, { backoffInitialMs: 50, backoffMaxMs: 200, onFailing: (e) => failing.push(e), onRecovered: () => recovered++ });
