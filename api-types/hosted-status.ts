@@ -1,6 +1,7 @@
 // One line per hosted control plane for `featuregates hosted status`, pure: what the coordinator
 // records about each HCP it owns (kept on the management cluster, one ConfigMap per shard, data key
 // `<namespace>_<name>` → this record as JSON), and how the CLI prints it.
+import { createHash } from 'node:crypto';
 import { DecodeError, obj, str } from './decode.js';
 import { boundedText } from './untrusted-text.js';
 
@@ -29,9 +30,32 @@ export interface HostedGuestRecord {
   lastError?: string;
 }
 
-/** ConfigMap data keys allow [-._a-zA-Z0-9]; namespaces and names never contain "_". */
+/** The longest ConfigMap data key (a DNS subdomain's length). */
+export const MAX_CONFIGMAP_KEY_CHARS = 253;
+const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]+$/;
+/** What a long key keeps of its HCP's name, to be read by a person (the hash makes it unique). */
+const LONG_KEY_NAME_CHARS = 100;
+
+/** Whether `key` is a valid ConfigMap data key. */
+export function isConfigMapKey(key: string): boolean {
+  return key.length <= MAX_CONFIGMAP_KEY_CHARS && CONFIGMAP_KEY.test(key) && key !== '.' && key !== '..';
+}
+
+/**
+ * The record's data key for the HCP `namespace/name`: `namespace_name` when that is a valid ConfigMap key, and
+ * for any other key (an HCP name may be 253 characters, the namespace 63 more) `namespace_<name's head>_<sha-256
+ * of namespace/name>` — two "_" never appear in a plain key (namespaces and names never contain one), and two
+ * long keys are the same only if their HCPs are. Every key fits a ConfigMap, so no HCP's name can fail its
+ * shard's record write.
+ */
 export function recordKey(hcp: string): string {
-  return hcp.replace('/', '_');
+  const plain = hcp.replace('/', '_');
+  if (isConfigMapKey(plain) && !plain.slice(plain.indexOf('_') + 1).includes('_')) return plain;
+  const slash = hcp.indexOf('/');
+  const clean = (s: string) => s.replace(/[^-.a-zA-Z0-9]/g, '-');
+  const namespace = clean(hcp.slice(0, Math.max(0, slash))).slice(0, 63);
+  const name = clean(hcp.slice(slash + 1)).slice(0, LONG_KEY_NAME_CHARS);
+  return `${namespace}_${name}_${createHash('sha256').update(hcp).digest('hex')}`;
 }
 
 const SHARD_NAME_PREFIX = 'featuregates-hosted-shard-';
@@ -115,7 +139,7 @@ export function decodeShardRecords(data: Record<string, string> | undefined, sou
     try {
       return decodeHostedGuestRecord(JSON.parse(text), `${source}.data.${key}`);
     } catch (e) {
-      return { hcp: key.replace('_', '/'), shard: -1, owner: '', featureSet: '', versions: [], lastError: `unreadable record: ${(e as Error).message}` };
+      return { hcp: boundedText(key.split('_').slice(0, 2).join('/'), 320), shard: -1, owner: '', featureSet: '', versions: [], lastError: `unreadable record: ${(e as Error).message}` };
     }
   });
 }

@@ -190,7 +190,17 @@ export class GuestSession {
   private async connect(): Promise<ReconcileResult> {
     const hcp = this.d.hcp();
     if (!hcp) return {};
-    const { text, where } = this.kubeconfig(hcp);
+    const kubeconfig = this.kubeconfig(hcp);
+    if ('missing' in kubeconfig) {
+      // A Secret deleted, its key removed or its reference withdrawn revokes: the connection, its watches and its
+      // writes end now, as they do for a kubeconfig that cannot be used. (A Secret not read yet revokes nothing.)
+      if (kubeconfig.revoked && this.guest) {
+        await this.disengage();
+        this.log.info('guest connection ended: its kubeconfig was revoked', { why: kubeconfig.missing.message });
+      }
+      throw kubeconfig.missing;
+    }
+    const { text, where } = kubeconfig;
     if (this.guest?.kubeconfigText !== text) {
       await this.disengage();
       if (this.stopping.signal.aborted) return {};
@@ -245,13 +255,16 @@ export class GuestSession {
     this.settled = new Set();
   }
 
-  /** The kubeconfig text of the HCP's Secret (TerminalError naming what is missing). */
-  private kubeconfig(hcp: HostedControlPlane): { text: string; where: string } {
-    const missing = (message: string, pending = false) => new TerminalError(message, { reason: 'MissingKubeconfig', pending, recheckAfterMs: EVENTED_RECHECK_MS });
+  /**
+   * The kubeconfig text of the HCP's Secret, or a TerminalError naming what is missing — `revoked` when the
+   * management cluster says there is none (no reference, no Secret, no key), not when it has not answered yet.
+   */
+  private kubeconfig(hcp: HostedControlPlane): { text: string; where: string } | { missing: TerminalError; revoked: boolean } {
+    const revoked = (message: string) => ({ missing: new TerminalError(message, { reason: 'MissingKubeconfig', recheckAfterMs: EVENTED_RECHECK_MS }), revoked: true });
     const ref = this.d.secretOverride
       ? { name: this.d.secretOverride.name, key: this.d.secretOverride.key ?? DEFAULT_GUEST_KUBECONFIG_KEY }
       : hcp.status?.kubeConfig;
-    if (!ref) throw missing(`HostedControlPlane ${this.d.key} has no status.kubeConfig (the guest kubeconfig Secret is not published yet)`);
+    if (!ref) return revoked(`HostedControlPlane ${this.d.key} has no status.kubeConfig (the guest kubeconfig Secret is not published yet)`);
     const where = `Secret ${this.namespace}/${ref.name}`;
     const reflector = this.d.secrets.named(ref.name);
     if (!reflector.hasSynced()) {
@@ -262,12 +275,13 @@ export class GuestSession {
         void reflector.synced.then(() => { if (!this.stopping.signal.aborted) this.connection.enqueue(this.d.key); });
       }
       const error = reflector.lastError();
-      throw missing(`${where} not read yet${error ? `: ${error}` : ''}`, !error);
+      const message = `${where} not read yet${error ? `: ${error}` : ''}`;
+      return { missing: new TerminalError(message, { reason: 'MissingKubeconfig', pending: !error, recheckAfterMs: EVENTED_RECHECK_MS }), revoked: false };
     }
     const secret = reflector.get(`${this.namespace}/${ref.name}`);
-    if (!secret) throw missing(`${where} (the guest kubeconfig) does not exist`);
+    if (!secret) return revoked(`${where} (the guest kubeconfig) does not exist`);
     const b64 = secret.data?.[ref.key];
-    if (b64 === undefined) throw missing(`${where} has no key ${JSON.stringify(ref.key)} (keys: ${Object.keys(secret.data ?? {}).join(', ') || 'none'})`);
+    if (b64 === undefined) return revoked(`${where} has no key ${JSON.stringify(ref.key)} (keys: ${Object.keys(secret.data ?? {}).join(', ') || 'none'})`);
     return { text: Buffer.from(b64, 'base64').toString('utf8'), where: `${where} key ${ref.key}` };
   }
 

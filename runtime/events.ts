@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
 import { boundedText } from '../api-types/untrusted-text.js';
+import { MAX_OBJECT_NAME_CHARS } from '../api-types/object-identity.js';
 import { apiErrorMessage, isNotFound } from './api-errors.js';
 import { EventCorrelator, type CorrelatorOptions } from './event-correlator.js';
 import { ResourceClient } from './resource-client.js';
@@ -87,7 +88,7 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
           correlator.forgetSent(c.key);
         }
       }
-      const name = `${object.name}.${randomBytes(8).toString('hex')}`;
+      const name = eventName(object.name, randomBytes(8).toString('hex'));
       await events.create({
         apiVersion: 'v1', kind: 'Event',
         metadata: { name, namespace: options.namespace },
@@ -124,3 +125,14 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
 
 /** Records nothing. */
 export const noEvents: EventRecorder = { event: () => undefined, flush: async () => undefined };
+
+/**
+ * An Event's name: the object's name, a dot and `suffix` (client-go's `<name>.<hex>`), within the 253 characters an
+ * object name may have — a long object name (an HCP's may be 253 characters) is cut, and never leaves a "." or
+ * "-" before the dot, so the Event is never refused for its name.
+ */
+export function eventName(objectName: string, suffix: string): string {
+  const room = MAX_OBJECT_NAME_CHARS - suffix.length - 1;
+  const head = objectName.length > room ? objectName.slice(0, room).replace(/[.-]+$/, '') : objectName;
+  return `${head || 'object'}.${suffix}`;
+}

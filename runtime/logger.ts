@@ -48,24 +48,52 @@ export function formatTextLine(entry: Record<string, unknown>, color: boolean): 
 /** The most characters of one string field kept in a log line (untrusted text is cut shorter where it enters). */
 export const MAX_LOG_FIELD_CHARS = 4096;
 
-/** Errors as their message; strings cut and cleaned of control characters (a field never carries a terminal escape). */
-function serializable(v: unknown): unknown {
+/** The most characters of a message kept in a log line. */
+export const MAX_LOG_MESSAGE_CHARS = 1024;
+/** How deep, and how many entries of each array or object, a field value is shown. */
+const MAX_FIELD_DEPTH = 4;
+const MAX_FIELD_ENTRIES = 100;
+
+/**
+ * Errors as their message; every string — at any depth of arrays and objects, keys too — cut and cleaned of
+ * control characters (a line never carries a terminal escape or a bidi override, and no value makes it
+ * unbounded); arrays and objects cut at MAX_FIELD_ENTRIES entries and MAX_FIELD_DEPTH levels.
+ */
+function serializable(v: unknown, depth = 0): unknown {
   const value = v instanceof Error ? v.message : v;
-  return typeof value === 'string' ? boundedText(value, MAX_LOG_FIELD_CHARS) : value;
+  if (typeof value === 'string') return boundedText(value, MAX_LOG_FIELD_CHARS);
+  if (typeof value !== 'object' || value === null) return value;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function' && depth < MAX_FIELD_DEPTH) return serializable(toJSON.call(value), depth + 1);
+  if (depth >= MAX_FIELD_DEPTH) return Array.isArray(value) ? `[array of ${value.length}]` : '[object]';
+  if (Array.isArray(value)) {
+    const shown = value.slice(0, MAX_FIELD_ENTRIES).map((x) => serializable(x, depth + 1));
+    return value.length > MAX_FIELD_ENTRIES ? [...shown, `… ${value.length - MAX_FIELD_ENTRIES} more`] : shown;
+  }
+  const entries = Object.entries(value);
+  const shown = entries.slice(0, MAX_FIELD_ENTRIES).map(([k, x]) => [boundedText(k, 128), serializable(x, depth + 1)]);
+  if (entries.length > MAX_FIELD_ENTRIES) shown.push(['…', `${entries.length - MAX_FIELD_ENTRIES} more`]);
+  return Object.fromEntries(shown);
+}
+
+/** The fields of a line as they are written (cleaned and bounded). */
+function serializableFields(fields: Record<string, unknown>): Record<string, unknown> {
+  return serializable(fields, -1) as Record<string, unknown>;
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const envLevel = process.env.LOG_LEVEL as Level | undefined;
   const level = options.level ?? (envLevel && envLevel in ORDER ? envLevel : 'info');
   const write = options.write ?? ((line: string) => process.stderr.write(line));
-  const base = options.fields ?? {};
+  const base = serializableFields(options.fields ?? {});
   const tty = options.write === undefined && process.stderr.isTTY === true;
   const format = options.format ?? (tty ? 'text' : 'json');
   const color = options.color ?? (tty && !process.env.NO_COLOR);
   const log = (l: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[l] < ORDER[level]) return;
-    const entry: Record<string, unknown> = { time: new Date().toISOString(), level: l, msg, ...base };
-    for (const [k, v] of Object.entries(fields ?? {})) entry[k] = serializable(v);
+    // The message is untrusted text too: code may interpolate what a server said into it.
+    const entry: Record<string, unknown> = { time: new Date().toISOString(), level: l, msg: boundedText(msg, MAX_LOG_MESSAGE_CHARS), ...base };
+    for (const [k, v] of Object.entries(serializableFields(fields ?? {}))) entry[k] = v;
     write(format === 'text' ? formatTextLine(entry, color) : `${JSON.stringify(entry)}\n`);
   };
   return {
@@ -73,7 +101,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     info: (m, f) => log('info', m, f),
     warn: (m, f) => log('warn', m, f),
     error: (m, f) => log('error', m, f),
-    with: (fields) => createLogger({ level, write, fields: { ...base, ...fields }, format, color }),
+    with: (fields) => createLogger({ level, write, fields: { ...base, ...serializableFields(fields) }, format, color }),
   };
 }
 
