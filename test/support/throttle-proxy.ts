@@ -31,6 +31,8 @@ export interface ThrottleProxy {
   /** The next HTTP/2 request is not forwarded: GOAWAY with a last stream id below its own (REFUSED_STREAM). */
   refuseNext(): void;
   readonly requests: ProxiedRequest[];
+  /** Requests whose answer has not ended yet (open watches among them). */
+  readonly inFlight: number;
   close(): Promise<void>;
 }
 
@@ -50,8 +52,11 @@ export async function startThrottleProxy(upstream: string, o: ThrottleProxyOptio
   let picks: ((method: string, path: string) => boolean) | undefined;
   let refuse = false;
   const requests: ProxiedRequest[] = [];
+  let inFlight = 0;
   const handle = (req: IncomingMessage | Http2ServerRequest, anyRes: ServerResponse | Http2ServerResponse) => {
     const res = anyRes as ServerResponse; // the calls below exist with these signatures on both
+    inFlight++;
+    res.once('close', () => inFlight--);
     const watch = /[?&]watch=(true|1)/.test(req.url ?? '');
     const url = new URL(req.url ?? '/', 'https://proxy');
     const throttled = retryAfter !== undefined && !watch && (picks?.(req.method ?? '', url.pathname) ?? true);
@@ -100,6 +105,7 @@ export async function startThrottleProxy(upstream: string, o: ThrottleProxyOptio
   return {
     server: url, requests,
     get connections() { return connections; },
+    get inFlight() { return inFlight; },
     kubeconfig: (token) => adminKubeconfig(url, tls.cert, token),
     throttle(seconds, only) { retryAfter = seconds; picks = only; },
     heal() { retryAfter = undefined; picks = undefined; },
