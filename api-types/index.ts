@@ -28,3 +28,5 @@ export * from './untrusted-text.js';
 export * from './running-gates.js';
 export * from './exposition.js';
 export * from './object-identity.js';
+export * from './gate-rules.js';
+export * from './preflight.js';

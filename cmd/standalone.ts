@@ -3,7 +3,7 @@
 // 2: invalid configuration or usage.
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { parseStrictVersion } from '../api-types/index.js';
+import { kubernetesGateRules, parseStrictVersion } from '../api-types/index.js';
 import { parseYaml } from '../runtime/yaml.js';
 import { createLogger } from '../runtime/logger.js';
 import {
@@ -66,12 +66,13 @@ function commitReport(r: PrerunResult): string {
 
 export const standaloneCommand: CommandSpec = {
   name: 'standalone',
-  usage: 'featuregates standalone check|render --version X.Y.Z [--dry-run] [--config F] [--config-dir D] [--data-dir D] [--backup-dir D] [--authoritative-feature-gate-dir D] [--kubelet-config F] [-o yaml|json] [--kubeconfig P]',
+  usage: 'featuregates standalone check|render --version X.Y.Z [--kubernetes-version X.Y] [--dry-run] [--config F] [--config-dir D] [--data-dir D] [--backup-dir D] [--authoritative-feature-gate-dir D] [--kubelet-config F] [-o yaml|json] [--kubeconfig P]',
   positionals: ['check|render'],
   options: {
     'log-format': LOG_FORMAT_OPTION,
     'dry-run': { type: 'boolean', help: 'check: run every check and write nothing; print what would be written (lock, version file) and the verdict. Run this first. (render never writes)' },
     version: { type: 'string', help: 'the version of the binaries being started, X.Y.Z (required)' },
+    'kubernetes-version': { type: 'string', help: 'their Kubernetes minor, X.Y, for the check that kube-apiserver starts with the gates (default: the version\'s, when known)' },
     config: { type: 'string', help: `main config file (default ${DEFAULTS.config}; a given one must exist)` },
     'config-dir': { type: 'string', help: `drop-in folder, every *.yaml recursively in lexical order, symlinked files read, symlinked folders not (default ${DEFAULTS.configDir}; a given one must exist)` },
     'data-dir': { type: 'string', help: `holds the lock "no-upgrade" and the "version" file (default ${DEFAULTS.dataDir})` },
@@ -93,6 +94,13 @@ export const standaloneCommand: CommandSpec = {
     } catch (e) {
       throw new UsageError(`--version: ${(e as Error).message}`);
     }
+    if (values['kubernetes-version'] !== undefined) {
+      try {
+        kubernetesGateRules(values['kubernetes-version']);
+      } catch (e) {
+        throw new UsageError(`--kubernetes-version: ${(e as Error).message}`);
+      }
+    }
     const output = outputFlag(values.output, ['yaml', 'json']);
     const logger = createLogger({ fields: { component: 'featuregates-standalone' }, ...logFormatOption(values['log-format']) });
     const backupDir = values['backup-dir'] ?? DEFAULTS.backupDir;
@@ -106,6 +114,7 @@ export const standaloneCommand: CommandSpec = {
         dataDir: values['data-dir'] ?? DEFAULTS.dataDir,
         version: values.version,
         ...(values['authoritative-feature-gate-dir'] ? { featureGateDir: values['authoritative-feature-gate-dir'] } : {}),
+        ...(values['kubernetes-version'] ? { kubernetesVersion: values['kubernetes-version'] } : {}),
         logger,
       });
       for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);

@@ -10,6 +10,7 @@ import { createLock, LOCK_FILE, loadConfigFiles, readLock, readVersionFile, VERS
 import { configChecks, encodeLock, lockFor, upgradeChecks, type FeatureGateLock, type RefusalContext } from './lock.js';
 import { goSet, validateFeatureGates } from './validate.js';
 import { checkVersionCompatibility } from './version.js';
+import { checkStandaloneGates, startRefusal } from './start-check.js';
 
 export interface StandaloneOptions {
   configFile: string;
@@ -23,6 +24,8 @@ export interface StandaloneOptions {
   /** The executable's version, X.Y.Z. */
   version: string;
   featureGateDir?: string;
+  /** The node's Kubernetes minor (X.Y) for the gates-that-start check; default: the version's, when this build knows it. */
+  kubernetesVersion?: string;
   logger?: Logger;
   hooks?: LockWriteHooks;
 }
@@ -67,6 +70,16 @@ export function prerun(options: StandaloneOptions): PrerunResult {
   const { featureGates, registry, files, gateSources, warnings } = loadStandaloneConfig(options);
   log.info('Effective configuration', { files, 'apiServer.featureGates': featureGates });
   const lockPath = join(options.dataDir, LOCK_FILE);
+
+  // Gates that start (read-only), before anything is written: a lock is never made with gates kube-apiserver refuses.
+  const starts = checkStandaloneGates(featureGates, registry, version, options.kubernetesVersion);
+  if (!starts.checked) {
+    warnings.push(`the gates were not checked against Kubernetes' rules: ${starts.why}`);
+  } else if (starts.problems.length) {
+    const message = startRefusal(starts.kubernetesVersion, starts.problems, gateSources);
+    log.error('FAIL feature gates that start', { error: message });
+    throw new PrerunError(message);
+  }
 
   // Version compatibility (read-only).
   let data: DataVersion | undefined;

@@ -1,5 +1,5 @@
-// docs/cli.md shows real output: every `$ featuregates …` in its console blocks that reads only payload
-// folders (explain, diff, preview, manifests) is run from the release series fixture, and what it prints must be what
+// docs/cli.md and docs/gate-rules.md show real output: every `$ featuregates …` in their console blocks that reads only payload
+// folders or flags (explain, diff, preview, manifests, preflight) is run from the release series fixture, and what it prints must be what
 // the block shows — line for line, where a line holding only `…` stands for lines left out — and `$ echo $?`
 // its exit code. Blocks that read a live cluster (`--kubeconfig`, `npx …` against `npm start`) are examples.
 import { describe, expect, it } from '@jest/globals';
@@ -35,19 +35,19 @@ function matches(expected: string[], actual: string[]): boolean {
   return actual[0] === head && matches(rest, actual.slice(1));
 }
 
-const offline = (c: string) => /^featuregates (explain|diff|preview|manifests) /.test(c) && !c.includes('--kubeconfig');
+const offline = (c: string) => /^featuregates (explain|diff|preview|manifests|preflight) /.test(c) && !c.includes('--kubeconfig');
 
-describe('docs/cli.md output', () => {
-  const blocks = steps(readFileSync('docs/cli.md', 'utf8')).filter((b) => b.some((s) => offline(s.command)));
+describe.each(['docs/cli.md', 'docs/gate-rules.md'])('%s output', (doc) => {
+  const blocks = steps(readFileSync(doc, 'utf8')).filter((b) => b.some((s) => offline(s.command)));
 
-  it('has payload-folder examples of explain, diff, preview and manifests', () => {
+  it('has payload-folder examples of its commands', () => {
     const commands = blocks.flat().map((s) => s.command.split(' ')[1]);
-    for (const c of ['explain', 'diff', 'preview', 'manifests']) expect(commands).toContain(c);
+    for (const c of doc === 'docs/cli.md' ? ['explain', 'diff', 'preview', 'manifests'] : ['preflight']) expect(commands).toContain(c);
   });
 
   it.each(blocks.map((b, i) => [i + 1, b] as const))('block %d prints what it shows', (_n, block) => {
     const cwd = tempDir('fgc-doc-cli-');
-    for (const r of ['release-4.20', 'release-4.21', 'release-4.22', 'release-5.1']) symlinkSync(join(RELEASES, r), join(cwd, r));
+    for (const r of ['release-4.20', 'release-4.21', 'release-4.22', 'release-4.23', 'release-5.1']) symlinkSync(join(RELEASES, r), join(cwd, r));
     symlinkSync(join(RELEASES, '..', '..', 'payload-manifests-gated'), join(cwd, 'payload-manifests-gated'));
     let last: number | null = null;
     for (const step of block) {
@@ -60,7 +60,7 @@ describe('docs/cli.md output', () => {
         expect(`${step.command} → ${last}`).toBe(`${step.command} → ${step.expected[0]}`);
         continue;
       }
-      if (!offline(step.command)) throw new Error(`docs/cli.md: a block mixes payload commands with ${JSON.stringify(step.command)}`);
+      if (!offline(step.command)) throw new Error(`${doc}: a block mixes payload commands with ${JSON.stringify(step.command)}`);
       const r = spawnSync(process.execPath, [CLI, ...step.command.split(' ').slice(1)], { cwd, encoding: 'utf8' });
       last = r.status;
       const actual = `${r.stdout}${r.stderr}`.replace(/\n$/, '').split('\n');

@@ -424,3 +424,34 @@ describe('render', () => {
     expect(r.stderr).not.toContain('featureGates.B:');
   });
 });
+
+describe('gates that start: a lock is never written with gates kube-apiserver refuses', () => {
+  it('a config disabling a locked gate exits 1 naming the gate and the rule, and writes no lock and no version file', () => {
+    const n = node({ 'config.d/20-gates.yaml': gates('featureSet: CustomNoUpgrade\ncustomNoUpgrade:\n  disabled: [ServiceAccountTokenNodeBinding]') });
+    const r = check(n, '4.21.0');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('kube-apiserver of Kubernetes 1.34 would refuse to start with apiServer.featureGates');
+    expect(r.stderr).toContain('locked ServiceAccountTokenNodeBinding: cannot set feature gate ServiceAccountTokenNodeBinding to false, feature is locked to true');
+    expect(existsSync(n.lock)).toBe(false);
+    expect(existsSync(n.versionFile)).toBe(false);
+    expect(existsSync(n.dataDir) ? readdirSync(n.dataDir) : []).toEqual([]);
+  });
+
+  it('a gate whose dependency is turned off (at the node\'s Kubernetes minor, named by flag) is refused too; the set with it on locks', () => {
+    const broken = node({ 'config.d/20-gates.yaml': gates('featureSet: CustomNoUpgrade\ncustomNoUpgrade:\n  enabled: [ClusterTrustBundleProjection]\n  disabled: [ClusterTrustBundle]') });
+    const r = check(broken, '4.21.0', ['--kubernetes-version', '1.35']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('dependency ClusterTrustBundleProjection: ClusterTrustBundleProjection is enabled, but depends on features that are disabled: [ClusterTrustBundle]');
+    expect(existsSync(broken.lock)).toBe(false);
+    const fine = node({ 'config.d/20-gates.yaml': gates('featureSet: CustomNoUpgrade\ncustomNoUpgrade:\n  enabled: [ClusterTrustBundleProjection, ClusterTrustBundle]') });
+    const ok = check(fine, '4.21.0', ['--kubernetes-version', '1.35']);
+    expect(`${ok.code} ${ok.stderr}`).toMatch(/^0 /);
+    expect(existsSync(fine.lock)).toBe(true);
+  });
+
+  it('--kubernetes-version that this build has no rules for is a usage error, nothing written', () => {
+    const n = node({ 'config.d/20-gates.yaml': custom(['FeatureA']) });
+    const r = check(n, '4.21.0', ['--kubernetes-version', '1.12']);
+    expectInvalid(n, r, '--kubernetes-version: no feature-gate rules for Kubernetes 1.12; this build knows 1.33, 1.34, 1.35, 1.36, 1.37');
+  });
+});

@@ -27,7 +27,7 @@ export interface RunningComponent {
 
 let dir: string | undefined;
 /** KUBEBUILDER_ASSETS when set, else the project's build (warm: instant; cold: the two binaries take minutes). */
-function componentsDir(): string {
+export function componentsDir(): string {
   if (process.env.KUBEBUILDER_ASSETS) return process.env.KUBEBUILDER_ASSETS;
   dir ??= execFileSync('bash', [join(packageRoot(), 'hack', 'envtest', 'build.sh'), '--with-components'],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;

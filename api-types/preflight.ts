@@ -1,0 +1,84 @@
+// `featuregates preflight`'s answer, pure: would each Kubernetes component start with this gate set? The same rules
+// for kube-apiserver, kube-controller-manager, kube-scheduler and kubelet (every one parses `--feature-gates`
+// through component-base and registers the same gates: gate-rules.ts); the flavor says how unknown names are
+// taken. Also which Kubernetes minor an OpenShift release runs, as data with its source.
+import { checkFeatureGates, GateRulesError, type GateFlavor, type GateProblem } from './gate-rules.js';
+import { parsePayloadVersion } from './payload-version.js';
+
+export const PREFLIGHT_COMPONENTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubelet'] as const;
+
+export interface PreflightComponent {
+  name: (typeof PREFLIGHT_COMPONENTS)[number];
+  flavor: GateFlavor;
+  starts: boolean;
+  problems: GateProblem[];
+}
+
+/** The JSON contract of `featuregates preflight -o json`. */
+export interface PreflightReport {
+  kubernetesVersion: string;
+  emulatedVersion: string;
+  components: PreflightComponent[];
+  /** Names OpenShift's components do not know as Kubernetes gates and ignore (OpenShift gates, mostly). */
+  ignored: string[];
+}
+
+export interface PreflightInput {
+  kubernetesVersion: string;
+  emulatedVersion?: string;
+  flavor: GateFlavor;
+  gates: ReadonlyMap<string, boolean>;
+}
+
+export function preflight(input: PreflightInput): PreflightReport {
+  const check = checkFeatureGates(input);
+  return {
+    kubernetesVersion: check.kubernetesVersion, emulatedVersion: check.emulatedVersion,
+    components: PREFLIGHT_COMPONENTS.map((name) => ({ name, flavor: input.flavor, starts: check.starts, problems: check.problems })),
+    ignored: check.ignored,
+  };
+}
+
+/** The `--feature-gates` map of a FeatureGate status entry or resolved lists: enabled =true, disabled =false. */
+export function gatesOfLists(lists: { enabled: readonly string[]; disabled: readonly string[] }): Map<string, boolean> {
+  const gates = new Map<string, boolean>();
+  for (const n of lists.disabled) gates.set(n, false);
+  for (const n of lists.enabled) gates.set(n, true);
+  return gates;
+}
+
+/** `A=true,B=false` (the flag's syntax, as component-base parses it: spaces around names and values are trimmed). */
+export function parseGateFlag(text: string): Map<string, boolean> {
+  const gates = new Map<string, boolean>();
+  for (const part of text.split(',')) {
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    const name = part.slice(0, eq < 0 ? undefined : eq).trim();
+    const raw = eq < 0 ? '' : part.slice(eq + 1).trim().toLowerCase();
+    if (eq < 0 || name === '') throw new GateRulesError(`--feature-gates: ${JSON.stringify(part.trim())} is not NAME=true|false`);
+    if (raw !== 'true' && raw !== 'false') throw new GateRulesError(`--feature-gates: invalid value of ${name}: ${JSON.stringify(raw)}, expected true or false`);
+    gates.set(name, raw === 'true');
+  }
+  return gates;
+}
+
+/**
+ * The Kubernetes minor each OpenShift minor runs. Source: each release's notes, "About this release" ("This release
+ * uses Kubernetes 1.N"): 4.15 → 1.28 … 4.21 → 1.34. Later releases are not listed until their notes are: an
+ * unknown mapping is an error that asks for --kubernetes-version, never a guess.
+ */
+export const OPENSHIFT_KUBERNETES: Readonly<Record<string, string>> = {
+  '4.15': '1.28', '4.16': '1.29', '4.17': '1.30', '4.18': '1.31', '4.19': '1.32', '4.20': '1.33', '4.21': '1.34',
+};
+
+/** The Kubernetes minor of an OpenShift payload version, or a GateRulesError saying to name it. */
+export function kubernetesOfOpenShift(payloadVersion: string): string {
+  const v = parsePayloadVersion(payloadVersion);
+  const minor = `${v.major}.${v.minor}`;
+  const kube = OPENSHIFT_KUBERNETES[minor];
+  if (!kube) {
+    throw new GateRulesError(`which Kubernetes minor OpenShift ${minor} runs is not known to this build (it knows ${Object.keys(OPENSHIFT_KUBERNETES).join(', ')}); ` +
+      'name it with --kubernetes-version');
+  }
+  return kube;
+}

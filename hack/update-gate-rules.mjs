@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+// Writes Kubernetes' own feature-gate rules, per supported minor, into api-types/kubernetes-gates/ — never typed by
+// hand. From each release's k8s.io/kubernetes module (the Go module proxy, via `go mod download`):
+//  - test/compatibility_lifecycle/reference/versioned_feature_list.yaml: every gate's versioned specs (version,
+//    default, lockToDefault, preRelease, minCompatibilityVersion) — the gates of the Kubernetes components, the
+//    generic API server and component-base that every component registers;
+//  - client-go's gates, which every component registers too and that file does not list: features/known_features.go
+//    of k8s.io/client-go at the matching v0.X.Y;
+//  - the dependency map `defaultKubernetesFeatureGateDependencies` of pkg/features/kube_features.go (from 1.35;
+//    cross-checked against feature_list.md's Dependencies column where the release has that file).
+// Usage: node hack/update-gate-rules.mjs [--check]   (--check: exit 1 if a generated file would change)
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+/** The releases whose rules are generated: one per supported minor (the newest patch the module proxy serves). */
+export const RELEASES = ['v1.33.9', 'v1.34.4', 'v1.35.4', 'v1.36.3', 'v1.37.2'];
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'api-types', 'kubernetes-gates');
+
+function moduleDir(version, module = 'k8s.io/kubernetes') {
+  const out = execFileSync('go', ['mod', 'download', '-json', `${module}@${version}`], { cwd: join(ROOT, 'hack', 'envtest'), encoding: 'utf8' });
+  const { Dir, Error: error } = JSON.parse(out);
+  if (error || !Dir) throw new Error(`go mod download ${module}@${version}: ${error ?? 'no Dir'}`);
+  return Dir;
+}
+
+/** The dependency map literal of kube_features.go: gate → the gates it depends on (identifiers' last part are the names). */
+export function parseDependencies(goSource) {
+  const start = goSource.indexOf('var defaultKubernetesFeatureGateDependencies = map[featuregate.Feature][]featuregate.Feature{');
+  if (start < 0) return {};
+  const body = goSource.slice(goSource.indexOf('{', start) + 1);
+  const end = body.search(/\n}\n/);
+  const literal = body.slice(0, end).replace(/\/\/[^\n]*/g, '');
+  const deps = {};
+  for (const m of literal.matchAll(/([\w.]+)\s*:\s*\{([^}]*)\}/g)) {
+    const name = (id) => id.trim().replace(/^[\w.]+\((.*)\)$/, '$1').split('.').at(-1); // featuregate.Feature(pkg.X) → X
+    const list = m[2].split(',').map((s) => s.trim()).filter(Boolean).map(name);
+    if (list.length) deps[name(m[1])] = list;
+  }
+  return deps;
+}
+
+/**
+ * client-go's gates (features/known_features.go of the matching k8s.io/client-go): every component registers them,
+ * and versioned_feature_list.yaml does not list them. Versioned specs from 0.35; before, one unversioned spec each
+ * (registered with version 0.0: in force at every emulated version).
+ */
+export function parseClientGoGates(goSource) {
+  const versioned = goSource.match(/var defaultVersionedKubernetesFeatureGates = map\[Feature\]VersionedSpecs\{\n([\s\S]*?)\n\}\n/);
+  const plain = goSource.match(/var defaultKubernetesFeatureGates = map\[Feature\]FeatureSpec\{\n([\s\S]*?)\n\}\n/);
+  const spec = (fields, version) => {
+    const flag = (f) => new RegExp(`\\b${f}:\\s*true`).test(fields);
+    const pre = fields.match(/PreRelease:\s*(\w+)/)?.[1];
+    if (!pre) throw new Error(`client-go feature spec without PreRelease: ${fields}`);
+    return [version, flag('Default'), flag('LockToDefault'), pre];
+  };
+  const gates = {};
+  if (versioned) {
+    for (const m of versioned[1].matchAll(/^\t(\w+):\s*\{\n([\s\S]*?)\n\t\},?$/gm)) {
+      gates[m[1]] = [...m[2].matchAll(/\{([^}]*)\}/g)].map((x) => spec(x[1], x[1].match(/MustParse\("([\d.]+)"\)/)[1]));
+    }
+  } else if (plain) {
+    for (const m of plain[1].matchAll(/^\t(\w+):\s*\{([^}]*)\},?$/gm)) gates[m[1]] = [spec(m[2], '0.0')];
+  } else {
+    throw new Error('client-go features/known_features.go: no feature map found');
+  }
+  return gates;
+}
+
+/** feature_list.md's Dependencies column (where the release has the file): the cross-check of parseDependencies. */
+function markdownDependencies(md) {
+  const all = md.split('\n');
+  const first = all.findIndex((l) => l.startsWith('| Feature |'));
+  const after = all.findIndex((l, i) => i > first && !l.startsWith('|'));
+  const lines = all.slice(first, after < 0 ? undefined : after); // the gates' table only (a legend table follows)
+  const header = lines[0].split('|').map((c) => c.trim());
+  const col = header.indexOf('Dependencies');
+  const deps = {};
+  for (const line of lines.slice(2)) {
+    const cells = line.split('|').map((c) => c.trim());
+    const list = cells[col].split('<br>').map((s) => s.trim()).filter(Boolean);
+    if (list.length) deps[cells[1]] = list;
+  }
+  return deps;
+}
+
+const literal = (v) => (typeof v === 'string' ? `'${v}'` : String(v));
+const sortedObject = (o) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+export function renderRules(version, yamlText, deps, clientGoGates) {
+  const gates = { ...clientGoGates };
+  for (const g of parse(yamlText)) {
+    gates[g.name] = g.versionedSpecs.map((s) => [String(s.version), s.default === true, s.lockToDefault === true, s.preRelease,
+      ...(s.minCompatibilityVersion ? [String(s.minCompatibilityVersion)] : [])]);
+  }
+  const minor = version.replace(/^v(\d+)\.(\d+)\..*$/, '$1.$2');
+  const ident = `KUBERNETES_${minor.replace('.', '_')}`;
+  const lines = [
+    `// Generated by hack/update-gate-rules.mjs from k8s.io/kubernetes@${version} — do not edit.`,
+    '// test/compatibility_lifecycle/reference/versioned_feature_list.yaml and k8s.io/client-go\'s features/known_features.go',
+    '// (every gate\'s versioned specs: [version, default, lockToDefault, preRelease, minCompatibilityVersion?]) and',
+    '// pkg/features/kube_features.go\'s defaultKubernetesFeatureGateDependencies.',
+    "import type { KubernetesGateRules } from '../gate-rules.js';",
+    '',
+    `export const ${ident}: KubernetesGateRules = {`,
+    `  kubernetesVersion: '${version.slice(1)}',`,
+    '  gates: {',
+    ...Object.entries(sortedObject(gates)).map(([n, specs]) => `    ${n}: [${specs.map((s) => `[${s.map(literal).join(', ')}]`).join(', ')}],`),
+    '  },',
+    '  dependencies: {',
+    ...Object.entries(sortedObject(deps)).map(([n, d]) => `    ${n}: [${d.map(literal).join(', ')}],`),
+    '  },',
+    '};',
+    '',
+  ];
+  return { file: `kube-${minor}.ts`, ident, minor, text: lines.join('\n') };
+}
+
+function generate() {
+  const files = [];
+  for (const version of RELEASES) {
+    const dir = moduleDir(version);
+    const ref = join(dir, 'test', 'compatibility_lifecycle', 'reference');
+    const deps = parseDependencies(readFileSync(join(dir, 'pkg', 'features', 'kube_features.go'), 'utf8'));
+    const md = join(ref, 'feature_list.md');
+    if (existsSync(md)) {
+      const sortedDeps = (o) => JSON.stringify(sortedObject(Object.fromEntries(Object.entries(o).map(([k, v]) => [k, [...v].sort()]))));
+      const fromMd = sortedDeps(markdownDependencies(readFileSync(md, 'utf8')));
+      if (fromMd !== sortedDeps(deps)) throw new Error(`${version}: kube_features.go's dependencies differ from feature_list.md's: ${fromMd}`);
+    }
+    const clientGo = moduleDir(version.replace(/^v1\./, 'v0.'), 'k8s.io/client-go');
+    const clientGoGates = parseClientGoGates(readFileSync(join(clientGo, 'features', 'known_features.go'), 'utf8'));
+    files.push(renderRules(version, readFileSync(join(ref, 'versioned_feature_list.yaml'), 'utf8'), deps, clientGoGates));
+  }
+  const index = [
+    '// Generated by hack/update-gate-rules.mjs — do not edit. Kubernetes\' feature-gate rules per supported minor.',
+    "import type { KubernetesGateRules } from '../gate-rules.js';",
+    ...files.map((f) => `import { ${f.ident} } from './${f.file.replace(/\.ts$/, '.js')}';`),
+    '',
+    '/** The rules of each supported Kubernetes minor ("1.36"), from that release\'s own files. */',
+    'export const KUBERNETES_GATE_RULES: Readonly<Record<string, KubernetesGateRules>> = {',
+    ...files.map((f) => `  '${f.minor}': ${f.ident},`),
+    '};',
+    '',
+  ].join('\n');
+  return [...files.map((f) => [f.file, f.text]), ['index.ts', index]];
+}
+
+const check = process.argv.includes('--check');
+let stale = 0;
+mkdirSync(OUT, { recursive: true });
+for (const [file, text] of generate()) {
+  const path = join(OUT, file);
+  const now = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+  if (now === text) continue;
+  stale++;
+  if (check) process.stderr.write(`api-types/kubernetes-gates/${file} is not what hack/update-gate-rules.mjs generates\n`);
+  else writeFileSync(path, text);
+}
+process.stdout.write(check ? (stale ? `${stale} generated file(s) stale\n` : 'generated gate rules up to date\n') : `wrote ${stale} file(s) in api-types/kubernetes-gates/\n`);
+process.exit(check && stale ? 1 : 0);

@@ -1,0 +1,59 @@
+// `featuregates preflight` as a user runs it: the issue's CustomNoUpgrade on the release-4.23 payload, explicit
+// flags, the JSON contract, and exit codes (0 every component starts, 1 one would refuse, 2 usage).
+import { describe, expect, it } from '@jest/globals';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCLI } from '../support/cli.js';
+import { PAYLOAD_ROOT } from '../support/payloads.js';
+import { tempDirs } from '../support/temp.js';
+
+const tempDir = tempDirs();
+const PAYLOAD = join(PAYLOAD_ROOT, 'releases', 'release-4.23');
+
+describe('featuregates preflight', () => {
+  it('a CustomNoUpgrade disabling two locked gates on the release-4.23 payload: refused by every component, each gate named with its fix', () => {
+    const file = join(tempDir('fgc-preflight-'), 'fg.yaml');
+    writeFileSync(file, 'apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata: {name: cluster}\nspec:\n  featureSet: CustomNoUpgrade\n' +
+      '  customNoUpgrade:\n    disabled: [MutableCSINodeAllocatableCount, ServiceAccountTokenNodeBinding]\n');
+    const r = runCLI(['preflight', '-f', file, '--authoritative-feature-gate-dir', PAYLOAD, '--payload-version', '4.23.0', '--kubernetes-version', '1.36', '-o', 'json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as { kubernetesVersion: string; emulatedVersion: string; components: { name: string; flavor: string; starts: boolean; problems: { gate: string; kind: string; message: string }[] }[] };
+    expect(report).toMatchObject({ kubernetesVersion: '1.36.3', emulatedVersion: '1.36' });
+    expect(report.components.map((c) => [c.name, c.flavor, c.starts])).toEqual([
+      ['kube-apiserver', 'openshift', false], ['kube-controller-manager', 'openshift', false], ['kube-scheduler', 'openshift', false], ['kubelet', 'openshift', false]]);
+    expect(report.components[0]!.problems.map((p) => [p.gate, p.kind, p.message])).toEqual([
+      ['MutableCSINodeAllocatableCount', 'locked', 'cannot set feature gate MutableCSINodeAllocatableCount to false, feature is locked to true'],
+      ['ServiceAccountTokenNodeBinding', 'locked', 'cannot set feature gate ServiceAccountTokenNodeBinding to false, feature is locked to true'],
+    ]);
+    // The payload's Default set starts.
+    const fine = join(tempDir('fgc-preflight-'), 'default.yaml');
+    writeFileSync(fine, 'apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata: {name: cluster}\nspec: {}\n');
+    const ok = runCLI(['preflight', '-f', fine, '--authoritative-feature-gate-dir', PAYLOAD, '--payload-version', '4.23.0', '--kubernetes-version', '1.36']);
+    expect(`${ok.code} ${ok.stdout}`).toMatch(/^0 Kubernetes 1\.36\.3, emulated version 1\.36\n\nkube-apiserver +starts/);
+  });
+
+  it('explicit flags: a dependency off through a default at an emulated version, as a table with what to change', () => {
+    const r = runCLI(['preflight', '--kubernetes-version', '1.36', '--emulated-version', '1.35', '--feature-gates', 'UserNamespacesSupport=false']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('kube-apiserver           REFUSES (1)');
+    expect(r.stdout).toContain('dependency ProcMountType: ProcMountType is enabled, but depends on features that are disabled: [UserNamespacesSupport]');
+    expect(r.stdout).toContain('fix: enable UserNamespacesSupport, or disable ProcMountType (on by default at 1.35)');
+    expect(runCLI(['preflight', '--kubernetes-version', '1.36', '--feature-gates', 'DRAAdminAccess=true']).code).toBe(0);
+  });
+
+  it('usage errors exit 2 and say what to give', () => {
+    const cases: [string[], string][] = [
+      [['preflight'], 'give --feature-gates (with --kubernetes-version) or -f (with a payload)'],
+      [['preflight', '--feature-gates', 'A=true'], '--feature-gates needs --kubernetes-version'],
+      [['preflight', '--kubernetes-version', '1.30', '--feature-gates', 'A=true'], 'no feature-gate rules for Kubernetes 1.30'],
+      [['preflight', '--kubernetes-version', '1.36', '--emulated-version', '1.32', '--feature-gates', 'A=true'], 'emulated version 1.32 is not between [1.33, 1.36]'],
+      [['preflight', '--kubernetes-version', '1.36', '--feature-gates', 'A=maybe'], 'invalid value of A: "maybe"'],
+      [['preflight', '-f', 'x.yaml', '--payload-version', '4.23.0'], '-f needs --authoritative-feature-gate-dir'],
+    ];
+    for (const [args, message] of cases) {
+      const r = runCLI(args);
+      expect(`${args.join(' ')} → ${r.code} ${r.stderr}`).toContain(`→ 2 `);
+      expect(r.stderr).toContain(message);
+    }
+  });
+});

@@ -1,0 +1,62 @@
+// The real binaries judge the gate rules (issue 45): kube-apiserver, kube-controller-manager and kube-scheduler
+// v1.36.3 (hack/envtest/build.sh --with-components) run on a generated corpus of `--feature-gates` sets at emulated
+// versions 1.34, 1.35 and 1.36 — locked gates flipped, dependencies off directly and through defaults, gates not
+// there yet, typos, AllAlpha / AllBeta, random mixes — and checkFeatureGates must give each binary's verdict,
+// naming the gates and the rules the binary names (test/support/gate-oracle.ts). A larger corpus:
+// `npm run bench -- gate-oracle` (docs/gate-rules.md).
+import { describe, expect, it } from '@jest/globals';
+import { checkFeatureGates, kubernetesGateRules } from '../../api-types/index.js';
+import { componentsDir } from '../support/components.js';
+import { ORACLE_COMPONENTS, gateCorpus, gateFlag, oracle, type CorpusCase, type OracleComponent } from '../support/gate-oracle.js';
+
+const rules = kubernetesGateRules('1.36');
+const corpus: CorpusCase[] = ['1.34', '1.35', '1.36'].flatMap((e) => gateCorpus(rules, e, 6));
+
+/** Runs `jobs` two at a time (two cores). */
+async function inPairs<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
+  const out: T[] = new Array(jobs.length);
+  let next = 0;
+  await Promise.all([0, 1].map(async () => { for (let i = next++; i < jobs.length; i = next++) out[i] = await jobs[i]!(); }));
+  return out;
+}
+
+describe('the gate rules against the real binaries v1.36.3', () => {
+  it('the corpus covers each rule several times, both verdicts', () => {
+    const kinds = new Map<string, number>();
+    for (const c of corpus) {
+      const v = checkFeatureGates({ kubernetesVersion: '1.36', emulatedVersion: c.emulatedVersion, gates: c.gates });
+      for (const p of v.problems) kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
+      kinds.set(v.starts ? 'starts' : 'refused', (kinds.get(v.starts ? 'starts' : 'refused') ?? 0) + 1);
+    }
+    for (const k of ['locked', 'dependency', 'pre-alpha', 'unknown', 'starts', 'refused']) expect(`${k}: ${(kinds.get(k) ?? 0) >= 3}`).toBe(`${k}: true`);
+  });
+
+  it('kube-apiserver refuses exactly what checkFeatureGates refuses, naming the same gates and rules', async () => {
+    const bin = componentsDir();
+    const verdicts = await inPairs(corpus.map((c) => () => oracle(bin, 'kube-apiserver', c.gates, c.emulatedVersion)));
+    const disagreements: string[] = [];
+    corpus.forEach((c, i) => {
+      const ours = checkFeatureGates({ kubernetesVersion: '1.36', emulatedVersion: c.emulatedVersion, gates: c.gates });
+      const theirs = verdicts[i]!;
+      const named = ours.problems.map((p) => `${p.kind}:${p.gate}`).sort();
+      // A vanilla binary stops at the first unknown name it meets (Go map order): what it names is one of ours.
+      const agrees = ours.starts === theirs.starts && (named.some((n) => n.startsWith('unknown:'))
+        ? theirs.named.every((n) => named.includes(n)) : JSON.stringify(named) === JSON.stringify(theirs.named));
+      if (!agrees) disagreements.push(`${c.name} [${gateFlag(c.gates)}]: ours ${JSON.stringify(named)}, kube-apiserver ${JSON.stringify(theirs.named)}: ${theirs.said}`);
+    });
+    expect(disagreements).toEqual([]);
+  }, 300_000);
+
+  it('kube-controller-manager and kube-scheduler give the same verdicts (a sample of the corpus)', async () => {
+    const bin = componentsDir();
+    const sample = corpus.filter((_, i) => i % 4 === 0);
+    const components: OracleComponent[] = ORACLE_COMPONENTS.filter((c) => c !== 'kube-apiserver');
+    const jobs = sample.flatMap((c) => components.map((component) => async () => ({ c, component, v: await oracle(bin, component, c.gates, c.emulatedVersion) })));
+    const disagreements: string[] = [];
+    for (const { c, component, v } of await inPairs(jobs)) {
+      const ours = checkFeatureGates({ kubernetesVersion: '1.36', emulatedVersion: c.emulatedVersion, gates: c.gates });
+      if (ours.starts !== v.starts) disagreements.push(`${component} ${c.name} [${gateFlag(c.gates)}]: ours starts=${ours.starts}: ${v.said}`);
+    }
+    expect(disagreements).toEqual([]);
+  }, 300_000);
+});
