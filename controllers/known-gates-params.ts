@@ -1,13 +1,19 @@
-// KnownGatesParamsController: keeps the admission policy's params ConfigMap (api-types/admission-params.ts)
-// current — this version's known gate names, and no keys for versions that left ClusterVersion history.
+// KnownGatesParamsController: keeps the admission policies' params ConfigMap (api-types/admission-params.ts)
+// current — this version's known gate names, and no keys for versions that left ClusterVersion history; and the
+// gates-that-start keys: Kubernetes' rules for the version the cluster's API server reports (GET /version, read
+// again at most every 10 minutes), with this payload's Default set as what a CustomNoUpgrade spec starts from.
 // Triggered by ClusterVersion changes; a GET only when the data last seen would change, a write only when the
 // data read differs; writes go through ResourceClient with the leader fence, like every other write; a 409 is
 // retried through the rate limiter.
 // (A hand edit of the ConfigMap is corrected at the next change that touches it or at operator start.)
 import {
-  CLUSTER_VERSION_NAME, desiredKnownGatesData, KNOWN_GATES_CONFIGMAP, knownGates, type ClusterVersion, type ConfigMap, type FeatureSetRegistry,
+  CLUSTER_VERSION_NAME, desiredKnownGatesData, FeatureSets, gatesThatStartParams, GateRulesError, KNOWN_GATES_CONFIGMAP, knownGates, kubernetesGateRules,
+  resolveFeatureSet, type ClusterVersion, type ConfigMap, type FeatureSetRegistry,
 } from '../api-types/index.js';
-import { ConfigMapResource, isConflict, ResourceClient, type ClusterAccess, type ControllerSpec, type ReconcileResult, type Reflector } from '../runtime/index.js';
+import {
+  apiServerVersion, ConfigMapResource, isConflict, ResourceClient, silentLogger, type ClusterAccess, type ControllerSpec, type Logger, type ReconcileResult,
+  type Reflector,
+} from '../runtime/index.js';
 import type { Registry } from 'prom-client';
 
 export const KNOWN_GATES_CONTROLLER = 'KnownGatesParamsController';
@@ -22,24 +28,55 @@ export interface KnownGatesParamsDeps {
   /** Ends a write in flight (the operator stopping). */
   signal?: AbortSignal;
   metrics?: Registry;
+  /** The Kubernetes version the cluster's API server runs (default: GET /version's gitVersion); undefined: unknown. */
+  kubernetesVersion?: () => Promise<string | undefined>;
+  logger?: Logger;
 }
+
+/** How long the API server's version is trusted before it is read again. */
+const VERSION_RECHECK_MS = 10 * 60_000;
 
 export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Promise<ReconcileResult> {
   const configMaps = new ResourceClient<ConfigMap>(deps.kubeConfig, ConfigMapResource, deps.metrics, {
     namespace: deps.namespace, ...(deps.fence ? { fence: deps.fence } : {}), ...(deps.signal ? { signal: deps.signal } : {}),
   });
   const known = knownGates(deps.registry);
+  const log = deps.logger ?? silentLogger;
+  const readVersion = deps.kubernetesVersion ?? apiServerVersion(deps.kubeConfig, deps.signal);
+  // A CustomNoUpgrade spec starts from the payload's Default set (resolveFeatureSet): what its lists change.
+  const base = deps.registry.featureSets.has(FeatureSets.Default) ? resolveFeatureSet({ featureSet: '' }, deps.registry) : { enabled: [], disabled: [] };
+  let start: { version: string | undefined; at: number; params: Record<string, string> | undefined } | undefined;
+  const startParams = async () => {
+    if (start && Date.now() - start.at < VERSION_RECHECK_MS) return start.params;
+    const version = await readVersion();
+    // Not answered: what was known stays (a failed read never turns the guard off); tried again at the next reconcile.
+    if (version === undefined && start) return start.params;
+    if (start && version === start.version) {
+      start.at = Date.now();
+      return start.params;
+    }
+    let params: Record<string, string> | undefined;
+    try {
+      params = version ? gatesThatStartParams(kubernetesGateRules(version.replace(/^v/, '').split(/[-+]/)[0]!), base) : undefined;
+    } catch (e) {
+      if (!(e instanceof GateRulesError)) throw e;
+      log.warn('the gates-that-start admission guard is off: no rules for the cluster\'s Kubernetes version', { version, error: e.message });
+    }
+    start = { version, at: Date.now(), params };
+    return params;
+  };
   // ClusterVersion status changes often (heartbeats, and history during upgrades), the ConfigMap rarely: the
   // data last read or written is kept, and the GET happens only when that data would have to change.
   let lastData: Record<string, string> | undefined;
   return async () => {
     const cv = deps.clusterVersions.get(CLUSTER_VERSION_NAME);
     const history = (cv?.status?.history ?? []).map((h) => h.version);
-    if (lastData && !desiredKnownGatesData(lastData, deps.operatorVersion, known, history)) return {};
+    const rules = await startParams();
+    if (lastData && !desiredKnownGatesData(lastData, deps.operatorVersion, known, history, rules)) return {};
     let data: Record<string, string> | undefined;
     try {
       const { stored } = await configMaps.upsert(KNOWN_GATES_CONFIGMAP, (current) => {
-        data = desiredKnownGatesData(current?.data, deps.operatorVersion, known, history);
+        data = desiredKnownGatesData(current?.data, deps.operatorVersion, known, history, rules);
         if (!data) return undefined;
         return current ? { ...current, data } : { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: KNOWN_GATES_CONFIGMAP, namespace: deps.namespace }, data };
       });

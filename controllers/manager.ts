@@ -12,13 +12,14 @@ import {
   BrokenPayloadError, CLUSTER_VERSION_NAME, CONFIG_OPERATOR_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, FeatureSets, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
-  ClusterOperatorResource, ClusterVersionResource, Controller, Registry, registerStatusFeatureMetrics, FeatureGateResource, LeaderElector, userAgent, Reflector, ResourceClient, createEventRecorder, withTransportConfig,
+  apiServerVersion, ClusterOperatorResource, ClusterVersionResource, Controller, Registry, registerStatusFeatureMetrics, FeatureGateResource, LeaderElector, userAgent, Reflector, ResourceClient, createEventRecorder, withTransportConfig,
   componentAccess, kubernetesGateLifecycle, loadRegistry, serveProcess, silentLogger, type ServingOptions, type ControllerSpec, type LeaderElectionTiming, type Logger, 
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/index.js';
 import { clusterOperatorStatusController } from './cluster-operator-status.js';
 import { FEATURE_GATE_CONTROLLER, featureGateStatusController } from './feature-gate-status.js';
 import { knownGatesParamsController } from './known-gates-params.js';
+import { gatesThatStartController } from './gates-that-start.js';
 import { RUNNING_GATES_PERIOD_MS, runningGatesController } from './running-gates.js';
 import { okdMigrationController } from './okd-feature-set-migration.js';
 import { OperatorConditions } from './operator-conditions.js';
@@ -176,9 +177,14 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     run(featureGateStatusController({
       operatorVersion: options.operatorVersion, registry, featureGates, clusterVersions, client: fgClient, conditions, events, logger: log, metrics,
     }));
+    run(gatesThatStartController({
+      operatorVersion: options.operatorVersion, registry, featureGates, conditions, events, logger: log, metrics,
+      kubernetesVersion: apiServerVersion(kc, abort.signal),
+    }));
     if (options.okdBuild) run(okdMigrationController({ featureGates, client: fgClient, events, payloadHasOKD: registry.featureSets.has(FeatureSets.OKD), logger: log }));
     run(knownGatesParamsController({
       kubeConfig: kc, namespace, operatorVersion: options.operatorVersion, registry, clusterVersions, metrics, ...(fence ? { fence } : {}), signal: abort.signal,
+      logger: log,
     }));
     const runningGatesPeriodMs = options.runningGatesPeriodMs ?? RUNNING_GATES_PERIOD_MS;
     if (runningGatesPeriodMs > 0) {

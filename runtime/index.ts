@@ -37,3 +37,4 @@ export * from './feature-gate-file.js';
 export * from './fault-containment.js';
 export * from './release-catalog.js';
 export * from './component-gates.js';
+export * from './api-server-version.js';

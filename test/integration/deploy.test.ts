@@ -89,9 +89,12 @@ describe('deploy manifests', () => {
       await op.ready;
       const fgs = new ResourceClient(plane.kubeConfig, FeatureGateResource);
       await eventually(async () => expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual(['4.22.0']));
-      // The admission policy's params follow the operator's payload through the upgrade.
+      // The admission policy's params follow the operator's payload through the upgrade (beside them, the
+      // gates-that-start keys for the API server's Kubernetes version, read with the operator's own RBAC).
       const params = async () => (await plane.kubeConfig.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: 'featuregate-known-gates', namespace: NS })).data ?? {};
-      await eventually(async () => expect(Object.keys(await params())).toEqual(['gates.4.22.0']));
+      const payloadKeys = async () => Object.keys(await params()).filter((k) => k.startsWith('gates.')).sort();
+      await eventually(async () => expect(await payloadKeys()).toEqual(['gates.4.22.0']));
+      expect((await params())['start.kubernetes']).toMatch(/^1\.\d+\.\d+$/);
       expect((await params())['gates.4.22.0']!.split(',')).toContain('ExampleGatewayAPI');
       const inProgress = await upgrade(plane.kubeConfig, '4.23.0');
       await op.stop();
@@ -101,11 +104,11 @@ describe('deploy manifests', () => {
       });
       await op.ready;
       await eventually(async () => expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual(['4.23.0', '4.22.0']));
-      await eventually(async () => expect(Object.keys(await params()).sort()).toEqual(['gates.4.22.0', 'gates.4.23.0']));
+      await eventually(async () => expect(await payloadKeys()).toEqual(['gates.4.22.0', 'gates.4.23.0']));
       await inProgress.complete();
       await setClusterVersion(plane.kubeConfig, { history: ['4.23.0'] });
       await eventually(async () => expect((await fgs.get('cluster')).status?.featureGates.map((e) => e.version)).toEqual(['4.23.0']));
-      await eventually(async () => expect(Object.keys(await params())).toEqual(['gates.4.23.0']));
+      await eventually(async () => expect(await payloadKeys()).toEqual(['gates.4.23.0']));
       const co = await new ResourceClient(plane.kubeConfig, (await import('../../runtime/index.js')).ClusterOperatorResource).get('config-operator');
       expect(co.status?.versions).toContainEqual({ name: 'operator', version: '4.23.0' });
       const events = await plane.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: NS });
@@ -185,6 +188,7 @@ describe('deploy manifests', () => {
     it('admission: kubectl apply warns about a misspelt custom gate (with the known name) and about a one-way switch; the Deny component refuses it', async () => {
       const policies = render('vanilla').filter((d) => d.kind.startsWith('ValidatingAdmissionPolicy'));
       expect(policies.map((d) => d.metadata.name).sort()).toEqual([
+        'featuregates-gates-that-start', 'featuregates-gates-that-start',
         'featuregates-irreversible-feature-set', 'featuregates-irreversible-feature-set', 'featuregates-known-gates', 'featuregates-known-gates']);
       apply(plane, policies, false);
       const fg = (featureSet: string, enabled: string[]) => JSON.stringify({

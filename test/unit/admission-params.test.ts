@@ -1,6 +1,6 @@
 // The admission policy's params: one key per payload version, pruned with ClusterVersion history.
 import { describe, expect, it } from '@jest/globals';
-import { desiredKnownGatesData } from '../../api-types/index.js';
+import { desiredKnownGatesData, gateSpecAt, gatesThatStartParams, kubernetesGateRules } from '../../api-types/index.js';
 
 describe('desiredKnownGatesData', () => {
   it('writes this version\'s names sorted, keeps versions still in history and foreign keys, drops the rest', () => {
@@ -13,5 +13,32 @@ describe('desiredKnownGatesData', () => {
     expect(desiredKnownGatesData({ 'gates.4.22.0': 'A,B' }, '4.22.0', ['B', 'A'], ['4.22.0'])).toBeUndefined();
     // its own version is kept even before it appears in history (the operator of a new version runs first)
     expect(desiredKnownGatesData({ 'gates.4.23.0': 'A' }, '4.23.0', ['A'], ['4.22.0'])).toBeUndefined();
+  });
+});
+
+describe('gatesThatStartParams', () => {
+  it('carries, for the API server\'s Kubernetes version, the settings locks refuse, the gates not there yet, what is on before the lists, and the dependencies', () => {
+    const p = gatesThatStartParams(kubernetesGateRules('1.36'), { enabled: ['ClusterTrustBundle'], disabled: ['WatchListClient'] });
+    expect([p['start.kubernetes'], p['start.emulated'], p['start.minCompatibility']]).toEqual(['1.36.3', '1.36', '1.35']);
+    const list = (k: string) => p[k]!.split(',');
+    expect(list('start.refused')).toEqual(expect.arrayContaining(['ServiceAccountTokenNodeBinding=false', 'MutableCSINodeAllocatableCount=false']));
+    expect(list('start.refused')).not.toContain('WatchListClient=false'); // WatchListClient is not locked
+    // On before the lists: the payload's Default set where it names a gate, else Kubernetes' default.
+    expect(list('start.on')).toContain('ClusterTrustBundle'); // off in Kubernetes 1.36, on in this base
+    expect(list('start.on')).not.toContain('WatchListClient'); // on in Kubernetes 1.36, off in this base
+    expect(list('start.dependencies')).toContain('ProcMountType:UserNamespacesSupport');
+    expect(list('start.dependencies')).toContain('DRADeviceBindingConditions:DynamicResourceAllocation|DRAResourceClaimDeviceStatus');
+    // At a binary's own minor every gate it has exists (PreAlpha is for emulated versions below it).
+    expect(p['start.prealpha']).toBe('');
+    const rules = kubernetesGateRules('1.36');
+    expect(Object.keys(rules.gates).every((g) => gateSpecAt(rules, g, '1.36')!.preRelease !== 'PreAlpha')).toBe(true);
+  });
+
+  it('are written beside the known gates and replaced whole; without them none are kept', () => {
+    const start = { 'start.kubernetes': '1.36.3', 'start.on': 'A' };
+    const data = desiredKnownGatesData({ 'start.stale': 'x', 'gates.4.22.0': 'A' }, '4.22.0', ['A'], ['4.22.0'], start);
+    expect(data).toEqual({ 'gates.4.22.0': 'A', ...start });
+    expect(desiredKnownGatesData(data, '4.22.0', ['A'], ['4.22.0'], start)).toBeUndefined();
+    expect(desiredKnownGatesData(data, '4.22.0', ['A'], ['4.22.0'])).toEqual({ 'gates.4.22.0': 'A' });
   });
 });

@@ -1,0 +1,90 @@
+// GatesThatStartController: would the cluster's components start with the gates this operator's status entry hands
+// them? The spec, resolved for this operator's version and payload (what FeatureGateController writes), is checked
+// against Kubernetes' rules for the version the cluster's API server reports (api-types/gate-rules.ts; OpenShift's
+// components, so OpenShift gate names are ignored). The admission guard refuses such a spec before it is applied;
+// this is for one applied before the guard, or with it off. What it decides: the status entry is still written —
+// the spec is the administrator's applied choice, the running version's components already hold it, and withholding
+// the new version's entry would leave every component of that version waiting for it — but never silently: the
+// operator condition GatesThatStartDegraded (so the ClusterOperator is Degraded, naming each gate, rule and fix), a
+// Warning Event when the verdict changes, and the gauge featuregates_gates_refused.
+import {
+  API_VERSION, FEATURE_GATE_NAME, GateRulesError, checkFeatureGates, gateNames, gatesOfLists, jsonEqual, kubernetesGateRules,
+  resolveFeatureGateDetails, type FeatureGate, type FeatureSetRegistry, type GateProblem,
+} from '../api-types/index.js';
+import { gauge, silentLogger, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult, type Reflector } from '../runtime/index.js';
+import type { Registry } from 'prom-client';
+import type { OperatorConditions } from './operator-conditions.js';
+
+export const GATES_THAT_START_CONTROLLER = 'GatesThatStartController';
+const CONDITION = 'GatesThatStartDegraded';
+/** How often the API server's version is read again when nothing else changes. */
+const RECHECK_MS = 10 * 60_000;
+
+export interface GatesThatStartDeps {
+  operatorVersion: string;
+  registry: FeatureSetRegistry;
+  featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
+  conditions: OperatorConditions;
+  events: EventRecorder;
+  /** The Kubernetes version the cluster's API server runs ("v1.36.3"); undefined when it cannot be read. */
+  kubernetesVersion: () => Promise<string | undefined>;
+  logger?: Logger;
+  metrics?: Registry;
+}
+
+/** The condition's message: each problem, in the components' words, with what to change. */
+export function gatesThatStartMessage(kubernetesVersion: string, problems: readonly GateProblem[]): string {
+  return [`the cluster's components (Kubernetes ${kubernetesVersion}) would refuse to start with this version's gates:`,
+    ...problems.map((p) => `${p.gate} (${p.kind}): ${p.message}; ${p.fix}`)].join('\n');
+}
+
+export function gatesThatStartReconciler(deps: GatesThatStartDeps): () => Promise<ReconcileResult> {
+  const log = (deps.logger ?? silentLogger).with({ controller: GATES_THAT_START_CONTROLLER });
+  const refused = deps.metrics && gauge(deps.metrics, 'featuregates_gates_refused',
+    'Gates of this version\'s FeatureGate status entry that a component of the cluster would refuse to start with (0: they start)', []);
+  let last: { spec: FeatureGate['spec']; version: string; message: string | undefined } | undefined;
+  let version: string | undefined;
+  return async () => {
+    const fg = deps.featureGates.get(FEATURE_GATE_NAME);
+    if (!fg) return { requeueAfterMs: RECHECK_MS };
+    version = (await deps.kubernetesVersion()) ?? version; // not answered: the last one known
+    if (!version) return { requeueAfterMs: RECHECK_MS };
+    if (last && last.version === version && jsonEqual(last.spec, fg.spec)) return { requeueAfterMs: RECHECK_MS };
+    let problems: GateProblem[];
+    let kube: string;
+    try {
+      const entry = resolveFeatureGateDetails(fg.spec, deps.registry, deps.operatorVersion);
+      const rules = kubernetesGateRules(version.replace(/^v/, '').split(/[-+]/)[0]!);
+      kube = rules.kubernetesVersion;
+      problems = checkFeatureGates({ kubernetesVersion: kube, flavor: 'openshift', gates: gatesOfLists(gateNames(entry)) }, rules).problems;
+    } catch (e) {
+      // A spec that does not resolve is FeatureGateController's Degraded; a Kubernetes minor without rules is not judged.
+      if (e instanceof GateRulesError) log.info('not checked: no rules for the cluster\'s Kubernetes version', { version, error: e.message });
+      deps.conditions.set({ type: CONDITION, status: 'False', reason: 'AsExpected', message: '' });
+      refused?.set(0);
+      last = { spec: fg.spec, version, message: undefined };
+      return { requeueAfterMs: RECHECK_MS };
+    }
+    const message = problems.length ? gatesThatStartMessage(kube, problems) : undefined;
+    refused?.set(problems.length);
+    deps.conditions.set(message
+      ? { type: CONDITION, status: 'True', reason: 'GatesRefusedByComponents', message }
+      : { type: CONDITION, status: 'False', reason: 'AsExpected', message: '' });
+    if (message !== last?.message && message) {
+      log.warn('the cluster\'s components would refuse this version\'s gates', { problems: problems.map((p) => `${p.gate} (${p.kind})`) });
+      deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME, ...(fg.metadata.uid ? { uid: fg.metadata.uid } : {}) },
+        'Warning', 'FeatureGatesRefusedByComponents', message);
+    }
+    last = { spec: fg.spec, version, message };
+    return { requeueAfterMs: RECHECK_MS };
+  };
+}
+
+export function gatesThatStartController(deps: GatesThatStartDeps): ControllerSpec {
+  return {
+    name: GATES_THAT_START_CONTROLLER,
+    reconcile: gatesThatStartReconciler(deps),
+    watches: [{ source: deps.featureGates, keys: () => [FEATURE_GATE_NAME] }],
+    initialKeys: [FEATURE_GATE_NAME],
+  };
+}

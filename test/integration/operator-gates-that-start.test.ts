@@ -1,0 +1,58 @@
+// The operator given a spec its cluster's components would refuse to start with (issue 45) — applied before the
+// admission guard, or with it off. What it decides (controllers/gates-that-start.ts): the status entry is still
+// written (the applied choice; withholding the new version's entry would leave that version's components waiting),
+// but never silently — the ClusterOperator is Degraded naming each gate, rule and fix, a Warning Event, and the
+// gauge featuregates_gates_refused. Fixing the spec clears all three. A real API server (v1.36.3: its /version chooses
+// the rules), the release-4.23 payload.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { join } from 'node:path';
+import { ClusterOperatorResource, EventResource, FeatureGateResource, ResourceClient } from '../../runtime/index.js';
+import { startOperator, type RunningOperator } from '../../controllers/manager.js';
+import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
+import { eventually } from '../support/eventually.js';
+import { PAYLOAD_ROOT } from '../support/payloads.js';
+
+describe('the operator and a spec the components would refuse', () => {
+  let plane: ControlPlane;
+  let op: RunningOperator | undefined;
+
+  beforeAll(async () => {
+    plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
+    await setClusterVersion(plane.kubeConfig, { history: ['4.23.0'] });
+  }, 120_000);
+  afterAll(async () => {
+    await op?.stop();
+    await plane?.stop();
+  });
+
+  it('writes the entry, and says so: Degraded naming gate, rule and fix, a Warning Event, the gauge; a fixed spec clears them', async () => {
+    await setFeatureGateSpec(plane.kubeConfig, { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: [], disabled: ['ServiceAccountTokenNodeBinding'] } });
+    op = await startOperator({
+      kubeConfig: plane.kubeConfig, operatorVersion: '4.23.0', featureGateDir: join(PAYLOAD_ROOT, 'releases', 'release-4.23'),
+      metricsBindAddress: '0', healthProbeBindAddress: '0', degradedInertiaMs: 0, reflector: { backoffInitialMs: 100, backoffMaxMs: 1000 },
+    });
+    const fgs = new ResourceClient(plane.kubeConfig, FeatureGateResource);
+    const degraded = async () => (await new ResourceClient(plane.kubeConfig, ClusterOperatorResource).get('config-operator')).status?.conditions?.find((c) => c.type === 'Degraded');
+    const gauge = async () => Number((await op!.metrics.metrics()).split('\n').find((l) => l.startsWith('featuregates_gates_refused '))?.split(' ')[1]);
+    await eventually(async () => {
+      const entry = (await fgs.get('cluster')).status?.featureGates[0];
+      expect(entry?.version).toBe('4.23.0');
+      expect(entry?.disabled.map((g) => g.name)).toContain('ServiceAccountTokenNodeBinding');
+      expect(await degraded()).toMatchObject({ status: 'True', reason: 'GatesThatStart_GatesRefusedByComponents' });
+      expect((await degraded())?.message).toContain('GatesThatStartDegraded: ServiceAccountTokenNodeBinding (locked): ' +
+        'cannot set feature gate ServiceAccountTokenNodeBinding to false, feature is locked to true; drop ServiceAccountTokenNodeBinding=false');
+      expect(await gauge()).toBe(1);
+    }, 30_000, 200);
+    await eventually(async () => {
+      const events = await new ResourceClient(plane.kubeConfig, EventResource, undefined, { namespace: 'openshift-config-operator' }).list().catch(() => ({ items: [] }));
+      const all = [...events.items, ...(await new ResourceClient(plane.kubeConfig, EventResource).list()).items];
+      expect(all.some((e) => (e as { reason?: string }).reason === 'FeatureGatesRefusedByComponents')).toBe(true);
+    }, 20_000, 200);
+
+    await setFeatureGateSpec(plane.kubeConfig, { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: [], disabled: [] } });
+    await eventually(async () => {
+      expect(await degraded()).toMatchObject({ status: 'False' });
+      expect(await gauge()).toBe(0);
+    }, 30_000, 200);
+  }, 90_000);
+});
