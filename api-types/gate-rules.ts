@@ -183,3 +183,36 @@ export function checkFeatureGates(input: GateCheckInput, rules = kubernetesGateR
     starts: problems.length === 0, problems, ignored,
   };
 }
+
+/**
+ * The part of `gates` a component starts with, and what was left out with the reason: names it does not have, locked
+ * gates set against their value and gates not there yet go first; then, while a dependency is broken, the setting that
+ * breaks it (the dependent's own `=true`, else the dependency's `=false`). For rendering the flags of a component that
+ * must start (a local kube-apiserver given an OpenShift status entry), never for judging a user's choice.
+ */
+export function startableGates(input: GateCheckInput): { gates: Map<string, boolean>; left: GateProblem[] } {
+  const rules = kubernetesGateRules(input.kubernetesVersion);
+  const gates = new Map(input.gates instanceof Map ? input.gates : Object.entries(input.gates));
+  const left: GateProblem[] = [];
+  for (let round = 0; round <= gates.size; round++) {
+    const check = checkFeatureGates({ ...input, flavor: 'vanilla', gates }, rules);
+    if (check.starts) return { gates, left };
+    for (const p of check.problems) {
+      if (p.kind !== 'dependency') {
+        gates.delete(p.gate);
+        left.push(p);
+        continue;
+      }
+      if (gates.get(p.gate) === true) {
+        gates.delete(p.gate);
+        left.push(p);
+        continue;
+      }
+      const off = (rules.dependencies[p.gate] ?? []).filter((d) => gates.get(d) === false);
+      if (off.length === 0) continue; // an earlier problem of this round already left that setting out
+      for (const d of off) gates.delete(d);
+      left.push({ ...p, gate: off.join(', '), fix: `left out ${off.map((d) => `${d}=false`).join(', ')}: ${p.gate} is on by default and needs it` });
+    }
+  }
+  throw new Error('startableGates: the gate set did not settle (a bug: each round removes at least one setting)');
+}

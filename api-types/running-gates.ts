@@ -7,7 +7,6 @@
 //    Kubernetes gate exists: absent because the component emulates an older version is told apart from
 //    absent because the binary has no such gate (an OpenShift gate on a vanilla component).
 import { exposedSample } from './exposition.js';
-import { renderKubeAPIServerArgs } from './operand-render.js';
 
 /** The desired state of one gate, from a FeatureGate status entry. */
 export interface DesiredGate {
@@ -99,50 +98,6 @@ export function gateLifecycle(entries: unknown): Map<string, { major: number; mi
     if (first) out.set(e.name, first);
   }
   return out;
-}
-
-/** A gate's setting in one Kubernetes release: its default, and whether it is locked to it. */
-export interface GateSpec { default: boolean; locked: boolean }
-
-/**
- * Every gate of versioned_feature_list.yaml as of `at` (the newest spec not after it; gates that begin after
- * `at` are left out): what a component of that version accepts in `--feature-gates`.
- */
-export function gateSpecsAt(entries: unknown, at: { major: number; minor: number }): Map<string, GateSpec> {
-  const out = new Map<string, GateSpec>();
-  if (!Array.isArray(entries)) throw new Error('versioned_feature_list: expected a list of gates');
-  const rank = (v: { major: number; minor: number }) => v.major * 1000 + v.minor;
-  for (const e of entries as { name?: unknown; versionedSpecs?: { version?: unknown; default?: unknown; lockToDefault?: unknown }[] }[]) {
-    if (typeof e?.name !== 'string' || !Array.isArray(e.versionedSpecs)) continue;
-    let best: { rank: number; spec: GateSpec } | undefined;
-    for (const s of e.versionedSpecs) {
-      const m = /^(\d+)\.(\d+)$/.exec(String(s?.version ?? ''));
-      if (!m) continue;
-      const r = rank({ major: Number(m[1]), minor: Number(m[2]) });
-      if (r > rank(at) || (best && best.rank >= r)) continue;
-      best = { rank: r, spec: { default: s.default === true, locked: s.lockToDefault === true } };
-    }
-    if (best) out.set(e.name, best.spec);
-  }
-  return out;
-}
-
-/**
- * The `--feature-gates=Name=bool` arguments a vanilla kube-apiserver can be started with for `desired`, as
- * OpenShift's kube-apiserver operator renders them from a FeatureGate status entry: only the Kubernetes
- * gates it has (`specs`) — an unknown name or a locked gate set against its default would stop it
- * starting — byte-sorted. `left` gets the names left out (OpenShift gates, locked ones).
- */
-export function kubernetesGateArgs(desired: readonly DesiredGate[], specs: ReadonlyMap<string, GateSpec>, left?: (name: string) => void): string[] {
-  const settable = desired.filter(({ name, enabled }) => {
-    const spec = specs.get(name);
-    const ok = spec !== undefined && (!spec.locked || spec.default === enabled);
-    if (!ok) left?.(name);
-    return ok;
-  });
-  return renderKubeAPIServerArgs({
-    enabledNames: settable.filter((g) => g.enabled).map((g) => g.name), disabledNames: settable.filter((g) => !g.enabled).map((g) => g.name),
-  });
 }
 
 export interface VerdictInput {

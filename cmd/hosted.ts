@@ -1,7 +1,7 @@
 // `featuregates hosted`: run the coordinator of a HyperShift management cluster's hosted control planes;
 // `featuregates hosted status`: one line per HCP from the management cluster.
 import { stringify } from 'yaml';
-import { hostedStatusTable } from '../api-types/index.js';
+import { hostedStatusTable, parseKubernetesVersionMap } from '../api-types/index.js';
 import { connect, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
 import { runUntilSignalled } from './long-running.js';
 import { DEFAULT_GUEST_BACKOFF_MAX_MS, DEFAULT_SHARDS, HOSTED_RUNNING_GATES_OVERRIDES, HOSTED_RUNNING_GATES_PERIOD_MS, readHostedStatus, startHosted } from '../hosted/index.js';
@@ -27,6 +27,14 @@ async function status(values: Record<string, string | undefined>): Promise<numbe
   return 0;
 }
 
+function kubernetesVersionsFlag(v: string): Record<string, string> {
+  try {
+    return parseKubernetesVersionMap(v);
+  } catch (e) {
+    throw new UsageError(`--kubernetes-versions: ${(e as Error).message}`);
+  }
+}
+
 export const hostedCommand: CommandSpec = {
   name: 'hosted',
   usage: 'featuregates hosted --kubeconfig M --payload-catalog DIR [--namespace N] [--identity ID] [--shards 32] [--namespace-selector S] ' +
@@ -48,6 +56,7 @@ export const hostedCommand: CommandSpec = {
     'allow-insecure-guest-tls': { type: 'boolean', help: 'accept guest kubeconfigs with insecure-skip-tls-verify (test set-ups only; refused by default: a guest kubeconfig is untrusted)' },
     'guest-backoff-max': { type: 'string', help: 'longest wait between tries to reach a failing guest (default 3m; a change of its HostedControlPlane or Secret tries at once)' },
     'running-gates-override': { type: 'string', help: `known, deliberate differences of every guest kube-apiserver, GATE=true|false[,…]: overridden, not mismatch (default ${HOSTED_RUNNING_GATES_OVERRIDES}, HyperShift's; "" for none)` },
+    'kubernetes-versions': { type: 'string', help: 'OpenShift minor=Kubernetes minor pairs, e.g. 4.22=1.35,4.23=1.36: which Kubernetes an HCP\'s release runs, for the check that its control plane starts with the gates of its spec (built in: 4.15–4.21; an unknown release is not checked)' },
     'running-gates-period': { type: 'string', help: 'how often each guest kube-apiserver\'s running gates are checked against its FeatureGate status besides on a change (default 60m; at most once a minute per guest; 0 turns the check off)' },
     ...SERVING_OPTIONS,
     output: { type: 'string', short: 'o', help: 'status: table (default), wide, json or yaml' },
@@ -78,6 +87,7 @@ export const hostedCommand: CommandSpec = {
         backoffMaxMs: durationFlag(values['guest-backoff-max'], '--guest-backoff-max', DEFAULT_GUEST_BACKOFF_MAX_MS),
         runningGatesPeriodMs: durationFlag(values['running-gates-period'], '--running-gates-period', HOSTED_RUNNING_GATES_PERIOD_MS),
         runningGatesOverrides: overridesFlag(values['running-gates-override'] ?? HOSTED_RUNNING_GATES_OVERRIDES, '--running-gates-override'),
+        ...(values['kubernetes-versions'] !== undefined ? { kubernetesVersions: kubernetesVersionsFlag(values['kubernetes-versions']) } : {}),
         ...(flags['allow-insecure-guest-tls'] === true ? { allowInsecureSkipTLSVerify: true } : {}),
       },
       ...serving,

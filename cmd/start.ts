@@ -6,9 +6,9 @@
 // new version's status entry (kube-apiserver restarted, as its operator would roll it); `verify` tells the two apart.
 // With a cluster configured (--kubeconfig or $KUBECONFIG), it runs the operator against that cluster.
 import { join } from 'node:path';
-import { desiredGates, kubernetesGateArgs, parsePayloadVersion, type FeatureGateDetails, type VerifyReport } from '../api-types/index.js';
+import { desiredGates, parsePayloadVersion, renderKubeAPIServerArgs, startableGates, type FeatureGateDetails, type VerifyReport } from '../api-types/index.js';
 import {
-  checkComponent, createLogger, clusterConfigured, kubernetesGateLifecycle, kubernetesGateSpecs, loadKubeConfig, readFeatureGate, readStatus,
+  checkComponent, createLogger, clusterConfigured, kubernetesGateLifecycle, LOCAL_KUBERNETES_MINOR, loadKubeConfig, readFeatureGate, readStatus,
   renderedStatusEntry, requireSupportedNode, type ClusterAccess,
 } from '../runtime/index.js';
 import { followDesiredVersion, type LocalRollout } from './local-rollout.js';
@@ -26,9 +26,14 @@ function nextMinor(version: string): string {
   return `${v.major}.${v.minor + 1}.0`;
 }
 
-/** The `--feature-gates` of kube-apiserver for a status entry: its Kubernetes gates (OpenShift's are left out). */
+/**
+ * The `--feature-gates` of the local (vanilla) kube-apiserver for a status entry: the part of its gates Kubernetes'
+ * own rules let it start with (api-types/gate-rules.ts: OpenShift names, locked and not-yet gates, broken
+ * dependencies left out), as OpenShift's kube-apiserver operator renders them.
+ */
 function apiServerGateArgs(entry: FeatureGateDetails): string[] {
-  return kubernetesGateArgs(desiredGates(entry), kubernetesGateSpecs());
+  const { gates } = startableGates({ kubernetesVersion: LOCAL_KUBERNETES_MINOR, gates: new Map(desiredGates(entry).map((g) => [g.name, g.enabled])) });
+  return renderKubeAPIServerArgs({ enabledNames: [...gates].filter(([, v]) => v).map(([n]) => n), disabledNames: [...gates].filter(([, v]) => !v).map(([n]) => n) });
 }
 
 /** `version`'s status entry once the operator has written it (the operator of that version writes it soon after it starts). */

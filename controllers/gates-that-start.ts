@@ -8,8 +8,7 @@
 // operator condition GatesThatStartDegraded (so the ClusterOperator is Degraded, naming each gate, rule and fix), a
 // Warning Event when the verdict changes, and the gauge featuregates_gates_refused.
 import {
-  API_VERSION, FEATURE_GATE_NAME, GateRulesError, checkFeatureGates, gateNames, gatesOfLists, jsonEqual, kubernetesGateRules,
-  resolveFeatureGateDetails, type FeatureGate, type FeatureSetRegistry, type GateProblem,
+  API_VERSION, FEATURE_GATE_NAME, GateRulesError, checkSpecGates, jsonEqual, type FeatureGate, type FeatureSetRegistry, type GateProblem,
 } from '../api-types/index.js';
 import { gauge, silentLogger, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult, type Reflector } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
@@ -53,10 +52,7 @@ export function gatesThatStartReconciler(deps: GatesThatStartDeps): () => Promis
     let problems: GateProblem[];
     let kube: string;
     try {
-      const entry = resolveFeatureGateDetails(fg.spec, deps.registry, deps.operatorVersion);
-      const rules = kubernetesGateRules(version.replace(/^v/, '').split(/[-+]/)[0]!);
-      kube = rules.kubernetesVersion;
-      problems = checkFeatureGates({ kubernetesVersion: kube, flavor: 'openshift', gates: gatesOfLists(gateNames(entry)) }, rules).problems;
+      ({ problems, kubernetesVersion: kube } = checkSpecGates(fg.spec, deps.registry, deps.operatorVersion, version.replace(/^v/, '').split(/[-+]/)[0]!));
     } catch (e) {
       // A spec that does not resolve is FeatureGateController's Degraded; a Kubernetes minor without rules is not judged.
       if (e instanceof GateRulesError) log.info('not checked: no rules for the cluster\'s Kubernetes version', { version, error: e.message });

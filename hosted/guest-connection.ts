@@ -44,6 +44,8 @@ export interface GuestTuning {
   runningGatesPeriodMs?: number;
   /** Known, deliberate differences every guest's kube-apiserver runs with (HyperShift's): `overridden`, not a mismatch. */
   runningGatesOverrides?: ReadonlyMap<string, boolean>;
+  /** More OpenShift minor → Kubernetes minor pairs ("4.22" → "1.35") for the gates-that-start check of HCP releases. */
+  kubernetesVersions?: Readonly<Record<string, string>>;
 }
 
 /** The User-Agent of guest requests: names the replica, so a guest's audit log says which one wrote. */

@@ -17,7 +17,8 @@
 // retries it.
 import type { Registry } from 'prom-client';
 import {
-  ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, HCP_API_VERSION, configMapCarries, featureGateConfigMap, featureSetName,
+  ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, GateRulesError, HCP_API_VERSION, checkSpecGates, configMapCarries, featureGateConfigMap, featureSetName,
+  kubernetesOfOpenShift,
   boundedText, hcpReleaseVersion, hostedFeatureGateSpec, jsonEqual, mergeConfigMap, type ConfigMap, type FeatureGateSpec, type FeatureSetRegistry,
   type HostedControlPlane, type HostedGuestRecord,
   type GateLifecycle,
@@ -180,11 +181,51 @@ export class GuestSession {
     return this.d.tuning.resyncMs ?? RESYNC_MS;
   }
 
-  /** The spec the HCP asks for, as a watch source of the engagement. */
+  /**
+   * The spec the HCP asks for, as a watch source of the engagement — unless its control plane would refuse to start
+   * with the gates it resolves to: then the last spec that passed (none yet: nothing is pushed to the guest), as the
+   * management ConfigMap stays on its last good set (syncConfigMap reports why).
+   */
   private readonly requested = {
-    spec: (): FeatureGateSpec | undefined => { const hcp = this.d.hcp(); return hcp && hostedFeatureGateSpec(hcp); },
+    spec: (): FeatureGateSpec | undefined => {
+      const hcp = this.d.hcp();
+      if (!hcp) return undefined;
+      const spec = hostedFeatureGateSpec(hcp);
+      const release = hcpReleaseVersion(hcp)?.version;
+      if (release && this.gatesRefusal(spec, release)) return this.lastStartingSpec;
+      this.lastStartingSpec = spec;
+      return spec;
+    },
     addListener: (fn: (name: string) => void) => this.hcpSource.addListener(fn),
   };
+  /** The last HCP spec whose gates its control plane starts with (what the guest was last given). */
+  private lastStartingSpec: FeatureGateSpec | undefined;
+  /** The last gates-that-start verdict, by spec and release (a render's worth of work, not redone per look). */
+  private startVerdict: { key: string; refusal: string | undefined } | undefined;
+
+  /**
+   * Why the HCP's control plane (the Kubernetes minor of its release) would refuse to start with the gates `spec`
+   * resolves to, or undefined when it would start or cannot be judged (a release whose Kubernetes minor is not known:
+   * --kubernetes-versions names more; a spec that does not resolve is syncConfigMap's MissingRelease or the guest's).
+   */
+  private gatesRefusal(spec: FeatureGateSpec, release: string): string | undefined {
+    const key = JSON.stringify([spec, release]);
+    if (this.startVerdict?.key === key) return this.startVerdict.refusal;
+    let refusal: string | undefined;
+    try {
+      const kube = kubernetesOfOpenShift(release, this.d.tuning.kubernetesVersions);
+      const check = checkSpecGates(spec, this.d.catalog.registry(release, ClusterProfiles.IBMCloudManaged), release, kube);
+      if (!check.starts) {
+        refusal = `HostedControlPlane ${this.d.key}: its kube-apiserver (Kubernetes ${kube}, release ${release}) would refuse to start with the gates of ` +
+          `spec.configuration.featureGate: ${check.problems.map((p) => `${p.gate} (${p.kind}): ${p.message}; ${p.fix}`).join('; ')}. ` +
+          'The feature-gate ConfigMap and the guest FeatureGate keep their last set that starts';
+      }
+    } catch (e) {
+      if (!(e instanceof GateRulesError)) refusal = undefined; // resolution errors are reported where the spec is rendered
+    }
+    this.startVerdict = { key, refusal };
+    return refusal;
+  }
 
   /** GuestConnectionController: the guest connection and engagement for the HCP's kubeconfig, (re)made when the Secret's text changes. */
   private async connect(): Promise<ReconcileResult> {
@@ -301,7 +342,10 @@ export class GuestSession {
     } catch (e) {
       throw new TerminalError(`HostedControlPlane release ${release.version}: ${(e as Error).message}`, { reason: 'MissingRelease', recheckAfterMs: EVENTED_RECHECK_MS });
     }
-    const desired = this.desiredConfigMap(hostedFeatureGateSpec(hcp), registry, release.version);
+    const spec = hostedFeatureGateSpec(hcp);
+    const refusal = this.gatesRefusal(spec, release.version);
+    if (refusal) throw new TerminalError(refusal, { reason: 'GatesRefused', recheckAfterMs: EVENTED_RECHECK_MS });
+    const desired = this.desiredConfigMap(spec, registry, release.version);
     const known = this.configMap;
     // Its inputs (the HCP) are watched; what the API server has is re-read every CONFIGMAP_RECHECK_MS, so that is
     // its resync too (a minute's resync of every HCP's ConfigMap was a third of an idle replica's reconciles).

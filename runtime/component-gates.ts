@@ -10,7 +10,7 @@ import type { RequestOptions } from 'node:https';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import {
-  emulationSample, featureEnabledSample, gateChecks, gateLifecycle, gateSpecsAt, parseFeatureGatesFlag, type ComponentCheck, type DesiredGate, type GateLifecycle, type GateSpec,
+  emulationSample, featureEnabledSample, gateChecks, gateLifecycle, parseFeatureGatesFlag, type ComponentCheck, type DesiredGate, type GateLifecycle,
 } from '../api-types/index.js';
 import { apiErrorMessage, statusCode } from './api-errors.js';
 import type { ClusterAccess } from './kube-config.js';
@@ -111,6 +111,8 @@ export async function checkComponent(access: ClusterAccess, name: string, desire
 
 /** The Kubernetes release hack/envtest builds, whose gate list deploy/kubernetes/ ships. */
 const KUBERNETES_RELEASE = { major: 1, minor: 36 };
+/** The Kubernetes minor hack/envtest builds (the local control plane's kube-apiserver). */
+export const LOCAL_KUBERNETES_MINOR = `${KUBERNETES_RELEASE.major}.${KUBERNETES_RELEASE.minor}`;
 const KUBERNETES_GATES_FILE = join(packageRoot(), 'deploy', 'kubernetes', `versioned_feature_list-${KUBERNETES_RELEASE.major}.${KUBERNETES_RELEASE.minor}.yaml`);
 
 /** Kubernetes' versioned_feature_list.yaml of the release hack/envtest builds, as shipped in deploy/kubernetes/. */
@@ -119,6 +121,3 @@ export function kubernetesGateLifecycle(file = KUBERNETES_GATES_FILE): GateLifec
 }
 
 /** Each gate's default and lock in that release: what its kube-apiserver accepts in --feature-gates. */
-export function kubernetesGateSpecs(file = KUBERNETES_GATES_FILE): Map<string, GateSpec> {
-  return gateSpecsAt(parse(readFileSync(file, 'utf8')) as unknown, KUBERNETES_RELEASE);
-}

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { FEATURE_GATE_NAME } from '../../api-types/index.js';
 import { EventResource, FeatureGateResource, ResourceClient, SecretResource, readKubeconfigFile, type ClusterAccess } from '../../runtime/index.js';
 import {
-  ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, setHostedReleaseVersion, startControlPlane, upstreamCRDPaths,
-  type ControlPlane,
+  ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, readFeatureGateConfigMap, setClusterVersion, setHostedFeatureGate, setHostedReleaseVersion,
+  startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { hostedReplicas } from '../support/hosted-replicas.js';
 import { eventually } from '../support/eventually.js';
@@ -60,7 +60,8 @@ describe('featuregates hosted: the tenant boundary by construction', () => {
       if (kind !== 'throttle') await publishHostedControlPlane(mkc, { namespace: kind, name: kind, kubeconfig: server.kubeconfig(), releaseVersion: '4.22.3' });
     }
     await publishHostedControlPlane(mkc, { namespace: 'long-name', name: LONG_NAME, kubeconfig: hostile.get('throttle')!.kubeconfig(), releaseVersion: '4.22.3' });
-    replicas.start('replica-1');
+    // Releases 4.22.x run Kubernetes 1.35 here (the build knows 4.15–4.21 only): the gates-that-start check of HCP specs.
+    replicas.start('replica-1', ['--kubernetes-versions', '4.22=1.35']);
   }, 180_000);
 
   afterAll(async () => {
@@ -135,5 +136,24 @@ describe('featuregates hosted: the tenant boundary by construction', () => {
     expect(allLogs()).not.toContain('\u202e');
     expect(allLogs()).not.toContain('\x1b');
     expect(allLogs()).toContain('the watch of clusterversions/version answered an object it did not ask for: kind \\"Secret\\", not ClusterVersion');
+  }), 90_000);
+
+  it('gates that start: an HCP spec its control plane would refuse leaves the ConfigMap and the guest on their last good set, and hosted status names the gate', () => dumpOnFailure(async () => {
+    const fgs = new ResourceClient(neighbour, FeatureGateResource);
+    const before = await readFeatureGateConfigMap(mkc, 'neighbour');
+    expect(before?.data?.['feature-gate.yaml']).not.toContain('CustomNoUpgrade');
+    await setHostedFeatureGate(mkc, 'neighbour', 'neighbour', { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: [], disabled: ['ServiceAccountTokenNodeBinding'] } });
+    await eventually(async () => expect((await records()).get('neighbour/neighbour')?.lastError)
+      .toContain('would refuse to start with the gates of spec.configuration.featureGate: ServiceAccountTokenNodeBinding (locked): ' +
+        'cannot set feature gate ServiceAccountTokenNodeBinding to false, feature is locked to true'), 30_000, 200);
+    expect((await readFeatureGateConfigMap(mkc, 'neighbour'))?.data).toEqual(before?.data);
+    expect((await fgs.get(FEATURE_GATE_NAME)).spec.featureSet ?? '').toBe('');
+    // The same one-way set without the locked gate starts: the ConfigMap and the guest follow, the line clears.
+    await setHostedFeatureGate(mkc, 'neighbour', 'neighbour', { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: [], disabled: [] } });
+    await eventually(async () => {
+      expect((await readFeatureGateConfigMap(mkc, 'neighbour'))?.data?.['feature-gate.yaml']).toContain('CustomNoUpgrade');
+      expect((await fgs.get(FEATURE_GATE_NAME)).spec.featureSet).toBe('CustomNoUpgrade');
+      expect((await records()).get('neighbour/neighbour')?.lastError ?? '').not.toContain('would refuse to start');
+    }, 30_000, 200);
   }), 90_000);
 });

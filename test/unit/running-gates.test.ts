@@ -4,8 +4,8 @@ import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { emulationSample, featureEnabledSample, gateChecks, gateSpecsAt, kubernetesGateArgs, parseFeatureGatesFlag } from '../../api-types/index.js';
-import { kubernetesGateLifecycle, kubernetesGateSpecs, type ClusterAccess } from '../../runtime/index.js';
+import { emulationSample, featureEnabledSample, gateChecks, parseFeatureGatesFlag, startableGates } from '../../api-types/index.js';
+import { kubernetesGateLifecycle, type ClusterAccess } from '../../runtime/index.js';
 import { runningGatesController } from '../../controllers/running-gates.js';
 
 describe('gates that run', () => {
@@ -24,27 +24,20 @@ describe('gates that run', () => {
     expect(emulationSample('# TYPE version_info gauge')).toBeUndefined();
   });
 
-  it('a gate\'s spec as of a release: the newest one not after it; gates that begin later are absent', () => {
-    const entries = [
-      { name: 'NodeSwap', versionedSpecs: [{ version: '1.22', default: false, lockToDefault: false }, { version: '1.34', default: true, lockToDefault: true }] },
-      { name: 'Later', versionedSpecs: [{ version: '1.37', default: false }] },
-    ];
-    expect([...gateSpecsAt(entries, { major: 1, minor: 36 })]).toEqual([['NodeSwap', { default: true, locked: true }]]);
-    expect([...gateSpecsAt(entries, { major: 1, minor: 33 })]).toEqual([['NodeSwap', { default: false, locked: false }]]);
-    expect(() => gateSpecsAt({}, { major: 1, minor: 36 })).toThrow('expected a list of gates');
-  });
-
-  it('kube-apiserver is told only the Kubernetes gates it can take: no OpenShift names, no locked gate against its lock', () => {
-    const left: string[] = [];
-    const args = kubernetesGateArgs([
-      { name: 'OpenShiftPodSecurityAdmission', enabled: true }, // OpenShift's: a vanilla kube-apiserver would refuse to start
-      { name: 'NodeSwap', enabled: false }, // GA, locked on since 1.34: refused at start
-      { name: 'ExecProbeTimeout', enabled: true }, // locked on, and asked on: accepted
-      { name: 'APIServingWithRoutine', enabled: true },
-      { name: 'APIResponseCompression', enabled: false },
-    ], kubernetesGateSpecs(), (n) => left.push(n));
-    expect(args).toEqual(['--feature-gates=APIResponseCompression=false', '--feature-gates=APIServingWithRoutine=true', '--feature-gates=ExecProbeTimeout=true']);
-    expect(left).toEqual(['OpenShiftPodSecurityAdmission', 'NodeSwap']);
+  it('the local kube-apiserver is given only the gates Kubernetes\' rules let it start with: no OpenShift names, no lock broken, no dependency broken', () => {
+    const { gates, left } = startableGates({ kubernetesVersion: '1.36', gates: new Map([
+      ['OpenShiftPodSecurityAdmission', true], // OpenShift's: a vanilla kube-apiserver would refuse to start
+      ['NodeSwap', false], // GA, locked on since 1.34: refused at start
+      ['ExecProbeTimeout', true], // locked on, and asked on: accepted
+      ['APIServingWithRoutine', true],
+      ['APIResponseCompression', false],
+      ['ClusterTrustBundleProjection', true], // needs ClusterTrustBundle, off by default: the dependent's own setting goes
+      ['WatchListClient', true],
+      ['GracefulNodeShutdown', false], // on-by-default dependents need it: the dependency's =false goes
+    ]) });
+    expect([...gates]).toEqual([['ExecProbeTimeout', true], ['APIServingWithRoutine', true], ['APIResponseCompression', false], ['WatchListClient', true]]);
+    expect(left.map((p) => `${p.kind}:${p.gate}`)).toEqual(['locked:NodeSwap', 'unknown:OpenShiftPodSecurityAdmission',
+      'dependency:ClusterTrustBundleProjection', 'dependency:GracefulNodeShutdown']);
   });
 
   it('reads a --feature-gates value as /flagz shows it', () => {
