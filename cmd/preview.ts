@@ -1,12 +1,18 @@
 // `featuregates preview -f featuregate.yaml`: what a FeatureGate spec would resolve to for a payload, before
 // it is applied — unknown names (with the closest known one), conflicts, and the one-way warning. No cluster.
 import { stringify } from 'yaml';
-import { featureSetName, previewSpec, unknownGateMessage, type SpecPreview } from '../api-types/index.js';
+import {
+  GateRulesError, checkFeatureGates, featureSetName, gatesOfLists, kubernetesGateRules, kubernetesOfOpenShift, previewSpec, unknownGateMessage,
+  type GateStartCheck, type SpecPreview,
+} from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
 import { clusterProfileFlag, outputFlag, UsageError, type CommandSpec } from './args.js';
 
-export function formatPreview(p: SpecPreview): string {
+/** What preview shows: the spec's resolution and, when the Kubernetes version is known, whether the components start with it. */
+export type PreviewReport = SpecPreview & { gatesThatStart?: Pick<GateStartCheck, 'kubernetesVersion' | 'starts' | 'problems'> };
+
+export function formatPreview(p: PreviewReport): string {
   const lines = [`Feature set: ${featureSetName(p.featureSet)}`];
   if (p.irreversible) {
     lines.push(`WARNING: ${featureSetName(p.featureSet)} cannot be undone: once applied, the cluster can never return to Default and minor upgrades are blocked.`);
@@ -14,6 +20,9 @@ export function formatPreview(p: SpecPreview): string {
   for (const u of p.unknown) lines.push(unknownGateMessage(u));
   if (p.conflicts.length) lines.push(`conflict: enabled and disabled at once: ${p.conflicts.join(', ')} (the operator refuses this spec and reports Degraded)`);
   if (p.error) lines.push(`does not resolve: ${p.error}`);
+  for (const g of p.gatesThatStart?.problems ?? []) {
+    lines.push(`would not start: the components of Kubernetes ${p.gatesThatStart!.kubernetesVersion} refuse ${g.gate} (${g.kind}): ${g.message}; ${g.fix}`);
+  }
   if (p.resolved) {
     lines.push('', `Enabled (${p.resolved.enabled.length}):`, ...p.resolved.enabled.map((n) => `  ${n}`));
     lines.push(`Disabled (${p.resolved.disabled.length}):`, ...p.resolved.disabled.map((n) => `  ${n}`));
@@ -23,13 +32,14 @@ export function formatPreview(p: SpecPreview): string {
 
 export const previewCommand: CommandSpec = {
   name: 'preview',
-  usage: 'featuregates preview -f FILE --authoritative-feature-gate-dir D --payload-version V [--cluster-profile P] [-o text|json|yaml]',
+  usage: 'featuregates preview -f FILE --authoritative-feature-gate-dir D --payload-version V [--cluster-profile P] [--kubernetes-version X.Y] [-o text|json|yaml]',
   positionals: [],
   options: {
     filename: { type: 'string', short: 'f', help: 'a FeatureGate manifest (YAML or JSON), or - for standard input (required)' },
     'authoritative-feature-gate-dir': { type: 'string', help: 'payload FeatureGate manifests (required)' },
     'payload-version': { type: 'string', help: 'the payload version, X.Y.Z (required: it selects manifests by major version)' },
     'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed' },
+    'kubernetes-version': { type: 'string', help: 'the cluster\'s Kubernetes minor, X.Y: the resolved gates are checked against its rules (default: the payload version\'s, when known; featuregates preflight says more)' },
     output: { type: 'string', short: 'o', help: 'text (default), json or yaml' },
   },
   run(values) {
@@ -43,8 +53,18 @@ export const previewCommand: CommandSpec = {
     const profile = clusterProfileFlag(values['cluster-profile']);
     const fg = readFeatureGateFile(file);
     const registry = loadRegistry(dir, { operatorVersion: version, ...(profile ? { clusterProfile: profile } : {}) });
-    const p = previewSpec(fg.spec, registry);
+    const p: PreviewReport = previewSpec(fg.spec, registry);
+    const kube = values['kubernetes-version'] ?? (() => { try { return kubernetesOfOpenShift(version); } catch { return undefined; } })();
+    if (p.resolved && kube) {
+      try {
+        const c = checkFeatureGates({ kubernetesVersion: kube, flavor: 'openshift', gates: gatesOfLists(p.resolved) }, kubernetesGateRules(kube));
+        p.gatesThatStart = { kubernetesVersion: c.kubernetesVersion, starts: c.starts, problems: c.problems };
+      } catch (e) {
+        if (!(e instanceof GateRulesError)) throw e;
+        if (values['kubernetes-version'] !== undefined) throw new UsageError(`--kubernetes-version: ${e.message}`);
+      }
+    }
     process.stdout.write(output === 'json' ? `${JSON.stringify(p, null, 2)}\n` : output === 'yaml' ? stringify(p) : formatPreview(p));
-    return p.unknown.length || p.conflicts.length || p.error ? 1 : 0;
+    return p.unknown.length || p.conflicts.length || p.error || p.gatesThatStart?.starts === false ? 1 : 0;
   },
 };
