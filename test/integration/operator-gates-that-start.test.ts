@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ClusterOperatorResource, EventResource, FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { startOperator, type RunningOperator } from '../../controllers/manager.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
+import { runCLI } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 
@@ -55,4 +56,16 @@ describe('the operator and a spec the components would refuse', () => {
       expect(await gauge()).toBe(0);
     }, 30_000, 200);
   }, 90_000);
+
+  it('simulate upgrade says, before it starts, that the new version\'s components would refuse the cluster\'s gates', async () => {
+    await op?.stop();
+    op = undefined;
+    await setFeatureGateSpec(plane.kubeConfig, { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: [], disabled: ['MutableCSINodeAllocatableCount'] } });
+    const r = runCLI(['simulate', 'upgrade', '--to', '5.0.0', '--payload-dir', join(PAYLOAD_ROOT, 'releases', 'release-5.0'), '--kubernetes-version', '1.36',
+      '--kubeconfig', plane.kubeconfigPath]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('warning: the components of 5.0.0 (Kubernetes 1.36.3) would refuse to start with the cluster\'s gates: ' +
+      'MutableCSINodeAllocatableCount (locked): cannot set feature gate MutableCSINodeAllocatableCount to false, feature is locked to true');
+    expect(r.stdout).toContain('ClusterVersion: upgrade to 5.0.0 started');
+  }, 60_000);
 });
