@@ -22,7 +22,17 @@ export interface KubernetesGateRules {
   kubernetesVersion: string;
   gates: Readonly<Record<string, readonly KubernetesGateSpec[]>>;
   dependencies: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Gates only binaries that import k8s.io/controller-manager's feature registration have (kube-apiserver,
+   * kube-controller-manager, kubelet; not kube-scheduler).
+   */
+  controllerManagerGates: readonly string[];
 }
+
+/** The Kubernetes components whose `--feature-gates` the rules judge. */
+export type GateComponent = 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kubelet';
+/** The components that do not import controller-manager's feature registration (go list -deps, v1.36.3). */
+const WITHOUT_CONTROLLER_MANAGER_GATES: ReadonlySet<GateComponent> = new Set(['kube-scheduler']);
 
 /** How a component treats names it does not know: vanilla Kubernetes refuses them; OpenShift's components are given every OpenShift gate and log them. */
 export type GateFlavor = 'vanilla' | 'openshift';
@@ -55,6 +65,8 @@ export interface GateCheckInput {
   /** `--min-compatibility-version` (default: one minor below the emulated version). */
   minCompatibilityVersion?: string;
   flavor?: GateFlavor;
+  /** Which component (default kube-apiserver): kube-scheduler lacks controller-manager's gates. */
+  component?: GateComponent;
   /** The `--feature-gates` map. */
   gates: ReadonlyMap<string, boolean> | Readonly<Record<string, boolean>>;
 }
@@ -129,6 +141,8 @@ export function checkFeatureGates(input: GateCheckInput, rules = kubernetesGateR
   const minCompat = input.minCompatibilityVersion !== undefined ? minorOf(input.minCompatibilityVersion, 'min compatibility version')
     : { major: emulated.major, minor: Math.max(0, emulated.minor - 1) };
   const flavor = input.flavor ?? 'vanilla';
+  const lacks = WITHOUT_CONTROLLER_MANAGER_GATES.has(input.component ?? 'kube-apiserver') ? new Set(rules.controllerManagerGates) : new Set<string>();
+  const has = (gate: string) => Object.hasOwn(rules.gates, gate) && !lacks.has(gate);
   const asked = input.gates instanceof Map ? [...input.gates] : Object.entries(input.gates);
   asked.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
@@ -140,18 +154,19 @@ export function checkFeatureGates(input: GateCheckInput, rules = kubernetesGateR
   const explicit = new Set(asked.map(([n]) => n));
   for (const [name, value] of asked) {
     const special = name === ALL_ALPHA || name === ALL_BETA;
-    if (!special && !Object.hasOwn(rules.gates, name)) {
+    if (!special && !has(name)) {
       if (flavor === 'openshift') ignored.push(name);
       else {
-        const near = closestName(name, Object.keys(rules.gates));
+        const near = closestName(name, Object.keys(rules.gates).filter(has));
         problems.push({ gate: name, kind: 'unknown', message: `unrecognized feature gate: ${name}`,
-          fix: near ? `did you mean ${near}? Kubernetes ${text(binary)} has no gate ${name}` : `drop ${name}: Kubernetes ${text(binary)} has no such gate` });
+          fix: lacks.has(name) ? `drop ${name} from ${input.component}'s flags: it is a controller-manager gate that ${input.component} does not register`
+            : near ? `did you mean ${near}? Kubernetes ${text(binary)} has no gate ${name}` : `drop ${name}: Kubernetes ${text(binary)} has no such gate` });
       }
       continue;
     }
     if (special) {
       const stage = name === ALL_ALPHA ? 'Alpha' : 'Beta';
-      for (const gate of Object.keys(rules.gates)) if (!explicit.has(gate) && specOf(gate).preRelease === stage) enabled.set(gate, value);
+      for (const gate of Object.keys(rules.gates)) if (has(gate) && !explicit.has(gate) && specOf(gate).preRelease === stage) enabled.set(gate, value);
       continue;
     }
     const spec = specOf(name);
@@ -168,7 +183,7 @@ export function checkFeatureGates(input: GateCheckInput, rules = kubernetesGateR
     enabled.set(name, value);
   }
   if (problems.length === 0) {
-    const effective = (gate: string) => enabled.get(gate) ?? (Object.hasOwn(rules.gates, gate) ? specOf(gate).default : false);
+    const effective = (gate: string) => enabled.get(gate) ?? (has(gate) ? specOf(gate).default : false);
     for (const gate of Object.keys(rules.dependencies).sort()) {
       if (!effective(gate)) continue;
       const off = rules.dependencies[gate]!.filter((dep) => !effective(dep));

@@ -1,7 +1,7 @@
 // `featuregates preflight`'s answer, pure: would each Kubernetes component start with this gate set? The same rules
 // for kube-apiserver, kube-controller-manager, kube-scheduler and kubelet (every one parses `--feature-gates`
-// through component-base and registers the same gates: gate-rules.ts); the flavor says how unknown names are
-// taken. Also which Kubernetes minor an OpenShift release runs, as data with its source.
+// through component-base and registers the same gates, but kube-scheduler lacks controller-manager's: gate-rules.ts);
+// the flavor says how unknown names are taken. Also which Kubernetes minor an OpenShift release runs, as data with its source.
 import { checkFeatureGates, GateRulesError, type GateFlavor, type GateProblem, type GateStartCheck } from './gate-rules.js';
 import { gateNames } from './gate-lists.js';
 import { parsePayloadVersion } from './payload-version.js';
@@ -35,11 +35,12 @@ export interface PreflightInput {
 }
 
 export function preflight(input: PreflightInput): PreflightReport {
-  const check = checkFeatureGates(input);
+  const checks = PREFLIGHT_COMPONENTS.map((name) => [name, checkFeatureGates({ ...input, component: name })] as const);
+  const first = checks[0]![1];
   return {
-    kubernetesVersion: check.kubernetesVersion, emulatedVersion: check.emulatedVersion,
-    components: PREFLIGHT_COMPONENTS.map((name) => ({ name, flavor: input.flavor, starts: check.starts, problems: check.problems })),
-    ignored: check.ignored,
+    kubernetesVersion: first.kubernetesVersion, emulatedVersion: first.emulatedVersion,
+    components: checks.map(([name, check]) => ({ name, flavor: input.flavor, starts: check.starts, problems: check.problems })),
+    ignored: [...new Set(checks.flatMap(([, c]) => c.ignored))].sort(),
   };
 }
 

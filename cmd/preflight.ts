@@ -16,10 +16,17 @@ export function formatPreflight(r: PreflightReport, wide = false): string {
   for (const c of r.components) {
     lines.push(`${c.name.padEnd(width)}  ${c.starts ? 'starts' : `REFUSES (${c.problems.length})`}`);
   }
-  const problems = r.components.find((c) => !c.starts)?.problems ?? [];
-  if (problems.length) {
-    lines.push('', 'Each of them refuses to start:');
-    for (const p of problems) lines.push(`  ${p.kind.padEnd(10)} ${p.gate}: ${p.message}`, `  ${''.padEnd(10)} fix: ${p.fix}`);
+  // Components that refuse for the same reasons are told together.
+  const groups = new Map<string, { names: string[]; problems: PreflightReport['components'][number]['problems'] }>();
+  for (const c of r.components.filter((x) => !x.starts)) {
+    const key = JSON.stringify(c.problems);
+    const g = groups.get(key) ?? { names: [], problems: c.problems };
+    g.names.push(c.name);
+    groups.set(key, g);
+  }
+  for (const g of groups.values()) {
+    lines.push('', g.names.length === r.components.length ? 'Each of them refuses to start:' : `${g.names.join(', ')} ${g.names.length > 1 ? 'refuse' : 'refuses'} to start:`);
+    for (const p of g.problems) lines.push(`  ${p.kind.padEnd(10)} ${p.gate}: ${p.message}`, `  ${''.padEnd(10)} fix: ${p.fix}`);
   }
   if (r.ignored.length) {
     lines.push('', `${r.ignored.length} names are not Kubernetes gates (OpenShift's components ignore them)${wide ? `: ${r.ignored.join(', ')}` : ''}`);

@@ -197,6 +197,7 @@ export const KUBERNETES_1_33: KubernetesGateRules = {
     WindowsGracefulNodeShutdown: [['1.32', false, false, 'Alpha']],
     WindowsHostNetwork: [['1.26', false, false, 'Alpha'], ['1.33', false, false, 'Deprecated']],
   },
+  controllerManagerGates: [],
   dependencies: {
   },
 };

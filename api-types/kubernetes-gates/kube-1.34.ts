@@ -214,6 +214,7 @@ export const KUBERNETES_1_34: KubernetesGateRules = {
     WindowsGracefulNodeShutdown: [['1.32', false, false, 'Alpha'], ['1.34', true, false, 'Beta']],
     WindowsHostNetwork: [['1.26', false, false, 'Alpha'], ['1.33', false, false, 'Deprecated']],
   },
+  controllerManagerGates: [],
   dependencies: {
   },
 };

@@ -224,6 +224,7 @@ export const KUBERNETES_1_35: KubernetesGateRules = {
     WindowsGracefulNodeShutdown: [['1.32', false, false, 'Alpha'], ['1.34', true, false, 'Beta']],
     WindowsHostNetwork: [['1.26', false, false, 'Alpha'], ['1.33', false, false, 'Deprecated']],
   },
+  controllerManagerGates: [],
   dependencies: {
     AuthorizeNodeWithSelectors: ['AuthorizeWithSelectors'],
     ClusterTrustBundleProjection: ['ClusterTrustBundle'],

@@ -248,6 +248,7 @@ export const KUBERNETES_1_36: KubernetesGateRules = {
     WorkloadAwarePreemption: [['1.36', false, false, 'Alpha']],
     WorkloadWithJob: [['1.36', false, false, 'Alpha']],
   },
+  controllerManagerGates: ['ControllerManagerReleaseLeaderElectionLockOnExit'],
   dependencies: {
     AuthorizeNodeWithSelectors: ['AuthorizeWithSelectors'],
     ClusterTrustBundleProjection: ['ClusterTrustBundle'],

@@ -260,6 +260,7 @@ export const KUBERNETES_1_37: KubernetesGateRules = {
     WindowsHostNetwork: [['1.26', false, false, 'Alpha'], ['1.33', false, false, 'Deprecated']],
     WorkloadWithJob: [['1.36', false, false, 'Alpha']],
   },
+  controllerManagerGates: ['ControllerManagerReleaseLeaderElectionLockOnExit'],
   dependencies: {
     ClusterTrustBundleProjection: ['ClusterTrustBundle'],
     CompositePodGroup: ['GenericWorkload', 'TopologyAwareWorkloadScheduling'],

@@ -25,7 +25,7 @@ await Promise.all([0, 1].map(async () => {
   for (let i = next++; i < jobs.length; i = next++) {
     const { c, component } = jobs[i]!;
     const theirs = await oracle(bin, component, c.gates, c.emulatedVersion);
-    const ours = checkFeatureGates({ kubernetesVersion: '1.36', emulatedVersion: c.emulatedVersion, gates: c.gates });
+    const ours = checkFeatureGates({ kubernetesVersion: '1.36', emulatedVersion: c.emulatedVersion, gates: c.gates, component });
     const named = ours.problems.map((p) => `${p.kind}:${p.gate}`).sort();
     const ok = ours.starts === theirs.starts && (named.some((n) => n.startsWith('unknown:'))
       ? theirs.named.every((n) => named.includes(n)) : JSON.stringify(named) === JSON.stringify(theirs.named));

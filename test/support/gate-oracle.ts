@@ -88,6 +88,7 @@ export function gateCorpus(rules: KubernetesGateRules, emulatedVersion: string, 
   add('a typo', [['DynamicResourceAlocation', true]]);
   const valid = names.find(open)!;
   add('an unknown name beside a valid one', [['NoSuchGate', true], [valid, spec(valid).default]]);
+  for (const g of rules.controllerManagerGates) add(`${g}, a controller-manager gate`, [[g, spec(g).default]]);
   add('AllAlpha on', [['AllAlpha', true]]);
   add('AllBeta off', [['AllBeta', false]]);
   add('AllAlpha off', [['AllAlpha', false]]);

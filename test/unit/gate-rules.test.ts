@@ -125,3 +125,18 @@ describe('preflight\'s inputs', () => {
     expect(() => kubernetesOfOpenShift('5.1.0')).toThrow('which Kubernetes minor OpenShift 5.1 runs is not known to this build');
   });
 });
+
+describe('per component', () => {
+  it('kube-scheduler lacks the controller-manager gates the others register (its v1.36.3 binary refuses them)', () => {
+    const gates = { ControllerManagerReleaseLeaderElectionLockOnExit: true };
+    for (const component of ['kube-apiserver', 'kube-controller-manager', 'kubelet'] as const) {
+      expect(checkFeatureGates({ kubernetesVersion: '1.36', component, gates }).starts).toBe(true);
+    }
+    expect(checkFeatureGates({ kubernetesVersion: '1.36', component: 'kube-scheduler', gates }).problems).toEqual([{
+      gate: 'ControllerManagerReleaseLeaderElectionLockOnExit', kind: 'unknown', message: 'unrecognized feature gate: ControllerManagerReleaseLeaderElectionLockOnExit',
+      fix: 'drop ControllerManagerReleaseLeaderElectionLockOnExit from kube-scheduler\'s flags: it is a controller-manager gate that kube-scheduler does not register',
+    }]);
+    expect(preflight({ kubernetesVersion: '1.36', flavor: 'vanilla', gates: new Map(Object.entries(gates)) }).components.map((c) => `${c.name}:${c.starts}`))
+      .toEqual(['kube-apiserver:true', 'kube-controller-manager:true', 'kube-scheduler:false', 'kubelet:true']);
+  });
+});
