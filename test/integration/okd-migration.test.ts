@@ -91,9 +91,12 @@ describe('OKD feature-set migration', () => {
       const managers = ((fg.metadata as { managedFields?: { manager: string; operation: string }[] }).managedFields ?? []).map((m) => `${m.manager}/${m.operation}`);
       expect(managers).toContain('OKDFeatureSetMigrationController/Apply');
       await eventually(async () => expect(await upgradeable()).toMatchObject({ status: 'True', reason: 'AsExpected' }), 30_000, 300);
-      const events = await KubeTransport.for(plane.kubeConfig).request({ method: 'GET', path: `/api/v1/namespaces/${NS}/events` }) as { items: { reason: string; message: string }[] };
-      expect(events.items.filter((e) => e.reason === 'OKDFeatureSetMigration').map((e) => e.message))
-        .toEqual(['spec.featureSet moved from Default to OKD: this is an OKD build']);
+      // Events are written from the recorder's queue, after the change they tell of.
+      await eventually(async () => {
+        const events = await KubeTransport.for(plane.kubeConfig).request({ method: 'GET', path: `/api/v1/namespaces/${NS}/events` }) as { items: { reason: string; message: string }[] };
+        expect(events.items.filter((e) => e.reason === 'OKDFeatureSetMigration').map((e) => e.message))
+          .toEqual(['spec.featureSet moved from Default to OKD: this is an OKD build']);
+      }, 10_000, 200);
       // the status is the OKD set's, as `render` computes it
       const okdSpec = join(tempDir('fgc-okd-spec-'), 'fg.yaml');
       writeFileSync(okdSpec, 'apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata: {name: cluster}\nspec: {featureSet: OKD}\n');
