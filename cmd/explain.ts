@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import { stringify } from 'yaml';
 import {
-  BrokenPayloadError, ALL_CLUSTER_PROFILES, featureGateRequirements, MAJOR_VERSION_ANNOTATION, manifestObjectName, type ManifestObject, majorVersionDisagreement, parsePayloadVersion, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
+  BrokenPayloadError, GateRulesError, gateSpecAt, kubernetesGateRules, kubernetesOfOpenShift, ALL_CLUSTER_PROFILES, featureGateRequirements, MAJOR_VERSION_ANNOTATION, manifestObjectName, type ManifestObject, majorVersionDisagreement, parsePayloadVersion, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
 } from '../api-types/index.js';
 import { loadRegistry, readPayloadManifests } from '../runtime/payload-manifests.js';
 import { connect, readFeatureGate } from '../runtime/cluster-read.js';
@@ -24,8 +24,22 @@ export interface Explanation {
     spec: 'forces enabled' | 'forces disabled' | 'not named';
     versions: { version: string; state: GateState | 'absent' }[];
   };
+  /** The gate in Kubernetes' own rules at the cluster's Kubernetes minor, when it is a Kubernetes gate and the minor is known. */
+  kubernetes?: { version: string; stage: string; default: boolean; locked: boolean; dependsOn: string[]; neededBy: string[] };
   known: boolean;
   suggestion?: string;
+}
+
+/** The Kubernetes side of a gate (undefined: not a Kubernetes gate there). */
+function explainKubernetes(gate: string, kubernetesVersion: string): Explanation['kubernetes'] {
+  const rules = kubernetesGateRules(kubernetesVersion);
+  const minor = rules.kubernetesVersion.split('.').slice(0, 2).join('.');
+  const spec = gateSpecAt(rules, gate, minor);
+  if (!spec) return undefined;
+  return {
+    version: rules.kubernetesVersion, stage: spec.preRelease, default: spec.default, locked: spec.lockToDefault,
+    dependsOn: [...(rules.dependencies[gate] ?? [])], neededBy: Object.keys(rules.dependencies).filter((g) => rules.dependencies[g]!.includes(gate)).sort(),
+  };
 }
 
 function explainCluster(fg: FeatureGate, gate: string): NonNullable<Explanation['cluster']> & { names: string[] } {
@@ -56,6 +70,12 @@ export function formatExplanation(x: Explanation): string {
     if (x.manifests.decides.length === 0) lines.push('  (none)');
     for (const m of x.manifests.decides) lines.push(`  ${m.file} (${m.object}): applied only while ${x.gate} is ${m.needs} (requires "${m.requirement}")`);
   }
+  if (x.kubernetes) {
+    const k = x.kubernetes;
+    lines.push('', `Kubernetes ${k.version}: ${k.stage}, ${k.default ? 'on' : 'off'} by default${k.locked ? `, locked: setting it ${k.default ? 'false' : 'true'} stops every component` : ''}`);
+    if (k.dependsOn.length) lines.push(`  needs ${k.dependsOn.join(', ')} on (a component with it on and one of those off does not start)`);
+    if (k.neededBy.length) lines.push(`  needed by ${k.neededBy.join(', ')} (turning it off while one of them is on stops the components)`);
+  }
   if (x.cluster) {
     const spec = x.cluster.spec === 'not named' ? 'the spec does not name this gate' : `the spec's customNoUpgrade forces it ${x.cluster.spec.replace('forces ', '')}`;
     lines.push('', `Cluster ${x.cluster.server}: feature set ${featureSetName(x.cluster.featureSet)}; ${spec}`);
@@ -68,12 +88,13 @@ export function formatExplanation(x: Explanation): string {
 
 export const explainCommand: CommandSpec = {
   name: 'explain',
-  usage: 'featuregates explain GATE [--authoritative-feature-gate-dir D --payload-version V] [--payload-manifests DIR] [--kubeconfig P] [-o text|json|yaml]',
+  usage: 'featuregates explain GATE [--authoritative-feature-gate-dir D --payload-version V] [--payload-manifests DIR] [--kubeconfig P] [--kubernetes-version X.Y] [-o text|json|yaml]',
   positionals: ['GATE'],
   options: {
     'authoritative-feature-gate-dir': { type: 'string', help: 'explain from these payload FeatureGate manifests' },
     'payload-version': { type: 'string', help: 'the payload version, X.Y.Z (selects manifests by major version; default 4.0.0)' },
     'payload-manifests': { type: 'string', help: 'also list the payload manifests (any kind) whose release.openshift.io/feature-gate names this gate' },
+    'kubernetes-version': { type: 'string', help: 'also say what Kubernetes X.Y\'s own rules say of the gate (default with a payload: its version\'s minor, when known)' },
     kubeconfig: { type: 'string', help: `explain from this cluster's FeatureGate/cluster (default when no payload folder is given: ${CLUSTER_SEARCH_HELP})` },
     output: { type: 'string', short: 'o', help: 'text (default), json or yaml' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
@@ -131,6 +152,16 @@ export const explainCommand: CommandSpec = {
       const { names: clusterNames, ...cluster } = explainCluster(fg, gate);
       x.cluster = { ...cluster, server };
       for (const n of clusterNames) names.add(n);
+    }
+    const kube = values['kubernetes-version'] ?? (dir ? (() => { try { return kubernetesOfOpenShift(version); } catch { return undefined; } })() : undefined);
+    if (kube) {
+      try {
+        const k = explainKubernetes(gate, kube);
+        if (k) x.kubernetes = k;
+      } catch (e) {
+        if (!(e instanceof GateRulesError)) throw e;
+        if (values['kubernetes-version'] !== undefined) throw new UsageError(`--kubernetes-version: ${e.message}`);
+      }
     }
     x.known = names.has(gate);
     if (!x.known) {

@@ -43,10 +43,15 @@ export function gatesThatStartReconciler(deps: GatesThatStartDeps): () => Promis
     'Gates of this version\'s FeatureGate status entry that a component of the cluster would refuse to start with (0: they start)', []);
   let last: { spec: FeatureGate['spec']; version: string; message: string | undefined } | undefined;
   let version: string | undefined;
+  let versionReadAt = -Infinity;
   return async () => {
     const fg = deps.featureGates.get(FEATURE_GATE_NAME);
     if (!fg) return { requeueAfterMs: RECHECK_MS };
-    version = (await deps.kubernetesVersion()) ?? version; // not answered: the last one known
+    // The API server's version is read at most every RECHECK_MS (every status write is a FeatureGate event here).
+    if (version === undefined || Date.now() - versionReadAt >= RECHECK_MS) {
+      version = (await deps.kubernetesVersion()) ?? version; // not answered: the last one known
+      versionReadAt = Date.now();
+    }
     if (!version) return { requeueAfterMs: RECHECK_MS };
     if (last && last.version === version && jsonEqual(last.spec, fg.spec)) return { requeueAfterMs: RECHECK_MS };
     let problems: GateProblem[];

@@ -56,4 +56,12 @@ describe('featuregates preflight', () => {
       expect(r.stderr).toContain(message);
     }
   });
+
+  it('explain says what Kubernetes\' own rules say of a Kubernetes gate: stage, default, lock, dependencies both ways', () => {
+    const r = runCLI(['explain', 'DynamicResourceAllocation', '--authoritative-feature-gate-dir', PAYLOAD, '--payload-version', '4.23.0', '--kubernetes-version', '1.36']);
+    expect(r.stdout).toContain('Kubernetes 1.36.3: GA, on by default, locked: setting it false stops every component');
+    expect(r.stdout).toContain('  needed by DRAAdminAccess, DRAConsumableCapacity,');
+    const dependent = runCLI(['explain', 'ProcMountType', '--authoritative-feature-gate-dir', PAYLOAD, '--payload-version', '4.23.0', '--kubernetes-version', '1.35', '-o', 'json']);
+    expect(JSON.parse(dependent.stdout).kubernetes).toEqual({ version: '1.35.4', stage: 'Beta', default: true, locked: false, dependsOn: ['UserNamespacesSupport'], neededBy: [] });
+  });
 });

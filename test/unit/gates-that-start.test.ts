@@ -1,0 +1,33 @@
+// GatesThatStartController's reconciler over an in-memory cache: its verdict, and what it costs per FeatureGate event
+// (every status write is one) — the API server's version is read once, not per event (a GET per event added a
+// third to the operator's scenario CPU in `npm run bench -- upstream`).
+import { describe, expect, it } from '@jest/globals';
+import { join } from 'node:path';
+import type { FeatureGate } from '../../api-types/index.js';
+import { loadRegistry, type EventRecorder } from '../../runtime/index.js';
+import { gatesThatStartReconciler } from '../../controllers/gates-that-start.js';
+import { OperatorConditions } from '../../controllers/operator-conditions.js';
+import { PAYLOAD_ROOT } from '../support/payloads.js';
+
+describe('GatesThatStartController', () => {
+  it('reads the API server\'s version once across many FeatureGate events, and says Degraded only for a refused set', async () => {
+    let fg: FeatureGate = { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster' }, spec: {} };
+    const recorded: string[] = [];
+    const events: EventRecorder = { event: (_o, _t, reason) => { recorded.push(reason); }, flush: async () => undefined };
+    const conditions = new OperatorConditions();
+    let reads = 0;
+    const reconcile = gatesThatStartReconciler({
+      operatorVersion: '4.23.0', registry: loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.23'), { operatorVersion: '4.23.0' }),
+      featureGates: { get: () => fg, addListener: () => () => true }, conditions, events,
+      kubernetesVersion: async () => { reads++; return 'v1.36.3'; },
+    });
+    for (let i = 0; i < 50; i++) await reconcile();
+    expect(reads).toBe(1);
+    expect(conditions.all().find((c) => c.type === 'GatesThatStartDegraded')).toMatchObject({ status: 'False' });
+    fg = { ...fg, spec: { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: [], disabled: ['MutableCSINodeAllocatableCount'] } } };
+    for (let i = 0; i < 5; i++) await reconcile();
+    expect(reads).toBe(1);
+    expect(conditions.all().find((c) => c.type === 'GatesThatStartDegraded')).toMatchObject({ status: 'True', reason: 'GatesRefusedByComponents' });
+    expect(recorded).toEqual(['FeatureGatesRefusedByComponents']); // once, when the verdict changed
+  });
+});
