@@ -5,7 +5,7 @@
 // the verdict comes in well under a second, without a start. No Jest import: hack/ runs the larger corpus too.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { checkFeatureGates, gateSpecAt, type GateProblemKind, type KubernetesGateRules } from '../../api-types/index.js';
+import { checkFeatureGates, gateSpecAt, type GateProblemKind, type GateStartCheck, type KubernetesGateRules } from '../../api-types/index.js';
 
 export const ORACLE_COMPONENTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
 export type OracleComponent = (typeof ORACLE_COMPONENTS)[number];
@@ -45,6 +45,17 @@ export function oracle(binDir: string, component: OracleComponent, gates: Readon
       resolve({ starts: named.size === 0, named: [...named].sort(), said: failed.slice(-600) });
     });
   });
+}
+
+/**
+ * Whether our check and the binary agree: the same verdict, and the same gates and rules named — except that a vanilla
+ * binary stops at the first unknown name it meets (Go map order), so then what it names need only be among ours.
+ */
+export function oracleAgrees(ours: GateStartCheck, theirs: OracleVerdict): { agrees: boolean; named: string[] } {
+  const named = ours.problems.map((p) => `${p.kind}:${p.gate}`).sort();
+  const agrees = ours.starts === theirs.starts && (named.some((n) => n.startsWith('unknown:'))
+    ? theirs.named.every((n) => named.includes(n)) : JSON.stringify(named) === JSON.stringify(theirs.named));
+  return { agrees, named };
 }
 
 /** A small deterministic PRNG (mulberry32): the corpus is the same on every run. */
