@@ -25,7 +25,7 @@ export interface GatesThatStartDeps {
   featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
   conditions: OperatorConditions;
   events: EventRecorder;
-  /** The Kubernetes version the cluster's API server runs ("v1.36.3"); undefined when it cannot be read. */
+  /** The Kubernetes version the cluster's API server runs ("1.36.3", apiServerVersion); undefined when it cannot be read. */
   kubernetesVersion: () => Promise<string | undefined>;
   logger?: Logger;
   metrics?: Registry;
@@ -57,7 +57,7 @@ export function gatesThatStartReconciler(deps: GatesThatStartDeps): () => Promis
     let problems: GateProblem[];
     let kube: string;
     try {
-      ({ problems, kubernetesVersion: kube } = checkSpecGates(fg.spec, deps.registry, deps.operatorVersion, version.replace(/^v/, '').split(/[-+]/)[0]!));
+      ({ problems, kubernetesVersion: kube } = checkSpecGates(fg.spec, deps.registry, deps.operatorVersion, version));
     } catch (e) {
       // A spec that does not resolve is FeatureGateController's Degraded; a Kubernetes minor without rules is not judged.
       if (e instanceof GateRulesError) log.info('not checked: no rules for the cluster\'s Kubernetes version', { version, error: e.message });

@@ -28,7 +28,7 @@ export interface KnownGatesParamsDeps {
   /** Ends a write in flight (the operator stopping). */
   signal?: AbortSignal;
   metrics?: Registry;
-  /** The Kubernetes version the cluster's API server runs (default: GET /version's gitVersion); undefined: unknown. */
+  /** The Kubernetes version the cluster's API server runs ("1.36.3"; default apiServerVersion); undefined: unknown. */
   kubernetesVersion?: () => Promise<string | undefined>;
   logger?: Logger;
 }
@@ -57,7 +57,7 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
     }
     let params: Record<string, string> | undefined;
     try {
-      params = version ? gatesThatStartParams(kubernetesGateRules(version.replace(/^v/, '').split(/[-+]/)[0]!), base) : undefined;
+      params = version ? gatesThatStartParams(kubernetesGateRules(version), base) : undefined;
     } catch (e) {
       if (!(e instanceof GateRulesError)) throw e;
       log.warn('the gates-that-start admission guard is off: no rules for the cluster\'s Kubernetes version', { version, error: e.message });

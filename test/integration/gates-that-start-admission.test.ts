@@ -72,7 +72,7 @@ describe('the gates-that-start admission guard', () => {
 
     // The cluster's Kubernetes version moves (an upgrade's API server reports 1.35): the params follow.
     await knownGatesParamsReconciler({ kubeConfig: plane.kubeConfig, namespace: NS, operatorVersion: '4.23.0', registry, clusterVersions,
-      kubernetesVersion: async () => 'v1.35.4' })();
+      kubernetesVersion: async () => '1.35.4' })();
     // MutableCSINodeAllocatableCount is locked from 1.36 only; at 1.35 UserNamespacesSupport=false breaks a default-on dependent.
     await eventually(async () => expect(await tryCustom({ disabled: ['MutableCSINodeAllocatableCount'] })).toBe(''), 20_000, 200);
     expect(await tryCustom({ disabled: ['UserNamespacesSupport'] }))

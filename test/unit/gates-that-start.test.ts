@@ -19,7 +19,7 @@ describe('GatesThatStartController', () => {
     const reconcile = gatesThatStartReconciler({
       operatorVersion: '4.23.0', registry: loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.23'), { operatorVersion: '4.23.0' }),
       featureGates: { get: () => fg, addListener: () => () => true }, conditions, events,
-      kubernetesVersion: async () => { reads++; return 'v1.36.3'; },
+      kubernetesVersion: async () => { reads++; return '1.36.3'; },
     });
     for (let i = 0; i < 50; i++) await reconcile();
     expect(reads).toBe(1);
