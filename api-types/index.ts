@@ -30,3 +30,4 @@ export * from './exposition.js';
 export * from './object-identity.js';
 export * from './gate-rules.js';
 export * from './preflight.js';
+export * from './openshift-kubernetes.js';

@@ -1,10 +1,9 @@
 // `featuregates preflight`'s answer, pure: would each Kubernetes component start with this gate set? The same rules
 // for kube-apiserver, kube-controller-manager, kube-scheduler and kubelet (every one parses `--feature-gates`
 // through component-base and registers the same gates, but kube-scheduler lacks controller-manager's: gate-rules.ts);
-// the flavor says how unknown names are taken. Also which Kubernetes minor an OpenShift release runs, as data with its source.
+// the flavor says how unknown names are taken.
 import { checkFeatureGates, GateRulesError, type GateFlavor, type GateProblem, type GateStartCheck } from './gate-rules.js';
 import { gateNames } from './gate-lists.js';
-import { parsePayloadVersion } from './payload-version.js';
 import type { FeatureSetRegistry } from './registry.js';
 import { resolveFeatureGateDetails } from './resolve.js';
 import type { FeatureGateSpec } from './wire.js';
@@ -65,41 +64,6 @@ export function parseGateFlag(text: string): Map<string, boolean> {
     gates.set(name, raw === 'true');
   }
   return gates;
-}
-
-/**
- * The Kubernetes minor each OpenShift minor runs. Source: each release's notes, "About this release" ("This release
- * uses Kubernetes 1.N"): 4.15 → 1.28 … 4.21 → 1.34. Later releases are not listed until their notes are: an
- * unknown mapping is an error that asks for --kubernetes-version, never a guess.
- */
-export const OPENSHIFT_KUBERNETES: Readonly<Record<string, string>> = {
-  '4.15': '1.28', '4.16': '1.29', '4.17': '1.30', '4.18': '1.31', '4.19': '1.32', '4.20': '1.33', '4.21': '1.34',
-};
-
-/**
- * The Kubernetes minor of an OpenShift payload version, or a GateRulesError saying to name it. `also`: more
- * OpenShift minor → Kubernetes minor pairs (a flag's), which win over the built-in ones.
- */
-export function kubernetesOfOpenShift(payloadVersion: string, also: Readonly<Record<string, string>> = {}): string {
-  const v = parsePayloadVersion(payloadVersion);
-  const minor = `${v.major}.${v.minor}`;
-  const kube = also[minor] ?? OPENSHIFT_KUBERNETES[minor];
-  if (!kube) {
-    const known = [...new Set([...Object.keys(OPENSHIFT_KUBERNETES), ...Object.keys(also)])].join(', ');
-    throw new GateRulesError(`which Kubernetes minor OpenShift ${minor} runs is not known to this build (it knows ${known}); name it with --kubernetes-version`);
-  }
-  return kube;
-}
-
-/** `4.22=1.35,4.23=1.36`: OpenShift minors and the Kubernetes minors they run (GateRulesError naming the bad part). */
-export function parseKubernetesVersionMap(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
-    const m = /^(\d+\.\d+)=(\d+\.\d+)$/.exec(part);
-    if (!m) throw new GateRulesError(`${JSON.stringify(part)} is not OPENSHIFT_MINOR=KUBERNETES_MINOR (for example 4.22=1.35)`);
-    out[m[1]!] = m[2]!;
-  }
-  return out;
 }
 
 /**

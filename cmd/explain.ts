@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import { stringify } from 'yaml';
 import {
-  BrokenPayloadError, GateRulesError, gateSpecAt, kubernetesGateRules, kubernetesOfOpenShift, ALL_CLUSTER_PROFILES, featureGateRequirements, MAJOR_VERSION_ANNOTATION, manifestObjectName, type ManifestObject, majorVersionDisagreement, parsePayloadVersion, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
+  BrokenPayloadError, GateRulesError, gateSpecAt, kubernetesGateRules, knownKubernetesOfOpenShift, ALL_CLUSTER_PROFILES, featureGateRequirements, MAJOR_VERSION_ANNOTATION, manifestObjectName, type ManifestObject, majorVersionDisagreement, parsePayloadVersion, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
 } from '../api-types/index.js';
 import { loadRegistry, readPayloadManifests } from '../runtime/payload-manifests.js';
 import { connect, readFeatureGate } from '../runtime/cluster-read.js';
@@ -153,7 +153,7 @@ export const explainCommand: CommandSpec = {
       x.cluster = { ...cluster, server };
       for (const n of clusterNames) names.add(n);
     }
-    const kube = values['kubernetes-version'] ?? (dir ? (() => { try { return kubernetesOfOpenShift(version); } catch { return undefined; } })() : undefined);
+    const kube = values['kubernetes-version'] ?? (dir ? knownKubernetesOfOpenShift(version) : undefined);
     if (kube) {
       try {
         const k = explainKubernetes(gate, kube);

@@ -56,7 +56,7 @@ export const hostedCommand: CommandSpec = {
     'allow-insecure-guest-tls': { type: 'boolean', help: 'accept guest kubeconfigs with insecure-skip-tls-verify (test set-ups only; refused by default: a guest kubeconfig is untrusted)' },
     'guest-backoff-max': { type: 'string', help: 'longest wait between tries to reach a failing guest (default 3m; a change of its HostedControlPlane or Secret tries at once)' },
     'running-gates-override': { type: 'string', help: `known, deliberate differences of every guest kube-apiserver, GATE=true|false[,…]: overridden, not mismatch (default ${HOSTED_RUNNING_GATES_OVERRIDES}, HyperShift's; "" for none)` },
-    'kubernetes-versions': { type: 'string', help: 'OpenShift minor=Kubernetes minor pairs, e.g. 4.22=1.35,4.23=1.36: which Kubernetes an HCP\'s release runs, for the check that its control plane starts with the gates of its spec (built in: 4.15–4.21; an unknown release is not checked)' },
+    'kubernetes-versions': { type: 'string', help: 'OpenShift minor=Kubernetes minor pairs, e.g. 4.23=1.36,5.1=1.36: which Kubernetes an HCP\'s release runs, for the check that its control plane starts with the gates of its spec (built in: 4.15–4.22 and 5.0; an unknown release is not checked)' },
     'running-gates-period': { type: 'string', help: 'how often each guest kube-apiserver\'s running gates are checked against its FeatureGate status besides on a change (default 60m; at most once a minute per guest; 0 turns the check off)' },
     ...SERVING_OPTIONS,
     output: { type: 'string', short: 'o', help: 'status: table (default), wide, json or yaml' },

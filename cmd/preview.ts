@@ -2,7 +2,7 @@
 // it is applied — unknown names (with the closest known one), conflicts, and the one-way warning. No cluster.
 import { stringify } from 'yaml';
 import {
-  GateRulesError, checkFeatureGates, featureSetName, gatesOfLists, kubernetesGateRules, kubernetesOfOpenShift, previewSpec, unknownGateMessage,
+  GateRulesError, checkFeatureGates, featureSetName, gatesOfLists, kubernetesGateRules, knownKubernetesOfOpenShift, previewSpec, unknownGateMessage,
   type GateStartCheck, type SpecPreview,
 } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
@@ -54,7 +54,7 @@ export const previewCommand: CommandSpec = {
     const fg = readFeatureGateFile(file);
     const registry = loadRegistry(dir, { operatorVersion: version, ...(profile ? { clusterProfile: profile } : {}) });
     const p: PreviewReport = previewSpec(fg.spec, registry);
-    const kube = values['kubernetes-version'] ?? (() => { try { return kubernetesOfOpenShift(version); } catch { return undefined; } })();
+    const kube = values['kubernetes-version'] ?? knownKubernetesOfOpenShift(version);
     if (p.resolved && kube) {
       try {
         const c = checkFeatureGates({ kubernetesVersion: kube, flavor: 'openshift', gates: gatesOfLists(p.resolved) }, kubernetesGateRules(kube));

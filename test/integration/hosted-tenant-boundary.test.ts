@@ -60,7 +60,7 @@ describe('featuregates hosted: the tenant boundary by construction', () => {
       if (kind !== 'throttle') await publishHostedControlPlane(mkc, { namespace: kind, name: kind, kubeconfig: server.kubeconfig(), releaseVersion: '4.22.3' });
     }
     await publishHostedControlPlane(mkc, { namespace: 'long-name', name: LONG_NAME, kubeconfig: hostile.get('throttle')!.kubeconfig(), releaseVersion: '4.22.3' });
-    // Releases 4.22.x run Kubernetes 1.35 here (the build knows 4.15–4.21 only): the gates-that-start check of HCP specs.
+    // Releases 4.22.x run Kubernetes 1.35 (built in since; named by the flag too, which wins): the gates-that-start check of HCP specs.
     replicas.start('replica-1', ['--kubernetes-versions', '4.22=1.35']);
   }, 180_000);
 

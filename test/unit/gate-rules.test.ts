@@ -122,7 +122,13 @@ describe('preflight\'s inputs', () => {
     const r = preflight({ kubernetesVersion: '1.36', flavor: 'vanilla', gates: new Map([['MutableCSINodeAllocatableCount', false]]) });
     expect(r.components.map((c) => `${c.name}:${c.starts}`)).toEqual(['kube-apiserver:false', 'kube-controller-manager:false', 'kube-scheduler:false', 'kubelet:false']);
     expect(kubernetesOfOpenShift('4.21.3')).toBe('1.34');
+    expect(kubernetesOfOpenShift('4.22.0-rc.1')).toBe('1.35');
+    expect(kubernetesOfOpenShift('5.0.2')).toBe('1.36');
+    // 4.23 and 5.1: their branches had no commit of their own when read: not known, never guessed; a flag's pair wins.
     expect(() => kubernetesOfOpenShift('5.1.0')).toThrow('which Kubernetes minor OpenShift 5.1 runs is not known to this build');
+    expect(() => kubernetesOfOpenShift('4.23.1')).toThrow('name it with --kubernetes-version');
+    expect(kubernetesOfOpenShift('4.23.1', { '4.23': '1.36' })).toBe('1.36');
+    expect(kubernetesOfOpenShift('4.22.1', { '4.22': '1.36' })).toBe('1.36');
   });
 });
 
