@@ -16,7 +16,7 @@ import type { OperatorConditions } from './operator-conditions.js';
 
 export const GATES_THAT_START_CONTROLLER = 'GatesThatStartController';
 const CONDITION = 'GatesThatStartDegraded';
-/** How often the API server's version is read again when nothing else changes. */
+/** How often the verdict is looked at again when nothing else changes (the cluster's version may have moved). */
 const RECHECK_MS = 10 * 60_000;
 
 export interface GatesThatStartDeps {
@@ -25,7 +25,10 @@ export interface GatesThatStartDeps {
   featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
   conditions: OperatorConditions;
   events: EventRecorder;
-  /** The Kubernetes version the cluster's API server runs ("1.36.3", apiServerVersion); undefined when it cannot be read. */
+  /**
+   * The Kubernetes version the cluster's API server runs ("1.36.3"); undefined when it cannot be read. Called at every
+   * FeatureGate event (every status write is one): the manager's reader asks the API server at most every 10 minutes.
+   */
   kubernetesVersion: () => Promise<string | undefined>;
   logger?: Logger;
   metrics?: Registry;
@@ -42,16 +45,10 @@ export function gatesThatStartReconciler(deps: GatesThatStartDeps): () => Promis
   const refused = deps.metrics && gauge(deps.metrics, 'featuregates_gates_refused',
     'Gates of this version\'s FeatureGate status entry that a component of the cluster would refuse to start with (0: they start)', []);
   let last: { spec: FeatureGate['spec']; version: string; message: string | undefined } | undefined;
-  let version: string | undefined;
-  let versionReadAt = -Infinity;
   return async () => {
     const fg = deps.featureGates.get(FEATURE_GATE_NAME);
     if (!fg) return { requeueAfterMs: RECHECK_MS };
-    // The API server's version is read at most every RECHECK_MS (every status write is a FeatureGate event here).
-    if (version === undefined || Date.now() - versionReadAt >= RECHECK_MS) {
-      version = (await deps.kubernetesVersion()) ?? version; // not answered: the last one known
-      versionReadAt = Date.now();
-    }
+    const version = await deps.kubernetesVersion();
     if (!version) return { requeueAfterMs: RECHECK_MS };
     if (last && last.version === version && jsonEqual(last.spec, fg.spec)) return { requeueAfterMs: RECHECK_MS };
     let problems: GateProblem[];

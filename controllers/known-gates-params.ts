@@ -11,7 +11,7 @@ import {
   resolveFeatureSet, type ClusterVersion, type ConfigMap, type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
-  apiServerVersion, ConfigMapResource, isConflict, ResourceClient, silentLogger, type ClusterAccess, type ControllerSpec, type Logger, type ReconcileResult,
+  ConfigMapResource, isConflict, ResourceClient, silentLogger, type ClusterAccess, type ControllerSpec, type Logger, type ReconcileResult,
   type Reflector,
 } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
@@ -28,13 +28,10 @@ export interface KnownGatesParamsDeps {
   /** Ends a write in flight (the operator stopping). */
   signal?: AbortSignal;
   metrics?: Registry;
-  /** The Kubernetes version the cluster's API server runs ("1.36.3"; default apiServerVersion); undefined: unknown. */
-  kubernetesVersion?: () => Promise<string | undefined>;
+  /** The Kubernetes version the cluster's API server runs ("1.36.3"; the manager's shared reader); undefined: unknown. */
+  kubernetesVersion: () => Promise<string | undefined>;
   logger?: Logger;
 }
-
-/** How long the API server's version is trusted before it is read again. */
-const VERSION_RECHECK_MS = 10 * 60_000;
 
 export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Promise<ReconcileResult> {
   const configMaps = new ResourceClient<ConfigMap>(deps.kubeConfig, ConfigMapResource, deps.metrics, {
@@ -42,19 +39,14 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
   });
   const known = knownGates(deps.registry);
   const log = deps.logger ?? silentLogger;
-  const readVersion = deps.kubernetesVersion ?? apiServerVersion(deps.kubeConfig, deps.signal);
   // A CustomNoUpgrade spec starts from the payload's Default set (resolveFeatureSet): what its lists change.
   const base = deps.registry.featureSets.has(FeatureSets.Default) ? resolveFeatureSet({ featureSet: '' }, deps.registry) : { enabled: [], disabled: [] };
-  let start: { version: string | undefined; at: number; params: Record<string, string> | undefined } | undefined;
+  let start: { version: string | undefined; params: Record<string, string> | undefined } | undefined;
   const startParams = async () => {
-    if (start && Date.now() - start.at < VERSION_RECHECK_MS) return start.params;
-    const version = await readVersion();
-    // Not answered: what was known stays (a failed read never turns the guard off); tried again at the next reconcile.
+    const version = await deps.kubernetesVersion();
+    // Not answered: what was known stays (a failed read never turns the guard off).
     if (version === undefined && start) return start.params;
-    if (start && version === start.version) {
-      start.at = Date.now();
-      return start.params;
-    }
+    if (start && version === start.version) return start.params;
     let params: Record<string, string> | undefined;
     try {
       params = version ? gatesThatStartParams(kubernetesGateRules(version), base) : undefined;
@@ -62,7 +54,7 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
       if (!(e instanceof GateRulesError)) throw e;
       log.warn('the gates-that-start admission guard is off: no rules for the cluster\'s Kubernetes version', { version, error: e.message });
     }
-    start = { version, at: Date.now(), params };
+    start = { version, params };
     return params;
   };
   // ClusterVersion status changes often (heartbeats, and history during upgrades), the ConfigMap rarely: the

@@ -12,7 +12,7 @@ import {
   BrokenPayloadError, CLUSTER_VERSION_NAME, CONFIG_OPERATOR_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, FeatureSets, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
-  apiServerVersion, ClusterOperatorResource, ClusterVersionResource, Controller, Registry, registerStatusFeatureMetrics, FeatureGateResource, LeaderElector, userAgent, Reflector, ResourceClient, createEventRecorder, withTransportConfig,
+  apiServerVersion, readAtMostEvery, ClusterOperatorResource, ClusterVersionResource, Controller, Registry, registerStatusFeatureMetrics, FeatureGateResource, LeaderElector, userAgent, Reflector, ResourceClient, createEventRecorder, withTransportConfig,
   componentAccess, kubernetesGateLifecycle, loadRegistry, serveProcess, silentLogger, type ServingOptions, type ControllerSpec, type LeaderElectionTiming, type Logger, 
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/index.js';
@@ -174,17 +174,19 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       runClusterOperatorStatus();
       return;
     }
+    // The cluster's Kubernetes version, for both controllers that judge gates by it: one GET /version per 10 minutes.
+    const kubernetesVersion = readAtMostEvery(apiServerVersion(kc, abort.signal), 10 * 60_000);
     run(featureGateStatusController({
       operatorVersion: options.operatorVersion, registry, featureGates, clusterVersions, client: fgClient, conditions, events, logger: log, metrics,
     }));
     run(gatesThatStartController({
       operatorVersion: options.operatorVersion, registry, featureGates, conditions, events, logger: log, metrics,
-      kubernetesVersion: apiServerVersion(kc, abort.signal),
+      kubernetesVersion,
     }));
     if (options.okdBuild) run(okdMigrationController({ featureGates, client: fgClient, events, payloadHasOKD: registry.featureSets.has(FeatureSets.OKD), logger: log }));
     run(knownGatesParamsController({
       kubeConfig: kc, namespace, operatorVersion: options.operatorVersion, registry, clusterVersions, metrics, ...(fence ? { fence } : {}), signal: abort.signal,
-      logger: log,
+      kubernetesVersion, logger: log,
     }));
     const runningGatesPeriodMs = options.runningGatesPeriodMs ?? RUNNING_GATES_PERIOD_MS;
     if (runningGatesPeriodMs > 0) {

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { KNOWN_GATES_CONFIGMAP } from '../../api-types/index.js';
-import { ConfigMapResource, KubeTransport, ResourceClient, loadRegistry } from '../../runtime/index.js';
+import { ConfigMapResource, KubeTransport, apiServerVersion, ResourceClient, loadRegistry } from '../../runtime/index.js';
 import { knownGatesParamsReconciler } from '../../controllers/known-gates-params.js';
 import { bundledCRDPaths, ensureNamespace, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { eventually } from '../support/eventually.js';
@@ -50,7 +50,8 @@ describe('the gates-that-start admission guard', () => {
   it('refuses the issue\'s spec naming gates and rule, admits a valid one, and follows the cluster\'s Kubernetes version', async () => {
     // No params yet: nothing is checked (the operator has not written them).
     expect(await tryCustom({ disabled: ['MutableCSINodeAllocatableCount'] })).toBe('');
-    await knownGatesParamsReconciler({ kubeConfig: plane.kubeConfig, namespace: NS, operatorVersion: '4.23.0', registry, clusterVersions })();
+    await knownGatesParamsReconciler({ kubeConfig: plane.kubeConfig, namespace: NS, operatorVersion: '4.23.0', registry, clusterVersions,
+      kubernetesVersion: apiServerVersion(plane.kubeConfig) })();
     const params = (await new ResourceClient(plane.kubeConfig, ConfigMapResource, undefined, { namespace: NS }).get(KNOWN_GATES_CONFIGMAP)).data!;
     expect(params['start.kubernetes']).toBe('1.36.3'); // the API server's own /version
     expect(params['start.refused']!.split(',')).toContain('ServiceAccountTokenNodeBinding=false');
