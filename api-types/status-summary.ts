@@ -4,6 +4,8 @@
 import { featureGatesUpgradeable, unionCondition } from './conditions.js';
 import { featureSetName } from './feature-set.js';
 import { gateNames, type EnabledDisabled } from './gate-lists.js';
+import type { GateProblem } from './gate-rules.js';
+import type { PreflightReport } from './preflight.js';
 import type { ComponentCheck } from './running-gates.js';
 import type { ClusterOperator, ClusterVersion, FeatureGate } from './wire.js';
 
@@ -22,6 +24,23 @@ export interface StatusSummary {
     checked: number;
     mismatches: string[]; error?: string;
   };
+  /**
+   * Would the components start with the gates of the entry of the version the cluster is going to (Kubernetes' own
+   * rules, `featuregates preflight --kubeconfig`)? `unchecked` says why it could not be told.
+   */
+  gatesThatStart?: {
+    version: string; kubernetesVersion: string; kubernetesSource: string; starts: boolean;
+    /** The components that would refuse, and every problem named once. */
+    refusedBy: string[]; problems: GateProblem[];
+  } | { unchecked: string };
+}
+
+/** `summarize`'s gatesThatStart from a preflight of a cluster's gate set. */
+export function gatesThatStartSummary(set: { version: string; kubernetesVersion: string; kubernetesSource: string }, r: PreflightReport): NonNullable<StatusSummary['gatesThatStart']> {
+  const problems = new Map<string, GateProblem>();
+  for (const p of r.components.flatMap((c) => c.problems)) problems.set(`${p.kind}/${p.gate}`, p);
+  const refusedBy = r.components.filter((c) => !c.starts).map((c) => c.name);
+  return { version: set.version, kubernetesVersion: set.kubernetesVersion, kubernetesSource: set.kubernetesSource, starts: refusedBy.length === 0, refusedBy, problems: [...problems.values()] };
 }
 
 /** `summarize`'s runningGates from a component check against `version`'s entry. */
@@ -33,7 +52,7 @@ export function runningGatesSummary(version: string, check: ComponentCheck): Non
 }
 
 export function summarize(fg: FeatureGate, co: ClusterOperator | undefined, cv: ClusterVersion | undefined, withNames = false,
-  running?: NonNullable<StatusSummary['runningGates']>): StatusSummary {
+  running?: NonNullable<StatusSummary['runningGates']>, gatesThatStart?: StatusSummary['gatesThatStart']): StatusSummary {
   const coCond = co?.status?.conditions?.find((c) => c.type === 'Upgradeable');
   // Without the ClusterOperator's condition, what it would say: the union over the operator's condition, so
   // `start` (which may look before the operator has written it) and `status` show the same words.
@@ -50,6 +69,7 @@ export function summarize(fg: FeatureGate, co: ClusterOperator | undefined, cv: 
       ...(withNames ? { enabledNames: e.enabled.map((g) => g.name), disabledNames: e.disabled.map((g) => g.name) } : {}),
     })),
     ...(running ? { runningGates: running } : {}),
+    ...(gatesThatStart ? { gatesThatStart } : {}),
   };
 }
 

@@ -1,14 +1,17 @@
 // `featuregates preflight`: would the components start with the gates a user is about to choose? Either an explicit
 // `--feature-gates` for a Kubernetes version (vanilla components by default), or a FeatureGate file resolved for a
-// payload (OpenShift's components: OpenShift gate names are ignored, the Kubernetes gates among them judged). No
-// cluster. Exit 0 when every component starts, 1 when one would refuse, 2 on usage errors.
+// payload (OpenShift's components: OpenShift gate names are ignored, the Kubernetes gates among them judged), or a
+// cluster's: the status entry of the version ClusterVersion is going to. Exit 0 when every component starts, 1 when
+// one would refuse, 2 on usage errors.
 import { stringify } from 'yaml';
 import {
-  GateRulesError, gatesOfLists, kubernetesOfOpenShift, parseGateFlag, preflight, previewSpec, type GateFlavor, type PreflightReport,
+  CLUSTER_VERSION_NAME, GateRulesError, gatesOfLists, kubernetesOfOpenShift, parseGateFlag, preflight, previewSpec, type GateFlavor, type PreflightReport,
 } from '../api-types/index.js';
-import { loadRegistry } from '../runtime/payload-manifests.js';
+import { connect, loadRegistry, readClusterGateSet, readFeatureGate, ClusterVersionResource, ResourceClient } from '../runtime/index.js';
 import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
-import { choiceFlag, clusterProfileFlag, outputFlag, UsageError, type CommandSpec } from './args.js';
+import {
+  CLUSTER_SEARCH_HELP, REQUEST_TIMEOUT_OPTION, choiceFlag, clusterProfileFlag, outputFlag, requestTimeoutFlag, sayOnStderr, UsageError, type CommandSpec,
+} from './args.js';
 
 export function formatPreflight(r: PreflightReport, wide = false): string {
   const lines = [`Kubernetes ${r.kubernetesVersion}, emulated version ${r.emulatedVersion}`, ''];
@@ -37,7 +40,7 @@ export function formatPreflight(r: PreflightReport, wide = false): string {
 export const preflightCommand: CommandSpec = {
   name: 'preflight',
   usage: 'featuregates preflight (--kubernetes-version X.Y --feature-gates A=true,B=false | -f FILE --authoritative-feature-gate-dir D ' +
-    '--payload-version V [--kubernetes-version X.Y]) [--emulated-version X.Y] [--flavor vanilla|openshift] [-o table|wide|json|yaml]',
+    '--payload-version V [--kubernetes-version X.Y] | [--kubeconfig P] [--kubernetes-version X.Y]) [--emulated-version X.Y] [--flavor vanilla|openshift] [-o table|wide|json|yaml]',
   positionals: [],
   options: {
     'kubernetes-version': { type: 'string', help: 'the components\' Kubernetes minor, X.Y (with -f: default from the payload version, when known)' },
@@ -48,13 +51,16 @@ export const preflightCommand: CommandSpec = {
     'authoritative-feature-gate-dir': { type: 'string', help: 'payload FeatureGate manifests (with -f)' },
     'payload-version': { type: 'string', help: 'the payload version, X.Y.Z (with -f)' },
     'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed (with -f)' },
+    kubeconfig: { type: 'string', help: `the cluster, when neither --feature-gates nor -f is given: the gates of FeatureGate/cluster's status entry for the version ClusterVersion is going to (default: ${CLUSTER_SEARCH_HELP}); ` +
+      'its Kubernetes minor: --kubernetes-version, else the one that version runs when this build knows it, else the API server\'s' },
+    'request-timeout': REQUEST_TIMEOUT_OPTION,
     output: { type: 'string', short: 'o', help: 'table (default), wide, json or yaml' },
   },
-  run(values) {
+  async run(values) {
     const output = outputFlag(values.output, ['table', 'wide', 'json', 'yaml']);
     const file = values.filename;
-    if (file !== undefined && values['feature-gates'] !== undefined) throw new UsageError('give --feature-gates or -f, not both');
-    if (file === undefined && values['feature-gates'] === undefined) throw new UsageError('give --feature-gates (with --kubernetes-version) or -f (with a payload)');
+    const modes = [file !== undefined && '-f', values['feature-gates'] !== undefined && '--feature-gates', values.kubeconfig !== undefined && '--kubeconfig'].filter(Boolean);
+    if (modes.length > 1) throw new UsageError(`give one of --feature-gates, -f or --kubeconfig, not ${modes.join(' and ')}`);
     try {
       let gates: Map<string, boolean>;
       let kubernetesVersion = values['kubernetes-version'];
@@ -71,10 +77,19 @@ export const preflightCommand: CommandSpec = {
         gates = gatesOfLists(p.resolved);
         kubernetesVersion ??= kubernetesOfOpenShift(version);
         flavor = choiceFlag('--flavor', values.flavor ?? 'openshift', ['vanilla', 'openshift']);
-      } else {
+      } else if (values['feature-gates'] !== undefined) {
         if (!kubernetesVersion) throw new UsageError('--feature-gates needs --kubernetes-version');
-        gates = parseGateFlag(values['feature-gates']!);
+        gates = parseGateFlag(values['feature-gates']);
         flavor = choiceFlag('--flavor', values.flavor ?? 'vanilla', ['vanilla', 'openshift']);
+      } else {
+        // Neither: a cluster.
+        const kc = await connect(values.kubeconfig, requestTimeoutFlag(values['request-timeout']), sayOnStderr);
+        const fg = await readFeatureGate(kc);
+        const cv = await new ResourceClient(kc, ClusterVersionResource).find(CLUSTER_VERSION_NAME);
+        const set = await readClusterGateSet(kc, fg, cv, kubernetesVersion);
+        sayOnStderr(`the gates of FeatureGate/cluster's entry for ${set.version}, at Kubernetes ${set.kubernetesVersion} (${set.kubernetesSource})`);
+        ({ gates, kubernetesVersion } = set);
+        flavor = choiceFlag('--flavor', values.flavor ?? 'openshift', ['vanilla', 'openshift']);
       }
       const r = preflight({ kubernetesVersion, flavor, gates, ...(values['emulated-version'] ? { emulatedVersion: values['emulated-version'] } : {}) });
       process.stdout.write(output === 'json' ? `${JSON.stringify(r, null, 2)}\n` : output === 'yaml' ? stringify(r) : formatPreflight(r, output === 'wide'));

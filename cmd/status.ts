@@ -10,6 +10,7 @@ export function formatTable(s: StatusSummary): string {
     `Upgradeable:  ${s.upgradeable.status}${s.upgradeable.reason ? ` (${s.upgradeable.reason})` : ''}${s.upgradeable.message && s.upgradeable.status !== 'True' ? ` — ${s.upgradeable.message}` : ''} [${s.upgradeable.source}]`,
   ];
   if (s.clusterVersion) lines.push(`Cluster:      desired ${s.clusterVersion.desired ?? '-'}, history ${s.clusterVersion.history.join(', ') || '-'}`);
+  if (s.gatesThatStart) lines.push(`Starts:       ${gatesThatStartLine(s.gatesThatStart)}`);
   if (s.runningGates) lines.push(`Running:      ${runningGatesLine(s.runningGates)}`);
   lines.push('', `${'VERSION'.padEnd(24)} ${'ENABLED'.padStart(7)} ${'DISABLED'.padStart(8)}`);
   if (s.versions.length === 0) lines.push('(no status entries yet)');
@@ -24,6 +25,15 @@ export function runningGatesLine(r: NonNullable<StatusSummary['runningGates']>):
   if (r.verdict === 'match') return `${r.component} runs the ${r.checked} gate(s) of ${r.version}'s entry it has as the entry says (featuregates verify)`;
   const named = r.mismatches.slice(0, 5).join(', ') + (r.mismatches.length > 5 ? `, and ${r.mismatches.length - 5} more` : '');
   return `${r.component} runs ${r.mismatches.length} gate(s) other than ${r.version}'s entry says: ${named} (featuregates verify)`;
+}
+
+/** Would the components start with the entry of the version the cluster is going to, in one line (or more: each problem). */
+export function gatesThatStartLine(g: NonNullable<StatusSummary['gatesThatStart']>): string {
+  if ('unchecked' in g) return g.unchecked;
+  const where = `${g.version}'s gates on Kubernetes ${g.kubernetesVersion} (${g.kubernetesSource})`;
+  if (g.starts) return `yes — every component starts with ${where}`;
+  return [`NO — ${g.refusedBy.join(', ')} would refuse ${where} (featuregates preflight --kubeconfig):`,
+    ...g.problems.map((p) => `              ${p.gate} (${p.kind}): ${p.message}; ${p.fix}`)].join('\n');
 }
 
 /** `table` plus every version's gate names (kubectl's -o wide). */

@@ -61,6 +61,8 @@ describe('featuregates CLI (operator side)', () => {
       versions: [{ version: '4.22.0', enabled: 4, disabled: 5, enabledNames: expect.any(Array), disabledNames: expect.any(Array) }],
       // The example payload's gates are made up but one, APIResponseCompression, which kube-apiserver was started with.
       runningGates: { component: 'kube-apiserver', version: '4.22.0', verdict: 'match', checked: 1, mismatches: [] },
+      // The cluster has completed 4.22.0: the rules of the Kubernetes its API server runs (not 4.22's 1.35: a local plane).
+      gatesThatStart: { version: '4.22.0', kubernetesVersion: '1.36.3', kubernetesSource: 'the API server\'s /version', starts: true, refusedBy: [], problems: [] },
     });
 
     // simulate upgrade (kubeconfig from the running start): history as the CVO writes it, the local cluster

@@ -43,7 +43,8 @@ describe('featuregates preflight', () => {
 
   it('usage errors exit 2 and say what to give', () => {
     const cases: [string[], string][] = [
-      [['preflight'], 'give --feature-gates (with --kubernetes-version) or -f (with a payload)'],
+      [['preflight', '-f', 'x.yaml', '--feature-gates', 'A=true'], 'give one of --feature-gates, -f or --kubeconfig, not -f and --feature-gates'],
+      [['preflight', '--kubeconfig', 'k', '--feature-gates', 'A=true'], 'not --feature-gates and --kubeconfig'],
       [['preflight', '--feature-gates', 'A=true'], '--feature-gates needs --kubernetes-version'],
       [['preflight', '--kubernetes-version', '1.30', '--feature-gates', 'A=true'], 'no feature-gate rules for Kubernetes 1.30'],
       [['preflight', '--kubernetes-version', '1.36', '--emulated-version', '1.32', '--feature-gates', 'A=true'], 'emulated version 1.32 is not between [1.33, 1.36]'],

@@ -49,13 +49,30 @@ describe('the operator and a spec the components would refuse', () => {
       const all = [...events.items, ...(await new ResourceClient(plane.kubeConfig, EventResource).list()).items];
       expect(all.some((e) => (e as { reason?: string }).reason === 'FeatureGatesRefusedByComponents')).toBe(true);
     }, 20_000, 200);
+    // `featuregates status` and `featuregates preflight` on the cluster say it too (4.23 is not in the built-in map: the
+    // API server's /version chooses the rules).
+    const status = runCLI(['status', '--kubeconfig', plane.kubeconfigPath]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('Starts:       NO — kube-apiserver, kube-controller-manager, kube-scheduler, kubelet would refuse 4.23.0\'s gates on ' +
+      'Kubernetes 1.36.3 (the API server\'s /version)');
+    expect(status.stdout).toContain('ServiceAccountTokenNodeBinding (locked): cannot set feature gate ServiceAccountTokenNodeBinding to false, feature is locked to true');
+    const json = JSON.parse(runCLI(['status', '--kubeconfig', plane.kubeconfigPath, '-o', 'json']).stdout) as { gatesThatStart: { starts: boolean; problems: { gate: string; kind: string }[] } };
+    expect(json.gatesThatStart).toMatchObject({ starts: false, problems: [{ gate: 'ServiceAccountTokenNodeBinding', kind: 'locked' }] });
+    const pre = runCLI(['preflight', '--kubeconfig', plane.kubeconfigPath, '-o', 'json']);
+    expect(pre.code).toBe(1);
+    expect(pre.stderr).toContain('the gates of FeatureGate/cluster\'s entry for 4.23.0, at Kubernetes 1.36.3 (the API server\'s /version)');
+    expect((JSON.parse(pre.stdout) as { components: { starts: boolean; problems: { gate: string }[] }[] }).components.map((c) => [c.starts, c.problems.map((p) => p.gate)]))
+      .toEqual(Array(4).fill([false, ['ServiceAccountTokenNodeBinding']]));
 
     await setFeatureGateSpec(plane.kubeConfig, { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: [], disabled: [] } });
     await eventually(async () => {
       expect(await degraded()).toMatchObject({ status: 'False' });
       expect(await gauge()).toBe(0);
     }, 30_000, 200);
-  }, 90_000);
+    await eventually(async () => expect(runCLI(['status', '--kubeconfig', plane.kubeconfigPath]).stdout)
+      .toContain('Starts:       yes — every component starts with 4.23.0\'s gates on Kubernetes 1.36.3 (the API server\'s /version)'), 20_000, 500);
+    expect(runCLI(['preflight', '--kubeconfig', plane.kubeconfigPath, '--kubernetes-version', '1.35']).code).toBe(0);
+  }, 120_000);
 
   it('simulate upgrade says, before it starts, that the new version\'s components would refuse the cluster\'s gates', async () => {
     await op?.stop();
