@@ -7,6 +7,7 @@
 //    Kubernetes gate exists: absent because the component emulates an older version is told apart from
 //    absent because the binary has no such gate (an OpenShift gate on a vanilla component).
 import { exposedSample } from './exposition.js';
+import type { KubernetesGateRules } from './gate-rules.js';
 
 /** The desired state of one gate, from a FeatureGate status entry. */
 export interface DesiredGate {
@@ -79,23 +80,19 @@ export function parseFeatureGatesFlag(value: string): Map<string, boolean> {
   return out;
 }
 
-/** Since which Kubernetes minor each gate exists (from versioned_feature_list.yaml: its earliest versioned spec). */
+/** Since which Kubernetes minor each gate exists (its earliest versioned spec in Kubernetes' own lifecycle data). */
 export type GateLifecycle = ReadonlyMap<string, { major: number; minor: number }>;
 
-/** Parses the entries `[{name, versionedSpecs: [{version: "1.31", …}]}]` of versioned_feature_list.yaml. */
-export function gateLifecycle(entries: unknown): Map<string, { major: number; minor: number }> {
+/** Each gate's earliest versioned spec in a release's generated rules (api-types/kubernetes-gates/, from its versioned_feature_list.yaml). */
+export function gateLifecycle(rules: KubernetesGateRules): GateLifecycle {
   const out = new Map<string, { major: number; minor: number }>();
-  if (!Array.isArray(entries)) throw new Error('versioned_feature_list: expected a list of gates');
-  for (const e of entries as { name?: unknown; versionedSpecs?: { version?: unknown }[] }[]) {
-    if (typeof e?.name !== 'string' || !Array.isArray(e.versionedSpecs)) continue;
+  for (const [name, specs] of Object.entries(rules.gates)) {
     let first: { major: number; minor: number } | undefined;
-    for (const s of e.versionedSpecs) {
-      const m = /^(\d+)\.(\d+)$/.exec(String(s?.version ?? ''));
-      if (!m) continue;
-      const v = { major: Number(m[1]), minor: Number(m[2]) };
-      if (!first || v.major < first.major || (v.major === first.major && v.minor < first.minor)) first = v;
+    for (const [version] of specs) {
+      const [major, minor] = version.split('.').map(Number) as [number, number];
+      if (!first || major < first.major || (major === first.major && minor < first.minor)) first = { major, minor };
     }
-    if (first) out.set(e.name, first);
+    if (first) out.set(name, first);
   }
   return out;
 }

@@ -29,10 +29,7 @@ export interface RunningGatesDeps {
   components?: readonly { name: string; access: ClusterAccess }[];
   featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
   clusterVersions: Pick<Reflector<ClusterVersion>, 'get' | 'addListener'>;
-  /**
-   * Kubernetes' gate lifecycle, asked for at the first check (and kept): reading the file costs ~100 ms of CPU at
-   * the image's flags, which a check made at start would add to the time to the first status write.
-   */
+  /** Kubernetes' gate lifecycle (since when each gate exists), asked for at the first check and kept. */
   lifecycle: () => GateLifecycle;
   events: EventRecorder;
   metrics?: Registry;

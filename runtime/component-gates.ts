@@ -4,18 +4,14 @@
 // to be parsed). For kube-apiserver these are non-resource URLs of the API itself (RBAC: get on /version,
 // /metrics, /flagz); kube-controller-manager and kube-scheduler serve the same paths on their secure ports
 // with delegated authentication and authorization, so the kubeconfig's credentials and the same RBAC reach
-// them (componentAccess). And Kubernetes' gate lifecycle file, shipped in deploy/kubernetes/.
-import { readFileSync } from 'node:fs';
+// them (componentAccess). And since when each Kubernetes gate exists, from the generated gate rules.
 import type { RequestOptions } from 'node:https';
-import { join } from 'node:path';
-import { parse } from 'yaml';
 import {
-  emulationSample, featureEnabledSample, gateChecks, gateLifecycle, parseFeatureGatesFlag, type ComponentCheck, type DesiredGate, type GateLifecycle,
+  emulationSample, featureEnabledSample, gateChecks, gateLifecycle, kubernetesGateRules, parseFeatureGatesFlag, type ComponentCheck, type DesiredGate, type GateLifecycle,
 } from '../api-types/index.js';
 import { apiErrorMessage, statusCode } from './api-errors.js';
 import type { ClusterAccess } from './kube-config.js';
 import { KubeTransport } from './kube-transport.js';
-import { packageRoot } from './version.js';
 
 /** `/metrics` is read to at most this much. */
 const MAX_METRICS_BYTES = 64 * 1024 * 1024;
@@ -41,12 +37,13 @@ export class ComponentReadError extends Error {
  */
 export async function readComponentGates(kc: ClusterAccess, timeoutMs?: number, keep?: ReadonlySet<string>): Promise<ComponentGates> {
   const t = KubeTransport.for(kc);
-  const get = (path: string, extra: { accept?: string; onLine?: (line: string) => void; maxBodyBytes?: number } = {}) =>
+  const get = (path: string, extra: { accept?: string; onLine?: (line: string) => void; linePrefixes?: readonly string[]; maxBodyBytes?: number } = {}) =>
     t.request({ method: 'GET', path, ...(timeoutMs ? { timeoutMs } : {}), ...extra });
   const running = new Map<string, boolean>();
   let gauged: { major: number; minor: number } | undefined;
   try {
-    await get('/metrics', { accept: 'text/plain', maxBodyBytes: MAX_METRICS_BYTES, onLine: (line) => {
+    // Of a /metrics of megabytes only these two families' lines are decoded; the rest is skipped as bytes.
+    await get('/metrics', { accept: 'text/plain', maxBodyBytes: MAX_METRICS_BYTES, linePrefixes: ['kubernetes_feature_enabled{', 'version_info{'], onLine: (line) => {
       if (line.startsWith('version_info{')) gauged = emulationSample(line) ?? gauged;
       if (!line.startsWith('kubernetes_feature_enabled{')) return;
       const s = featureEnabledSample(line);
@@ -109,15 +106,11 @@ export async function checkComponent(access: ClusterAccess, name: string, desire
   }
 }
 
-/** The Kubernetes release hack/envtest builds, whose gate list deploy/kubernetes/ ships. */
+/** The Kubernetes release hack/envtest builds (the local control plane's kube-apiserver). */
 const KUBERNETES_RELEASE = { major: 1, minor: 36 };
-/** The Kubernetes minor hack/envtest builds (the local control plane's kube-apiserver). */
 export const LOCAL_KUBERNETES_MINOR = `${KUBERNETES_RELEASE.major}.${KUBERNETES_RELEASE.minor}`;
-const KUBERNETES_GATES_FILE = join(packageRoot(), 'deploy', 'kubernetes', `versioned_feature_list-${KUBERNETES_RELEASE.major}.${KUBERNETES_RELEASE.minor}.yaml`);
 
-/** Kubernetes' versioned_feature_list.yaml of the release hack/envtest builds, as shipped in deploy/kubernetes/. */
-export function kubernetesGateLifecycle(file = KUBERNETES_GATES_FILE): GateLifecycle {
-  return gateLifecycle(parse(readFileSync(file, 'utf8')) as unknown);
+/** Since when each gate exists, by the generated rules of that release (no file read, nothing parsed). */
+export function kubernetesGateLifecycle(): GateLifecycle {
+  return gateLifecycle(kubernetesGateRules(LOCAL_KUBERNETES_MINOR));
 }
-
-/** Each gate's default and lock in that release: what its kube-apiserver accepts in --feature-gates. */

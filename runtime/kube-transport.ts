@@ -167,6 +167,8 @@ export interface KubeRequest {
    * on as it arrives and nothing is kept, so a large body costs no memory; the call resolves undefined.
    */
   onLine?: (line: string) => void;
+  /** With onLine: only the lines that start with one of these are decoded and handed on (the others are skipped as bytes). */
+  linePrefixes?: readonly string[];
   /** For rest_client_requests_total{resource}. */
   resource?: string;
   /** The method label for metrics (LIST for a collection GET). */
@@ -230,11 +232,12 @@ export const MAX_TEXT_LINE_BYTES = 64 * 1024;
  * A text body line by line, up to `limit` bytes in all and MAX_TEXT_LINE_BYTES a line; nothing is kept.
  * `tooLarge` is told which bound was passed and what it bounds.
  */
-function readLines(res: Readable, limit: number, onLine: (line: string) => void, tooLarge: (bytes: number, what: string) => Error): Promise<void> {
+function readLines(res: Readable, limit: number, onLine: (line: string) => void, tooLarge: (bytes: number, what: string) => Error,
+  prefixes?: readonly string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     let size = 0;
     const fail = (e: Error) => { reject(e); res.destroy(); };
-    const feed = lineSplitter(MAX_TEXT_LINE_BYTES, () => fail(tooLarge(MAX_TEXT_LINE_BYTES, 'response line')), (line) => { onLine(line); });
+    const feed = lineSplitter(MAX_TEXT_LINE_BYTES, () => fail(tooLarge(MAX_TEXT_LINE_BYTES, 'response line')), (line) => { onLine(line); }, prefixes);
     res.on('data', (c: Buffer) => {
       size += c.length;
       if (size > limit) return fail(tooLarge(limit, 'response body'));
@@ -525,7 +528,7 @@ export class KubeTransport {
         await Promise.race([readLines(res.body, limit, r.onLine, (bytes, what) => {
           cancel = true;
           return new ResponseTooLargeError(r.method, r.path, bytes, what);
-        }), deadline.expired]);
+        }, r.linePrefixes), deadline.expired]);
         return undefined;
       }
       const text = await Promise.race([readBody(res.body, limit, () => {

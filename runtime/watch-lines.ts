@@ -3,36 +3,52 @@
 // rest of that stream (it is being torn down). A line is never longer than `maxLineBytes`: when the bytes
 // buffered without a newline pass it, `onTooLong` is called once and nothing more is read. Only the new chunk
 // is searched for a newline (a long line costs linear time, not quadratic), and lines are decoded as UTF-8
-// whole, so a character split across chunks is never broken.
-export function lineSplitter(maxLineBytes: number, onTooLong: () => void, onLine: (line: string) => boolean | void): (chunk: Buffer | string) => void {
+// whole, so a character split across chunks is never broken. With `prefixes`, a line whose bytes (after leading
+// white space) start with none of them is dropped before it is decoded: a text body of megabytes (`/metrics`)
+// of which a few lines are wanted costs no string per line.
+export function lineSplitter(maxLineBytes: number, onTooLong: () => void, onLine: (line: string) => boolean | void,
+  prefixes?: readonly string[]): (chunk: Buffer | string) => void {
+  const heads = prefixes?.map((p) => Buffer.from(p, 'utf8'));
+  const wanted = (b: Buffer, from: number, to: number) => {
+    if (!heads) return true;
+    while (from < to && (b[from] === 0x20 || b[from] === 0x09 || b[from] === 0x0d)) from++;
+    return heads.some((h) => to - from >= h.length && b.compare(h, 0, h.length, from, from + h.length) === 0);
+  };
   let parts: Buffer[] = [];
   let buffered = 0;
   let done = false;
   return (input) => {
     if (done) return;
-    let chunk = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
-    for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a)) {
-      if (buffered + nl > maxLineBytes) break;
-      parts.push(chunk.subarray(0, nl));
-      const line = (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString('utf8').trim();
-      parts = [];
-      buffered = 0;
-      chunk = chunk.subarray(nl + 1);
+    const chunk = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
+    let start = 0;
+    for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
+      if (buffered + nl - start > maxLineBytes) break;
+      let line: string | undefined;
+      if (parts.length === 0) {
+        if (wanted(chunk, start, nl)) line = chunk.toString('utf8', start, nl).trim();
+      } else {
+        parts.push(chunk.subarray(start, nl));
+        const whole = Buffer.concat(parts);
+        if (wanted(whole, 0, whole.length)) line = whole.toString('utf8').trim();
+        parts = [];
+        buffered = 0;
+      }
+      start = nl + 1;
       if (line && onLine(line) === false) {
         done = true;
         return;
       }
     }
-    const nl = chunk.indexOf(0x0a);
-    if (buffered + (nl >= 0 ? nl : chunk.length) > maxLineBytes) {
+    const nl = chunk.indexOf(0x0a, start);
+    if (buffered + (nl >= 0 ? nl : chunk.length) - start > maxLineBytes) {
       done = true;
       parts = [];
       onTooLong();
       return;
     }
-    if (chunk.length > 0) {
-      parts.push(chunk);
-      buffered += chunk.length;
+    if (chunk.length > start) {
+      parts.push(chunk.subarray(start));
+      buffered += chunk.length - start;
     }
   };
 }

@@ -19,6 +19,26 @@ describe('lineSplitter', () => {
     }));
   });
 
+  it('with prefixes, yields exactly the lines that start with one (after spaces, tabs, CRs), however chunked, and decodes no other', () => {
+    const word = fc.stringMatching(/^[ \tab_{é\r]{0,12}$/);
+    fc.assert(fc.property(fc.array(word), fc.array(fc.nat()), (lines, cuts) => {
+      const prefixes = ['ab_', 'é{'];
+      const bytes = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
+      const seen: string[] = [];
+      const feed = lineSplitter(1 << 20, never, (l) => { seen.push(l); }, prefixes);
+      const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+      let from = 0;
+      for (const c of [...at, bytes.length]) { feed(bytes.subarray(from, c)); from = c; }
+      const expected = lines.filter((l) => prefixes.some((p) => l.replace(/^[ \t\r]*/, '').startsWith(p))).map((l) => l.trim()).filter(Boolean);
+      expect(seen).toEqual(expected);
+    }));
+    // The bound still holds for a dropped line.
+    let tooLong = 0;
+    const feed = lineSplitter(10, () => { tooLong++; }, never, ['kube']);
+    feed(`other ${'x'.repeat(20)}\n`);
+    expect(tooLong).toBe(1);
+  });
+
   it('stops the stream when told to', () => {
     const seen: string[] = [];
     const feed = lineSplitter(100, never, (l) => { seen.push(l); return l !== 'stop'; });
