@@ -6,9 +6,10 @@ import { fileURLToPath } from 'node:url';
 
 export type ComponentMode = 'baseline' | 'loaded' | 'accessor';
 
-export function runComponent<T>(kubeconfigPath: string, mode: ComponentMode, nodeFlags: string[] = []): Promise<T> {
+/** `watching`: the component first holds one client-node watch on another resource (sdk-component.ts). */
+export function runComponent<T>(kubeconfigPath: string, mode: ComponentMode, nodeFlags: string[] = [], watching = false): Promise<T> {
   const script = join(dirname(fileURLToPath(import.meta.url)), 'sdk-component.js');
-  const p = spawn(process.execPath, [...nodeFlags, script, kubeconfigPath, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const p = spawn(process.execPath, [...nodeFlags, script, kubeconfigPath, mode, ...(watching ? ['watching'] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   p.stdout.on('data', (d: Buffer) => { out += d.toString(); });
   return new Promise((resolve, reject) => p.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as T) : reject(new Error(`sdk-component ${mode} exited ${code}`)))));

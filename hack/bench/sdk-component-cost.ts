@@ -1,5 +1,6 @@
 // Benchmark: what one SDK accessor costs a component process, and where it goes (issue 21).
-//   npm run bench -- sdk-component-cost      (ROUNDS=5; ~2.5 min, the rounds run at once)
+//   npm run bench -- sdk-component-cost      (ROUNDS=5; ~2.5 min, the rounds run at once; WATCHING=1: every process
+//                                             first holds one client-node watch on Namespaces — the accessor's floor)
 // Each round is three processes started together on one local control plane (sdk-component.ts), all loading
 // @kubernetes/client-node and a KubeConfig as a component does: "baseline" nothing more, "loaded" also the
 // SDK's modules, "accessor" the SDK and one started accessor that has observed its gates. Per round, the
@@ -12,6 +13,7 @@ import { runComponent, type ComponentMode } from './component-process.js';
 import { median, spread } from './stats.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const WATCHING = process.env.WATCHING === '1';
 interface Sample { rssMB: number; heapUsedMB: number; externalMB: number; idleCpuS: number; gcRssMB: number; gcHeapUsedMB: number; gcExternalMB: number }
 
 const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
@@ -19,7 +21,7 @@ await setFeatureGateSpec(plane.kubeConfig, {});
 await setClusterVersion(plane.kubeConfig, { history: ['4.22.0'] });
 await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.22.0', enabled: ['ExampleGatewayAPI'], disabled: ['ExampleNodeSwap'] }]);
 
-const component = (mode: ComponentMode) => runComponent<Sample>(plane.kubeconfigPath, mode, ['--expose-gc']);
+const component = (mode: ComponentMode) => runComponent<Sample>(plane.kubeconfigPath, mode, ['--expose-gc'], WATCHING);
 
 try {
   const modes: ComponentMode[] = ['baseline', 'loaded', 'accessor'];
@@ -29,7 +31,7 @@ try {
   }));
   const mb = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(1)} MB`;
   const f = (pick: (r: (typeof rounds)[number]) => number, fmt = mb) => spread(rounds.map(pick), fmt);
-  console.log(`node ${process.version}, ${ROUNDS} rounds of 3 processes started together (min / median / max over the rounds)`);
+  console.log(`node ${process.version}, ${ROUNDS} rounds of 3 processes started together (min / median / max over the rounds)${WATCHING ? ', each holding a client-node watch on Namespaces first' : ''}`);
   console.log(`one accessor, RSS accessor − baseline: ${f((r) => r.accessor.rssMB - r.baseline.rssMB)} (goal ≤ 5 MB median)`);
   console.log(`the same after a full collection in each process (what is retained): ${f((r) => r.accessor.gcRssMB - r.baseline.gcRssMB)} RSS; heap ${f((r) => r.accessor.gcHeapUsedMB - r.baseline.gcHeapUsedMB)}; external ${f((r) => r.accessor.gcExternalMB - r.baseline.gcExternalMB)}`);
   console.log(`  of which the SDK's code (loaded − baseline): ${f((r) => r.loaded.gcRssMB - r.baseline.gcRssMB)} RSS, heap ${f((r) => r.loaded.gcHeapUsedMB - r.baseline.gcHeapUsedMB)}; the running accessor (accessor − loaded): ${f((r) => r.accessor.gcRssMB - r.loaded.gcRssMB)} RSS, heap ${f((r) => r.accessor.gcHeapUsedMB - r.loaded.gcHeapUsedMB)}, external ${f((r) => r.accessor.gcExternalMB - r.loaded.gcExternalMB)}`);

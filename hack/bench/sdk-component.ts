@@ -2,15 +2,24 @@
 // KubeConfig as any component does, then (mode "loaded") also the SDK's modules, or (mode "accessor") the SDK
 // and one started accessor; idles, and prints its RSS (and V8's heap and external memory) 60 s after start and
 // its CPU seconds over the following 60 s as one JSON line; with --expose-gc also RSS, heap and external memory
-// after a full collection at the end.
-//   node sdk-component.js <kubeconfig> baseline|loaded|accessor
-import { KubeConfig } from '@kubernetes/client-node';
+// after a full collection at the end. With `watching`, every mode first holds one client-node watch on another
+// resource (Namespaces), as a component operator does before it adds the SDK: the accessor's floor beside it.
+//   node sdk-component.js <kubeconfig> baseline|loaded|accessor [watching]
+import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { sleep } from '../../test/support/timing.js';
 
-const [kubeconfigPath, mode] = process.argv.slice(2);
+const [kubeconfigPath, mode, watching] = process.argv.slice(2);
 const kc = new KubeConfig();
 kc.loadFromFile(kubeconfigPath!);
+if (watching === 'watching') {
+  let seen = 0;
+  const held = new Promise<void>((resolve, reject) => {
+    void new Watch(kc).watch('/api/v1/namespaces', {}, () => { if (++seen === 1) resolve(); }, (err) => { if (err) reject(err as Error); })
+      .catch(reject);
+  });
+  await held; // the first event (ADDED of an existing namespace): the watch is up
+}
 if (mode === 'loaded') await import('../../sdk/index.js');
 if (mode === 'accessor') {
   const { createFeatureGateAccess } = await import('../../sdk/index.js');
