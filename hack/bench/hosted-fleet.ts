@@ -6,17 +6,26 @@
 // status write, and the same ClusterVersion change → status round trip, samples interleaved. Both run with the
 // node flags of the image's ENTRYPOINT, which the hosted Deployment inherits (OPERATOR_NODE_FLAGS overrides
 // them; set and empty: none).
-//   npm run bench -- hosted-fleet [--guests 20] [--unreachable 480] [--hostile 0] [--replicas 3] [--samples 100] [--idle-s 60] [--settle-s 180] [--restarts 1]
+//   npm run bench -- hosted-fleet [--guests 20] [--unreachable 480] [--hostile 0] [--hollow 0] [--replicas 3] [--samples 100] [--idle-s 60]
+//                                 [--settle-s 180] [--restarts 1] [--json FILE]
+// --hollow N adds N HCPs whose guests are hollow (test/support/hollow-guests.ts, all in one process of their own,
+// hollow-guests-process.ts): they answer as a guest kube-apiserver does where the coordinator can tell, so a fleet
+// of thousands of live guests fits on one machine. `--hollow 1980 --guests 20 --unreachable 0 --hostile 10` is
+// issue 46's fleet of 2,010. With hollow guests the benchmark adds a wave (every guest's ClusterVersion moves to a
+// new z-version at once → all statuses correct, then back) and counts them in the start and kill -9 phases.
+// --json FILE writes the rows for scripts.
 // --hostile N adds N HCPs whose guests are hostile in-process servers (test/support/hostile-guests.ts: throttling
 // forever, 2 MiB errors, newline-free streams, 3,000 history entries, a cycling ClusterVersion; in turn), published
 // after the unreachable ones: `--unreachable 470 --hostile 10` is issue 33's fleet of 500.
 // Phases: footprint (RSS at 0 HCPs, UNREACHABLE, then 1 / 10 / GUESTS reachable) → idle CPU and Lease writes
 // → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
 // guests correct) → kill -9 of one replica (its guests written again) → audit: guest writes by non-holders.
-import type { ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { OPERATOR_CLI, spawnFeaturegates } from '../../test/support/cli.js';
 import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardOf, type FeatureGate, type FeatureGateDetails } from '../../api-types/index.js';
 import { FeatureGateResource, LeaseResource, ReleaseCatalog, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
@@ -37,12 +46,13 @@ const { values: flags } = parseArgs({
   options: {
     guests: { type: 'string', default: '20' }, unreachable: { type: 'string', default: '480' }, hostile: { type: 'string', default: '0' }, replicas: { type: 'string', default: '3' },
     samples: { type: 'string', default: '100' }, 'idle-s': { type: 'string', default: '60' }, shards: { type: 'string', default: '32' },
-    'settle-s': { type: 'string', default: '180' }, restarts: { type: 'string', default: '1' },
+    'settle-s': { type: 'string', default: '180' }, restarts: { type: 'string', default: '1' }, hollow: { type: 'string', default: '0' }, json: { type: 'string' },
   },
 });
 const GUESTS = Number(flags.guests);
 const UNREACHABLE = Number(flags.unreachable);
 const HOSTILE = Number(flags.hostile);
+const HOLLOW = Number(flags.hollow);
 const REPLICAS = Number(flags.replicas);
 const SAMPLES = Number(flags.samples);
 const IDLE_S = Number(flags['idle-s']);
@@ -61,6 +71,50 @@ interface Guest { i: number; plane: ControlPlane; kc: ClusterAccess; key: string
 
 const catalog = new ReleaseCatalog(CATALOG);
 const expected: FeatureGateDetails = resolveFeatureGateDetails({}, catalog.registry('4.22.0', ClusterProfiles.IBMCloudManaged), '4.22.0');
+/** The wave's new z-version and its entry. */
+const WAVE_VERSION = '4.22.1';
+const expectedWave: FeatureGateDetails = resolveFeatureGateDetails({}, catalog.registry(WAVE_VERSION, ClusterProfiles.IBMCloudManaged), WAVE_VERSION);
+/** Rows for --json. */
+const rows: Record<string, unknown> = {};
+
+/** The hollow guests' process: one request at a time over its IPC channel. */
+class HollowGuests {
+  private chain: Promise<unknown> = Promise.resolve();
+  private constructor(private readonly proc: ChildProcess, readonly kubeconfigs: string[]) {}
+
+  static async start(n: number): Promise<HollowGuests> {
+    const proc = fork(join(dirname(fileURLToPath(import.meta.url)), 'hollow-guests-process.js'), [String(n), '4.22.0'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const kubeconfigs = await new Promise<string[]>((resolve, reject) => {
+      proc.once('message', (m: { kubeconfigs: string[] }) => resolve(m.kubeconfigs));
+      proc.once('exit', (code) => reject(new Error(`hollow-guests-process exited ${code}`)));
+    });
+    return new HollowGuests(proc, kubeconfigs);
+  }
+
+  ask<T>(m: Record<string, unknown>): Promise<T> {
+    const next = this.chain.then(() => new Promise<T>((resolve) => { this.proc.once('message', (r: T) => resolve(r)); this.proc.send(m); }));
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** How many (of `indices`, default all) hold exactly `entries` (and a ClusterOperator). */
+  async correct(entries: FeatureGateDetails[], indices?: number[]): Promise<number> {
+    const sorted = [...entries].sort((a, b) => a.version.localeCompare(b.version));
+    return (await this.ask<{ correct: number }>({ type: 'count', expected: { featureGates: sorted }, ...(indices ? { indices } : {}) })).correct;
+  }
+
+  /** Resolves once all (of `indices`) hold `entries`: seconds since `from` (nowMs). */
+  async allCorrect(entries: FeatureGateDetails[], from: number, timeoutS: number, indices?: number[]): Promise<number> {
+    const want = indices?.length ?? this.kubeconfigs.length;
+    await until(`${want} hollow guests correct`, async () => (await this.correct(entries, indices)) === want, timeoutS * 1000, 250);
+    return (nowMs() - from) / 1000;
+  }
+
+  stop(): void {
+    this.proc.disconnect();
+  }
+}
+const hollowKey = (i: number) => `clusters-w${i}/w${i}`;
 
 function spawnReplica(mgmt: ControlPlane, id: string): Replica {
   const log = openSync(join(mgmt.dir, `${id}.log`), 'a');
@@ -152,6 +206,21 @@ async function main(): Promise<void> {
     say(`footprint: ${UNREACHABLE} unreachable + ${HOSTILE} hostile (${HOSTILE_KINDS.join(', ')} in turn): ${rss().toFixed(1)} MB; ` +
       `requests they were sent: ${hostile.map((h) => h.requests.length).join(' ')}`);
   }
+  const hollow = HOLLOW ? await HollowGuests.start(HOLLOW) : undefined;
+  if (hollow) {
+    const t0 = nowMs();
+    for (let i = 0; i < HOLLOW; i += 20) {
+      await Promise.all([...Array(Math.min(20, HOLLOW - i)).keys()].map((j) =>
+        publishHostedControlPlane(mkc, { namespace: `clusters-w${i + j}`, name: `w${i + j}`, kubeconfig: hollow.kubeconfigs[i + j]!, releaseVersion: '4.22.0' })));
+    }
+    const published = (nowMs() - t0) / 1000;
+    const correctS = await hollow.allCorrect([expected], t0, 900);
+    say(`hollow: ${HOLLOW} HCPs published in ${published.toFixed(1)} s; all ${HOLLOW} guests' status correct ${correctS.toFixed(1)} s after the first was published`);
+    rows.hollowEngagedAllCorrectS = correctS;
+    await sleep(10_000);
+    footprint.push([`+${HOLLOW} hollow reachable`, UNREACHABLE + HOSTILE + HOLLOW, rss()]);
+    say(`footprint: ${UNREACHABLE} unreachable + ${HOSTILE} hostile + ${HOLLOW} hollow: ${rss().toFixed(1)} MB`);
+  }
   let added = 0;
   for (const step of [1, 10, GUESTS].filter((n, k, a) => n <= GUESTS && a.indexOf(n) === k)) {
     for (; added < step; added++) {
@@ -160,7 +229,7 @@ async function main(): Promise<void> {
     }
     await Promise.all(guests.slice(0, step).map((g) => until(`guest ${g.i} correct`, () => guestCorrect(g), 120_000, 100)));
     await sleep(10_000);
-    footprint.push([`+${step} reachable`, UNREACHABLE + HOSTILE + step, rss()]);
+    footprint.push([`+${step} reachable`, UNREACHABLE + HOSTILE + HOLLOW + step, rss()]);
     say(`footprint: ${UNREACHABLE} unreachable + ${step} reachable: ${rss().toFixed(1)} MB`);
   }
 
@@ -176,6 +245,8 @@ async function main(): Promise<void> {
     const leaseWrites = readAuditWrites(mgmtAudit.logPath).filter((w) => w.resource === 'leases' && (w.verb === 'update' || w.verb === 'create')
       && w.completed >= idleFrom && w.completed <= idleTo && w.code < 300);
     const leaseRate = leaseWrites.length / ((idleTo - idleFrom) / 1000);
+    rows.idleCpuSPerMin = idleCpu;
+    rows.leaseWritesPerS = leaseRate;
     say(`idle ${IDLE_S} s ${label}: CPU per replica ${idleCpu.map((c) => c.toFixed(2)).join(' / ')} s per minute ` +
       `(baseline single-cluster operator ${((usage(base.proc.pid!).cpuS - base0) / (IDLE_S / 60)).toFixed(2)}); Lease writes ${leaseRate.toFixed(2)}/s ` +
       `(goal ≤ shards / retry period = ${(SHARDS / LEASE.retry).toFixed(1)}/s)`);
@@ -218,6 +289,8 @@ async function main(): Promise<void> {
   const fleetCpu = sum(replicas.map((r) => usage(r.proc.pid!).cpuS)) - fleetCpu0;
   say(`CPU per sample over the latency phase (a change and a raw entry's prune; the fleet's is all replicas', Leases and quiet guests included): ` +
     `fleet ${(fleetCpu / SAMPLES * 1000).toFixed(1)} ms, single-cluster operator ${(baseIdle / SAMPLES * 1000).toFixed(1)} ms over ${((Date.now() - latencyStarted) / 1000).toFixed(0)} s`);
+  rows.latencyP50Ratio = median(fleetLat) / median(baseLat);
+  rows.latencyP99Ratio = percentile(fleetLat, 99) / percentile(baseLat, 99);
   say(`latency (${SAMPLES} changes): fleet p50 ${median(fleetLat).toFixed(1)} / p99 ${percentile(fleetLat, 99).toFixed(1)} ms; ` +
     `single-cluster operator p50 ${median(baseLat).toFixed(1)} / p99 ${percentile(baseLat, 99).toFixed(1)} ms ` +
     `(ratio ${(median(fleetLat) / median(baseLat)).toFixed(2)} / ${(percentile(fleetLat, 99) / percentile(baseLat, 99)).toFixed(2)}); baseline CPU over the latency phase ${baseIdle.toFixed(2)} s`);
@@ -237,6 +310,26 @@ async function main(): Promise<void> {
   };
   say(`latency phase writes per sample (a change, then the prune of a raw entry): fleet ${writesIn(guests.map((g) => g.audit), /replica\//)}; single-cluster operator ${writesIn([baseAudit.logPath], /^featuregates-operator\//)}`);
 
+  // The wave: every guest's ClusterVersion moves to a new z-version at once (as a fleet-wide upgrade reaches the
+  // guests), until every guest's status holds both entries; then back (the history rewritten to the old version
+  // alone), until the new entry is pruned everywhere.
+  if (hollow) {
+    for (const [label, history, entries] of [['to', [WAVE_VERSION, '4.22.0'], [expectedWave, expected]], ['back', ['4.22.0'], [expected]]] as const) {
+      const t0 = nowMs();
+      await Promise.all([hollow.ask({ type: 'history', history }), ...guests.map((g) => setClusterVersion(g.kc, { history: [...history] }))]);
+      const wanted = JSON.stringify([...entries].sort((a, b) => a.version.localeCompare(b.version)));
+      const realDone = Promise.all(guests.map((g) => until(`guest ${g.i} after the wave`, async () => {
+        const fg = await new ResourceClient(g.kc, FeatureGateResource).get(FEATURE_GATE_NAME);
+        return JSON.stringify([...fg.status?.featureGates ?? []].sort((a, b) => a.version.localeCompare(b.version))) === wanted;
+      }, 600_000, 250)));
+      const hollowS = await hollow.allCorrect([...entries], t0, 600);
+      await realDone;
+      const allS = (nowMs() - t0) / 1000;
+      if (label === 'to') rows.waveAllCorrectS = allS;
+      say(`wave ${label} ${history[0]}: all ${HOLLOW + GUESTS} guests' status correct in ${allS.toFixed(1)} s (hollow ${hollowS.toFixed(1)} s)`);
+    }
+  }
+
   // Restart: SIGTERM every replica (each releases its Leases), empty every guest's status, start REPLICAS fresh,
   // time until all are correct; RESTARTS times (the start burst is where a busy replica can miss its renewals).
   let generation = 1;
@@ -249,6 +342,7 @@ async function main(): Promise<void> {
     }));
     say(`SIGTERM: ${terms.map((t) => `exit ${t.code} in ${t.s.toFixed(1)} s`).join(', ')}`);
     for (const g of guests) await setFeatureGateStatus(g.kc, []);
+    await hollow?.ask({ type: 'clear' });
     const started = nowMs();
     replicas = [...Array(REPLICAS).keys()].map((k) => spawnReplica(mgmt, `replica-${k + REPLICAS * generation}`));
     generation++;
@@ -256,9 +350,12 @@ async function main(): Promise<void> {
       await until(`guest ${g.i} correct after restart`, () => guestCorrect(g), 120_000, 100);
       return { g, s: (nowMs() - started) / 1000 };
     }));
+    const hollowS = hollow ? await hollow.allCorrect([expected], started, 600) : 0;
     const startToCorrect = nowMs() - started;
+    rows.startAllCorrectS = startToCorrect / 1000;
+    if (hollow) say(`start: all ${HOLLOW} hollow guests correct ${hollowS.toFixed(1)} s after the spawn`);
     const gone = replicas.filter((r) => r.proc.exitCode !== null || r.proc.signalCode !== null);
-    say(`start${RESTARTS > 1 ? ` ${round}/${RESTARTS}` : ''}: ${REPLICAS} replicas spawned → all ${GUESTS} reachable guests' status correct in ${(startToCorrect / 1000).toFixed(1)} s ` +
+    say(`start${RESTARTS > 1 ? ` ${round}/${RESTARTS}` : ''}: ${REPLICAS} replicas spawned → all ${GUESTS + HOLLOW} reachable guests' status correct in ${(startToCorrect / 1000).toFixed(1)} s ` +
       `(baseline single-cluster start → first write ${(base.startMs / 1000).toFixed(2)} s); replicas exited meanwhile: ${gone.length ? gone.map((r) => `${r.id} (${r.proc.exitCode ?? r.proc.signalCode})`).join(', ') : 'none'}`);
     const bySpeed = correctAt.sort((a, b) => a.s - b.s);
     say(`start: per guest ${bySpeed[0]!.s.toFixed(1)} / ${median(bySpeed.map((c) => c.s)).toFixed(1)} / ${bySpeed[bySpeed.length - 1]!.s.toFixed(1)} s (min / median / max); ` +
@@ -277,15 +374,22 @@ async function main(): Promise<void> {
     await setFeatureGateStatus(g.kc, [{ version: '4.22.0', enabled: expected.enabled.map((x) => x.name), disabled: expected.disabled.map((x) => x.name) }, { version: '4.21.99', enabled: [], disabled: [] }]);
   }
   await sleep(2_000);
+  const ownedHollow = [...Array(HOLLOW).keys()].filter((i) => holders.get(shardName(shardOf(hollowKey(i), SHARDS))) === victim.id);
   const killedAt = nowMs();
   victim.proc.kill('SIGKILL');
   await exited(victim.proc);
+  // Its hollow guests' statuses emptied at the kill: written again once their shards are taken over.
+  const hollowRewritten = hollow && ownedHollow.length
+    ? hollow.ask({ type: 'clear', indices: ownedHollow }).then(() => hollow.allCorrect([expected], killedAt, 120, ownedHollow)) : Promise.resolve(0);
   const takeovers = await Promise.all(owned.map(async (g) => {
     const pruned = g.watcher!.next((v) => v === '4.22.0');
     await setClusterVersion(g.kc, { history: ['4.22.0'] });
     await pruned;
     return nowMs() - killedAt;
   }));
+  const hollowKillS = await hollowRewritten;
+  rows.killRewrittenS = Math.max(hollowKillS, ...takeovers.map((t) => t / 1000));
+  if (hollow) say(`kill -9: its ${ownedHollow.length} hollow guests written again ${hollowKillS.toFixed(1)} s after the kill`);
   replicas = replicas.slice(1);
   say(`kill -9 of ${victim.id} (owned ${owned.length} of the reachable guests): written again after ${takeovers.length ? `${(Math.max(...takeovers) / 1000).toFixed(1)} s (max), ${(median(takeovers) / 1000).toFixed(1)} s (median)` : 'n/a'} ` +
     `(goal ≤ lease duration + 5 s = ${LEASE.duration + 5} s)`);
@@ -306,6 +410,7 @@ async function main(): Promise<void> {
       if (before !== undefined && after !== undefined && before !== id && after !== id) violations.push(`${g.key}: ${w.verb} ${w.resource} by ${id} while ${before} held ${lease}`);
     }
   }
+  rows.nonHolderWrites = violations.length;
   say(`audit: ${writes} guest writes by replicas, ${violations.length} by a replica that did not hold the shard${violations.length ? `: ${violations.slice(0, 5).join('; ')}` : ''}`);
 
   const per = (a: [string, number, number], b: [string, number, number]) => (b[1] === a[1] ? 'n/a' : ((b[2] - a[2]) / (b[1] - a[1])).toFixed(3));
@@ -322,6 +427,16 @@ async function main(): Promise<void> {
     `reachable ${reachable.length ? per(beforeReachable, reachable[reachable.length - 1]!) : 'n/a'} MB on average, ` +
     `${slope.toFixed(3)} MB slope over the reachable steps ` +
     `(${f.map(([what, , mb]) => `${what}: ${mb.toFixed(1)} MB`).join(', ')}; goal ≤ 1 MB per HCP)`);
+  const hostilePer = hostileStep ? (hostileStep[2] - f[1]![2]) / (hostileStep[1] - f[1]![1]) : undefined;
+  // With hollow guests, a reachable HCP's cost is their step's (thousands of them), not the slope over the few real ones.
+  const hollowStep = f.find(([what]) => what.includes('hollow'));
+  const reachablePer = hollowStep ? (hollowStep[2] - beforeReachable[2]) / (hollowStep[1] - beforeReachable[1]) : slope;
+  if (hollowStep) say(`RSS per hollow (reachable) HCP: ${reachablePer.toFixed(3)} MB (goal ≤ 0.5 MB)`);
+  rows.rssPerHcpMB = { reachable: reachablePer, ...(hostilePer !== undefined ? { hostile: hostilePer } : {}) };
+  rows.hcps = UNREACHABLE + HOSTILE + HOLLOW + GUESTS;
+  rows.replicas = REPLICAS;
+  if (flags.json) writeFileSync(flags.json, `${JSON.stringify(rows, null, 2)}\n`);
+  hollow?.stop();
   for (const r of replicas) r.proc.kill('SIGKILL');
   // The replicas' logs (both generations) outlive the management control plane's directory.
   const logs = join(packageRoot(), '.cache', 'bench', 'hosted-fleet-logs');
