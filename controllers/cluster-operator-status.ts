@@ -11,7 +11,11 @@ import type { OperatorConditions } from './operator-conditions.js';
 
 export interface ClusterOperatorStatusDeps {
   name: string;
-  operatorVersion: string;
+  /**
+   * Read at every sync: the version this operator runs as (a hosted guest's follows the version it runs). Undefined:
+   * none accepted yet — the ClusterOperator is not written.
+   */
+  operatorVersion: () => string | undefined;
   namespace: string;
   clusterOperators: Pick<Reflector<ClusterOperator>, 'get' | 'addListener'>;
   featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
@@ -36,18 +40,18 @@ function setVersion(versions: OperandVersion[], name: string, version: string): 
 }
 
 /** Whether FeatureGate status has the operator version's entry: all this controller reads of FeatureGate. */
-function statusHoldsVersion(deps: Pick<ClusterOperatorStatusDeps, 'featureGates' | 'operatorVersion'>): boolean {
-  return deps.featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates.some((e) => e.version === deps.operatorVersion) ?? false;
+function statusHoldsVersion(featureGates: ClusterOperatorStatusDeps['featureGates'], version: string): boolean {
+  return featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates.some((e) => e.version === version) ?? false;
 }
 
 /** The status this controller wants, from the stored one (transition times kept while status is unchanged). */
-export function desiredClusterOperatorStatus(stored: ClusterOperatorStatus | undefined, deps: ClusterOperatorStatusDeps): ClusterOperatorStatus {
+export function desiredClusterOperatorStatus(stored: ClusterOperatorStatus | undefined, deps: ClusterOperatorStatusDeps, version: string): ClusterOperatorStatus {
   const now = (deps.now ?? (() => new Date()))();
   const conditions = clusterOperatorConditions(stored?.conditions ?? [], deps.conditions.all(), rfc3339(now),
     { inertia: { ms: deps.degradedInertiaMs ?? DEGRADED_INERTIA_MS, now } });
   let versions = stored?.versions ?? [];
-  if (statusHoldsVersion(deps)) {
-    versions = setVersion(setVersion(versions, 'operator', deps.operatorVersion), 'feature-gates', deps.operatorVersion);
+  if (statusHoldsVersion(deps.featureGates, version)) {
+    versions = setVersion(setVersion(versions, 'operator', version), 'feature-gates', version);
   }
   // Upstream publishes `extension: null` (library-go never fills it); keep what another writer set.
   return { ...(stored ?? {}), conditions, versions, relatedObjects: relatedObjects(deps.namespace), extension: stored?.extension ?? null };
@@ -55,6 +59,8 @@ export function desiredClusterOperatorStatus(stored: ClusterOperatorStatus | und
 
 export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps) {
   return async (): Promise<ReconcileResult> => {
+    const version = deps.operatorVersion();
+    if (version === undefined) return {};
     let co = deps.clusterOperators.get(deps.name);
     if (!co) {
       try {
@@ -64,7 +70,7 @@ export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps)
         return { requeue: true }; // created concurrently: the cache catches up
       }
     }
-    const desired = desiredClusterOperatorStatus(co.status, deps);
+    const desired = desiredClusterOperatorStatus(co.status, deps, version);
     if (jsonEqual(desired, co.status)) return { requeueAfterMs: 60_000 };
     try {
       await deps.client.replaceStatus({ ...co, status: desired });
@@ -86,9 +92,10 @@ export const CLUSTER_OPERATOR_STATUS_CONTROLLER = 'ClusterOperatorStatusControll
  */
 export function clusterOperatorStatusController(deps: ClusterOperatorStatusDeps): ControllerSpec {
   const key = () => [deps.name];
-  let held: boolean | undefined;
+  let held: string | undefined;
   const onFeatureGate = () => {
-    const holds = statusHoldsVersion(deps);
+    const version = deps.operatorVersion();
+    const holds = `${version}:${version !== undefined && statusHoldsVersion(deps.featureGates, version)}`;
     if (holds === held) return [];
     held = holds;
     return [deps.name];

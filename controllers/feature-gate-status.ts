@@ -17,9 +17,18 @@ import type { OperatorConditions } from './operator-conditions.js';
 export const FEATURE_GATE_CONTROLLER = 'FeatureGateController';
 export const RESYNC_MS = 60_000;
 
-export interface FeatureGateStatusDeps {
-  operatorVersion: string;
+/** The version this operator runs as, and its payload's feature sets. */
+export interface OperatorRelease {
+  version: string;
   registry: FeatureSetRegistry;
+}
+
+export interface FeatureGateStatusDeps {
+  /**
+   * Read at every sync: the release the status is kept for (the single-cluster operator's is fixed; a hosted guest's
+   * follows the version it runs). Undefined: none accepted yet — nothing is written and nothing is said.
+   */
+  release: () => OperatorRelease | undefined;
   featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
   clusterVersions: Pick<Reflector<ClusterVersion>, 'get' | 'addListener'>;
   client: Pick<ResourceClient<FeatureGate>, 'replaceStatus'>;
@@ -45,18 +54,18 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
   const versions = deps.metrics && gauge(deps.metrics, 'featuregates_status_versions', 'Number of versions in FeatureGate/cluster status', []);
   const writes = deps.metrics && counter(deps.metrics, 'featuregates_status_writes_total', 'FeatureGate status writes made by this process', []);
   const limit = deps.sizeLimitBytes ?? ETCD_REQUEST_LIMIT_BYTES;
-  // The spec's resolution, kept while the spec stays the same (most events change only status or ClusterVersion).
-  let resolved: { spec: FeatureGate['spec']; current: FeatureGateDetails } | undefined;
+  // The spec's resolution, kept while the spec and the release stay the same (most events change only status or ClusterVersion).
+  let resolved: { spec: FeatureGate['spec']; release: OperatorRelease; current: FeatureGateDetails } | undefined;
   // The status size is measured once per distinct status, not at every look.
   let measured: FeatureGateDetails[] | undefined;
 
-  const sync = async (): Promise<ReconcileResult> => {
+  const sync = async (release: OperatorRelease): Promise<ReconcileResult> => {
     const fg = deps.featureGates.get(FEATURE_GATE_NAME);
     const cv = deps.clusterVersions.get(CLUSTER_VERSION_NAME);
     if (!fg || !cv) return { requeueAfterMs: RESYNC_MS };
-    if (!resolved || !jsonEqual(fg.spec, resolved.spec)) {
+    if (!resolved || !jsonEqual(fg.spec, resolved.spec) || resolved.release.version !== release.version || resolved.release.registry !== release.registry) {
       try {
-        resolved = { spec: fg.spec, current: resolveFeatureGateDetails(fg.spec, deps.registry, deps.operatorVersion) };
+        resolved = { spec: fg.spec, release, current: resolveFeatureGateDetails(fg.spec, release.registry, release.version) };
       } catch (e) {
         resolved = undefined;
         throw new Error(`unable to determine FeatureGateDetails from FeatureSets: ${(e as Error).message}`, { cause: e });
@@ -92,15 +101,17 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
     }
     writes?.inc();
     deps.onSettled?.(true);
-    log.info('FeatureGate status updated', { version: deps.operatorVersion, versions: desired.map((d) => d.version) });
+    log.info('FeatureGate status updated', { version: release.version, versions: desired.map((d) => d.version) });
     deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME, ...(fg.metadata.uid ? { uid: fg.metadata.uid } : {}) },
-      'Normal', 'FeatureGateUpdate', featureGateUpdateMessage(fg, deps.operatorVersion, gateNames(current)));
+      'Normal', 'FeatureGateUpdate', featureGateUpdateMessage(fg, release.version, gateNames(current)));
     return { requeueAfterMs: RESYNC_MS };
   };
 
   return async () => {
+    const release = deps.release();
+    if (!release) return {};
     try {
-      const result = await sync();
+      const result = await sync(release);
       deps.conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, undefined));
       return result;
     } catch (e) {

@@ -159,7 +159,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   };
 
   const runClusterOperatorStatus = () => run(clusterOperatorStatusController({
-    name: coName, operatorVersion: options.operatorVersion, namespace, clusterOperators, featureGates, client: coClient, conditions,
+    name: coName, operatorVersion: () => options.operatorVersion, namespace, clusterOperators, featureGates, client: coClient, conditions,
     ...(options.degradedInertiaMs !== undefined ? { degradedInertiaMs: options.degradedInertiaMs } : {}),
   }));
 
@@ -176,8 +176,9 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     }
     // The cluster's Kubernetes version, for both controllers that judge gates by it: one GET /version per 10 minutes.
     const kubernetesVersion = readAtMostEvery(apiServerVersion(kc, abort.signal), 10 * 60_000);
+    const release = { version: options.operatorVersion, registry };
     run(featureGateStatusController({
-      operatorVersion: options.operatorVersion, registry, featureGates, clusterVersions, client: fgClient, conditions, events, logger: log, metrics,
+      release: () => release, featureGates, clusterVersions, client: fgClient, conditions, events, logger: log, metrics,
     }));
     run(gatesThatStartController({
       operatorVersion: options.operatorVersion, registry, featureGates, conditions, events, logger: log, metrics,

@@ -5,9 +5,10 @@
 //    version it runs — FeatureGateController (status for every version in its history) and
 //    ClusterOperatorStatusController (the guest ClusterOperator, watched by name) — as an upgrade replaces the
 //    single-cluster operator's pod with one of the new version (at most 3 rebinds at once, then one per 30 s:
-//    GUEST_REBINDS). A history longer than the cluster-version
-//    operator keeps, no version, or a release the catalog lacks: those controllers stop (nothing is written
-//    from input that is not accepted) and the reason is a TerminalError;
+//    GUEST_REBINDS). Those controllers live as long as the engagement (multicluster-runtime's shape) and read the
+//    bound version and its registry at each sync; a rebind changes what they read and wakes them. A history longer
+//    than the cluster-version operator keeps, no version, or a release the catalog lacks: nothing is bound (those
+//    controllers write nothing from input that is not accepted) and the reason is a TerminalError;
 //  - FeatureUpgradeableController with the HCP's feature set as `requested` (a NoUpgrade choice there blocks
 //    even while the guest refuses it);
 //  - RunningGatesController: the guest kube-apiserver's running gates against its FeatureGate status.
@@ -59,7 +60,7 @@ export interface GuestEngagementDeps {
   recheckAfterMs: number;
   /** How each controller's reconcile ended (undefined: it succeeded). */
   onReconciled(controller: string, error: unknown): void;
-  /** A controller stopped: what it last said no longer holds. */
+  /** What a controller last said no longer holds (it stopped, or the version it keeps changed). */
   onStopped(controller: string): void;
   /** A guest status write carried input changes the first of which was observed this many seconds before. */
   onStatusDelay?(seconds: number): void;
@@ -87,10 +88,9 @@ export class GuestEngagement {
   /** When the rebind waiting for its token may run (realClock time), while one waits. */
   private rebindAt: number | undefined;
   private readonly controllers = new Map<string, Controller>();
-  private readonly limiters = new Map<string, ItemExponentialLimiter>();
   /** Each controller's keys (its initial keys): what resync() looks at again. */
   private readonly keys = new Map<string, string[]>();
-  /** The version the version-bound controllers run at, and their registry. */
+  /** The version the version-bound controllers run at, and their registry (read by them at each sync). */
   private bound: { version: string; registry: FeatureSetRegistry } | undefined;
   private stopped = false;
   /**
@@ -129,6 +129,7 @@ export class GuestEngagement {
         hcpKey: d.hcpKey, requested: d.requested, featureGates, client: guest.featureGate, events: d.events, logger: d.logger,
         recheckAfterMs: d.recheckAfterMs,
       }));
+      this.runVersionBound();
       this.run({
         name: GUEST_VERSION_CONTROLLER, reconcile: () => this.bindVersion(),
         watches: [{ source: clusterVersions, keys: () => ['version'] }], initialKeys: ['version'],
@@ -157,9 +158,8 @@ export class GuestEngagement {
   /** The guest answers again: every controller looks now (what they skipped while it failed). */
   resync(): void {
     for (const [name, c] of this.controllers) {
-      const limiter = this.limiters.get(name);
       // A key that is failing stays on its backoff (a guest flapping between failing and answering cannot reset it).
-      for (const k of this.keys.get(name) ?? []) if (limiter && limiter.numRequeues(k) > 0) c.queue.addRateLimited(k); else c.enqueue(k);
+      for (const k of this.keys.get(name) ?? []) if (c.queue.numRequeues(k) > 0) c.queue.addRateLimited(k); else c.enqueue(k);
     }
   }
 
@@ -174,33 +174,61 @@ export class GuestEngagement {
 
   private run(spec: ControllerSpec): void {
     if (this.stopped) return;
-    // A controller's backoff outlives its instance: one bound again to a guest's next version goes on where the
-    // last one was (a guest cycling its version cannot reset it).
-    let rateLimiter = this.limiters.get(spec.name);
-    if (!rateLimiter) this.limiters.set(spec.name, (rateLimiter = new ItemExponentialLimiter(5, 5 * 60_000)));
-    const limiter = rateLimiter;
-    this.keys.set(spec.name, spec.initialKeys ?? []);
-    const backingOff = (spec.initialKeys ?? []).filter((k) => limiter.numRequeues(k) > 0);
-    const c = new Controller({ ...spec, initialKeys: (spec.initialKeys ?? []).filter((k) => !backingOff.includes(k)) }, {
-      logger: this.d.logger, rateLimiter,
+    // Each controller lives as long as the engagement, its backoff with it (a guest cycling its version cannot reset it).
+    const c = new Controller(spec, {
+      logger: this.d.logger, rateLimiter: new ItemExponentialLimiter(5, 5 * 60_000),
       onReconciled: (_key, error) => this.d.onReconciled(spec.name, error),
     });
+    this.keys.set(spec.name, spec.initialKeys ?? []);
     this.controllers.set(spec.name, c);
     c.start();
-    for (const k of backingOff) c.queue.addRateLimited(k);
   }
 
-  /** The version-bound controllers stop (nothing is written from a version that is no longer the guest's). */
-  private async unbind(): Promise<void> {
+  /**
+   * FeatureGateController and ClusterOperatorStatusController, once for the engagement: each reads the bound version
+   * at its sync (none bound: it writes nothing), and sees of ClusterVersion only an accepted one naming that version
+   * (the controllers of a newer version are on their way; an older one never writes from the new history).
+   */
+  private runVersionBound(): void {
+    const { guest } = this.d;
+    const { featureGates, clusterOperators } = this.views;
+    const clusterVersions = {
+      get: (name: string) => {
+        const cv = this.views.clusterVersions.get(name);
+        const a = acceptedGuestVersion(cv);
+        return 'version' in a && a.version === this.bound?.version ? cv : undefined;
+      },
+      addListener: this.views.clusterVersions.addListener,
+    };
+    this.run(featureGateStatusController({
+      release: () => this.bound, featureGates, clusterVersions, client: guest.featureGate, conditions: this.conditions,
+      events: this.d.events, logger: this.d.logger,
+      onSettled: (wrote) => {
+        if (wrote && this.changedSince !== undefined) this.d.onStatusDelay?.((Date.now() - this.changedSince) / 1000);
+        this.changedSince = undefined;
+      },
+    }));
+    this.run(clusterOperatorStatusController({
+      name: this.d.clusterOperatorName, operatorVersion: () => this.bound?.version, namespace: GUEST_CONFIG_NAMESPACE, clusterOperators, featureGates,
+      client: guest.clusterOperator, conditions: this.conditions,
+    }));
+  }
+
+  /** The version-bound controllers look now (the version they read changed): what they said of the last one no longer holds. */
+  private wakeVersionBound(): void {
+    for (const name of VERSION_BOUND) {
+      this.d.onStopped(name);
+      const c = this.controllers.get(name);
+      // A failing key stays on its backoff, as at resync().
+      for (const k of this.keys.get(name) ?? []) if (c && c.queue.numRequeues(k) > 0) c.queue.addRateLimited(k); else c?.enqueue(k);
+    }
+  }
+
+  /** Nothing bound: the version-bound controllers write nothing, and what they last said no longer holds. */
+  private unbind(): void {
     if (!this.bound) return;
     this.bound = undefined;
-    for (const name of VERSION_BOUND) {
-      const c = this.controllers.get(name);
-      if (!c) continue;
-      this.controllers.delete(name);
-      await c.stop();
-      this.d.onStopped(name);
-    }
+    for (const name of VERSION_BOUND) this.d.onStopped(name);
   }
 
   /** GuestVersionController's reconcile: the version-bound controllers run at the guest's accepted version. */
@@ -208,7 +236,7 @@ export class GuestEngagement {
     const { guest, catalog } = this.d;
     const accepted = acceptedGuestVersion(guest.clusterVersions.get('version'));
     if ('problem' in accepted) {
-      await this.unbind();
+      this.unbind();
       throw new TerminalError(accepted.problem.message, { ...accepted.problem.options, recheckAfterMs: this.d.recheckAfterMs });
     }
     const { version } = accepted;
@@ -216,7 +244,7 @@ export class GuestEngagement {
     try {
       registry = catalog.registry(version, ClusterProfiles.IBMCloudManaged);
     } catch (e) {
-      await this.unbind();
+      this.unbind();
       throw new TerminalError(`guest version ${version}: ${(e as Error).message}`, { reason: 'MissingRelease', recheckAfterMs: this.d.recheckAfterMs });
     }
     if (this.bound?.version === version && this.bound.registry === registry) {
@@ -227,35 +255,9 @@ export class GuestEngagement {
     this.rebindAt ??= now + this.rebinds.when(); // one token per rebind, taken when it is first due
     if (now < this.rebindAt) return { requeueAfterMs: this.rebindAt - now };
     this.rebindAt = undefined;
-    await this.unbind();
     if (this.stopped) return {};
     this.bound = { version, registry };
-    // What the version-bound controllers see of ClusterVersion: only an accepted one naming their version (the
-    // controller of a newer version is on its way; an older one never writes from the new history).
-    const { featureGates, clusterOperators } = this.views;
-    const clusterVersions = {
-      get: (name: string) => {
-        const cv = this.views.clusterVersions.get(name);
-        const a = acceptedGuestVersion(cv);
-        return 'version' in a && a.version === version ? cv : undefined;
-      },
-      addListener: this.views.clusterVersions.addListener,
-    };
-    const specs = [
-      featureGateStatusController({
-        operatorVersion: version, registry, featureGates, clusterVersions, client: guest.featureGate, conditions: this.conditions,
-        events: this.d.events, logger: this.d.logger,
-        onSettled: (wrote) => {
-          if (wrote && this.changedSince !== undefined) this.d.onStatusDelay?.((Date.now() - this.changedSince) / 1000);
-          this.changedSince = undefined;
-        },
-      }),
-      clusterOperatorStatusController({
-        name: this.d.clusterOperatorName, operatorVersion: version, namespace: GUEST_CONFIG_NAMESPACE, clusterOperators, featureGates,
-        client: guest.clusterOperator, conditions: this.conditions,
-      }),
-    ];
-    for (const spec of specs) this.run(spec);
+    this.wakeVersionBound();
     this.d.logger.info('guest controllers bound to its version', { version, featureGate: FEATURE_GATE_NAME });
     return {};
   }

@@ -26,7 +26,7 @@ const deps = (fg: FeatureGate, replaceStatus: (o: FeatureGate) => Promise<Featur
   return {
     conditions,
     deps: {
-      operatorVersion: '4.22.1', registry, conditions, events,
+      release: () => ({ version: '4.22.1', registry }), conditions, events,
       featureGates: new Cache({ cluster: { ...fg, metadata: { ...fg.metadata, resourceVersion: '7' } } }),
       clusterVersions: new Cache({ version: clusterVersion('version', [historyEntry('4.22.1')]) }),
       client: { replaceStatus },
@@ -45,6 +45,22 @@ describe('FeatureGate status reconciler', () => {
     expect(written[0]?.metadata.resourceVersion).toBe('7');
     expect(written[0]?.status?.featureGates.map((e) => e.version)).toEqual(['4.22.1']);
     expect(recorded).toContain('FeatureGateUpdate');
+  });
+
+  it('reads its release at every sync: none (a hosted guest not accepted yet) writes and says nothing; a new one is resolved anew', async () => {
+    const written: FeatureGate[] = [];
+    let release: { version: string; registry: typeof registry } | undefined;
+    const { deps: d, conditions } = deps(featureGate('cluster'), async (o) => { written.push(o); return o; });
+    const reconcile = featureGateStatusReconciler({ ...d, release: () => release,
+      clusterVersions: new Cache({ version: clusterVersion('version', [historyEntry('4.22.2'), historyEntry('4.22.1', 'Completed', 1)]) }) });
+    expect(await reconcile('cluster')).toEqual({});
+    expect([written.length, conditions.all().length]).toEqual([0, 0]);
+    release = { version: '4.22.1', registry };
+    await reconcile('cluster');
+    release = { version: '4.22.2', registry: loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.22'), { operatorVersion: '4.22.2' }) };
+    await reconcile('cluster');
+    // (The cache does not hold the first write: each write is the current entry of the release it read.)
+    expect(written.map((w) => w.status?.featureGates.map((e) => e.version))).toEqual([['4.22.1'], ['4.22.2']]);
   });
 
   it('a 409 is a rate-limited requeue, not an immediate one and not Degraded', async () => {
@@ -111,7 +127,7 @@ describe('ClusterOperator status reconciler', () => {
     conditions.set({ type: 'OperatorAvailable', status: 'True', reason: 'AsExpected', message: '' });
     const written: ClusterOperator[] = [];
     const reconcile = clusterOperatorStatusReconciler({
-      name: 'config-operator', operatorVersion: '4.22.1', namespace: 'openshift-config-operator', conditions,
+      name: 'config-operator', operatorVersion: () => '4.22.1', namespace: 'openshift-config-operator', conditions,
       clusterOperators: new Cache({ 'config-operator': co() }), featureGates: new Cache<FeatureGate>({}),
       client: { create: async (o) => o, replaceStatus: async (o) => { written.push(o); return o; } },
       now: () => new Date('2026-01-01T00:00:00Z'),
@@ -126,7 +142,7 @@ describe('ClusterOperator status reconciler', () => {
   it('is triggered by a FeatureGate change only when it changes whether status holds the operator version', () => {
     const gates: Record<string, FeatureGate> = {};
     const spec = clusterOperatorStatusController({
-      name: 'config-operator', operatorVersion: '4.22.1', namespace: 'ns', conditions: new OperatorConditions(),
+      name: 'config-operator', operatorVersion: () => '4.22.1', namespace: 'ns', conditions: new OperatorConditions(),
       clusterOperators: new Cache({ 'config-operator': co() }), featureGates: new Cache(gates),
       client: { create: async (o) => o, replaceStatus: async (o) => o },
     });
@@ -146,9 +162,25 @@ describe('ClusterOperator status reconciler', () => {
     expect(spec.watches[2]!.keys!('anything')).toEqual(['config-operator']);
   });
 
+  it('writes nothing while it has no version (a hosted guest not accepted yet), and publishes the version it reads', async () => {
+    let version: string | undefined;
+    const written: ClusterOperator[] = [];
+    const gates = { cluster: { ...featureGate('cluster'), status: { featureGates: [{ version: '4.22.1', enabled: [], disabled: [] }] } } as FeatureGate };
+    const reconcile = clusterOperatorStatusReconciler({
+      name: 'config-operator', operatorVersion: () => version, namespace: 'ns', conditions: new OperatorConditions(),
+      clusterOperators: new Cache({ 'config-operator': co() }), featureGates: new Cache(gates),
+      client: { create: async (o) => o, replaceStatus: async (o) => { written.push(o); return o; } },
+    });
+    expect(await reconcile()).toEqual({});
+    expect(written).toHaveLength(0);
+    version = '4.22.1';
+    await reconcile();
+    expect(written[0]?.status?.versions).toEqual([{ name: 'operator', version: '4.22.1' }, { name: 'feature-gates', version: '4.22.1' }]);
+  });
+
   it('a stale cache (409 or 404 on write) is a rate-limited requeue', async () => {
     const reconcile = clusterOperatorStatusReconciler({
-      name: 'config-operator', operatorVersion: '4.22.1', namespace: 'ns', conditions: new OperatorConditions(),
+      name: 'config-operator', operatorVersion: () => '4.22.1', namespace: 'ns', conditions: new OperatorConditions(),
       clusterOperators: new Cache({ 'config-operator': co() }), featureGates: new Cache<FeatureGate>({}),
       client: { create: async (o) => o, replaceStatus: async () => { throw Object.assign(new Error('gone'), { code: 404 }); } },
     });
