@@ -163,17 +163,17 @@ describe('ClusterOperator status reconciler', () => {
   });
 
   it('writes nothing while it has no version (a hosted guest not accepted yet), and publishes the version it reads', async () => {
-    let version: string | undefined;
+    const bound: { version?: string } = {};
     const written: ClusterOperator[] = [];
     const gates = { cluster: { ...featureGate('cluster'), status: { featureGates: [{ version: '4.22.1', enabled: [], disabled: [] }] } } as FeatureGate };
     const reconcile = clusterOperatorStatusReconciler({
-      name: 'config-operator', operatorVersion: () => version, namespace: 'ns', conditions: new OperatorConditions(),
+      name: 'config-operator', operatorVersion: () => bound.version, namespace: 'ns', conditions: new OperatorConditions(),
       clusterOperators: new Cache({ 'config-operator': co() }), featureGates: new Cache(gates),
       client: { create: async (o) => o, replaceStatus: async (o) => { written.push(o); return o; } },
     });
     expect(await reconcile()).toEqual({});
     expect(written).toHaveLength(0);
-    version = '4.22.1';
+    bound.version = '4.22.1';
     await reconcile();
     expect(written[0]?.status?.versions).toEqual([{ name: 'operator', version: '4.22.1' }, { name: 'feature-gates', version: '4.22.1' }]);
   });
