@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FEATURE_GATE_NAME, type FeatureGate } from '../../api-types/index.js';
 import {
-  ApiError, ClusterOperatorResource, FeatureGateResource, KubeTransport, ResourceClient, readKubeconfigFile, readUntrustedKubeconfigText, type ClusterAccess,
+  ApiError, ClusterOperatorResource, FeatureGateResource, KubeTransport, ResourceClient, readKubeconfigFile, readUntrustedKubeconfigText, withTransportConfig, type ClusterAccess,
 } from '../../runtime/index.js';
 import {
   ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, setHostedFeatureGate, startControlPlane, upstreamCRDPaths, type ControlPlane,
@@ -106,6 +106,20 @@ describe('hollow guests answer as kube-apiserver does', () => {
     expect(real).toContainEqual(['stale spec write', { code: 409, reason: 'Conflict' }]);
     expect(real).toContainEqual(['watch-list', [['ADDED', FEATURE_GATE_NAME], ['BOOKMARK', 'true']]]);
   }, 60_000);
+
+  // The coordinator's transport falls back to HTTP/1.1 for a server that does not agree to HTTP/2; a quiet watch must be
+  // accepted there too (a fleet run with 500 hollow guests stalled on watches that never got their headers).
+  it('over HTTP/1.1 too, a watch with nothing to send is accepted at once', async () => {
+    const quietWatch = async (kc: ClusterAccess) => {
+      const h1 = withTransportConfig(kc, { http2: false });
+      const { resourceVersion } = await new ResourceClient(h1, FeatureGateResource).list();
+      return KubeTransport.for(h1).watch({ path: '/apis/config.openshift.io/v1/featuregates', timeoutMs: 3000,
+        query: { fieldSelector: `metadata.name=${FEATURE_GATE_NAME}`, resourceVersion, timeoutSeconds: 5 },
+        onEvent: () => undefined, onEnd: () => undefined }).then((h) => { h.abort(); return 'accepted'; }, (e: Error) => e.message);
+    };
+    expect(await quietWatch(plane.kubeConfig)).toBe('accepted');
+    expect(await quietWatch(readUntrustedKubeconfigText(hollow.guests[0]!.kubeconfig(), 'hollow'))).toBe('accepted');
+  });
 
   it('refuses a request without its token, as kube-apiserver does', async () => {
     const wrong = (text: string) => text.replace(/("token": "|token: )[^\s}"]+/, '$1not-the-token');

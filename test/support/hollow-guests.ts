@@ -191,6 +191,9 @@ class Guest implements HollowGuest {
     const bookmark = (annotations?: Record<string, string>) =>
       send({ type: 'BOOKMARK', object: { apiVersion: 'config.openshift.io/v1', kind, metadata: { resourceVersion: String(this.rv), ...(annotations ? { annotations } : {}) } } });
     res.writeHead(200, { 'content-type': 'application/json' });
+    // Accepted at once, events or not, as kube-apiserver does: over HTTP/2 writeHead sends the headers; a client that
+    // fell back to HTTP/1.1 gets an http.ServerResponse here, which holds them until the first write unless flushed.
+    (res as unknown as { flushHeaders?: () => void }).flushHeaders?.();
     const matches = (e: Event) => e.resource === resource && (name === undefined || e.object.metadata.name === name);
     if (url.searchParams.get('sendInitialEvents') === 'true') {
       for (const o of this.store.get(resource)!.values()) if (name === undefined || o.metadata.name === name) send({ type: 'ADDED', object: o });
