@@ -20,12 +20,10 @@
 // Phases: footprint (RSS at 0 HCPs, UNREACHABLE, then 1 / 10 / GUESTS reachable) → idle CPU and Lease writes
 // → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
 // guests correct) → kill -9 of one replica (its guests written again) → audit: guest writes by non-holders.
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { OPERATOR_CLI, spawnFeaturegates } from '../../test/support/cli.js';
-import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardOf, type FeatureGate, type FeatureGateDetails } from '../../api-types/index.js';
 import { FeatureGateResource, LeaseResource, ReleaseCatalog, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
@@ -37,6 +35,7 @@ import { HOSTILE_KINDS, startHostileGuest } from '../../test/support/hostile-gue
 import { auditSetup, readAuditWrites } from '../../test/support/audit.js';
 import { startBenchCluster } from './bench-cluster.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
+import { HollowGuests } from './hollow-guests-client.js';
 import { exited, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
 import { median, nowMs, percentile } from './stats.js';
 import { operatorChange, rawWrite } from './status-change.js';
@@ -77,43 +76,6 @@ const expectedWave: FeatureGateDetails = resolveFeatureGateDetails({}, catalog.r
 /** Rows for --json. */
 const rows: Record<string, unknown> = {};
 
-/** The hollow guests' process: one request at a time over its IPC channel. */
-class HollowGuests {
-  private chain: Promise<unknown> = Promise.resolve();
-  private constructor(private readonly proc: ChildProcess, readonly kubeconfigs: string[]) {}
-
-  static async start(n: number): Promise<HollowGuests> {
-    const proc = fork(join(dirname(fileURLToPath(import.meta.url)), 'hollow-guests-process.js'), [String(n), '4.22.0'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const kubeconfigs = await new Promise<string[]>((resolve, reject) => {
-      proc.once('message', (m: { kubeconfigs: string[] }) => resolve(m.kubeconfigs));
-      proc.once('exit', (code) => reject(new Error(`hollow-guests-process exited ${code}`)));
-    });
-    return new HollowGuests(proc, kubeconfigs);
-  }
-
-  ask<T>(m: Record<string, unknown>): Promise<T> {
-    const next = this.chain.then(() => new Promise<T>((resolve) => { this.proc.once('message', (r: T) => resolve(r)); this.proc.send(m); }));
-    this.chain = next.catch(() => undefined);
-    return next;
-  }
-
-  /** How many (of `indices`, default all) hold exactly `entries` (and a ClusterOperator). */
-  async correct(entries: FeatureGateDetails[], indices?: number[]): Promise<number> {
-    const sorted = [...entries].sort((a, b) => a.version.localeCompare(b.version));
-    return (await this.ask<{ correct: number }>({ type: 'count', expected: { featureGates: sorted }, ...(indices ? { indices } : {}) })).correct;
-  }
-
-  /** Resolves once all (of `indices`) hold `entries`: seconds since `from` (nowMs). */
-  async allCorrect(entries: FeatureGateDetails[], from: number, timeoutS: number, indices?: number[]): Promise<number> {
-    const want = indices?.length ?? this.kubeconfigs.length;
-    await until(`${want} hollow guests correct`, async () => (await this.correct(entries, indices)) === want, timeoutS * 1000, 250);
-    return (nowMs() - from) / 1000;
-  }
-
-  stop(): void {
-    this.proc.disconnect();
-  }
-}
 const hollowKey = (i: number) => `clusters-w${i}/w${i}`;
 
 function spawnReplica(mgmt: ControlPlane, id: string): Replica {

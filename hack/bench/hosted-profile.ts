@@ -5,7 +5,9 @@
 // with no HCP. With --start, the HCPs are published first and the profile covers the coordinator's start
 // until every reachable guest's status is correct (one replica: it holds every shard).
 //   npm run bench -- hosted-profile [--unreachable 480] [--reachable 0] [--warmup-s 60] [--profile-s 60] [--start]
-//     [--backoff-initial-s S] [--backoff-max-s S] [--no-profile] [--hostile KIND,KIND…] [--changes N]
+//     [--backoff-initial-s S] [--backoff-max-s S] [--no-profile] [--hostile KIND,KIND…] [--changes N] [--hollow 0]
+// --hollow N adds N HCPs whose guests are hollow (hollow-guests-process.ts, in a process of their own): what N live
+// guests cost a replica that holds them all, idle, without N real API servers on the machine.
 // --changes N profiles N ClusterVersion changes (the latency benchmark's round trip) on the reachable guests in
 // turn instead of the idle window, and reports their latency.
 // --backoff-* set the guests' reflector backoff (the coordinator's --guest-backoff-max; the initial step is only
@@ -17,6 +19,7 @@
 import { sleep } from '../../test/support/timing.js';
 import { operatorNodeFlags } from './operator-process.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
+import { HollowGuests } from './hollow-guests-client.js';
 import { median, percentile } from './stats.js';
 import { operatorChange } from './status-change.js';
 import { execFileSync, spawn } from 'node:child_process';
@@ -45,11 +48,12 @@ const { values: flags } = parseArgs({
     unreachable: { type: 'string', default: '480' }, reachable: { type: 'string', default: '0' }, 'warmup-s': { type: 'string', default: '60' },
     'profile-s': { type: 'string', default: '60' }, start: { type: 'boolean', default: false },
     hostile: { type: 'string', default: '' }, 'backoff-initial-s': { type: 'string' }, 'backoff-max-s': { type: 'string' }, 'no-profile': { type: 'boolean', default: false },
-    changes: { type: 'string', default: '0' },
+    changes: { type: 'string', default: '0' }, hollow: { type: 'string', default: '0' },
   },
 });
 const N = Number(flags.unreachable);
 const R = Number(flags.reachable);
+const HOLLOW = Number(flags.hollow);
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const mem = () => {
   gc();
@@ -122,6 +126,7 @@ const hostileKubeconfigs = hostileProcess
     hostileProcess.once('exit', (code) => reject(new Error(`hostile-guests-process exited ${code}`)));
   })
   : [];
+const hollow = HOLLOW ? await HollowGuests.start(HOLLOW) : undefined;
 const coordinator = () => startHosted({
   kubeConfig: mkc, payloadCatalog: catalogDir, namespace: 'fgc',
   identity: 'profiled', metricsBindAddress: '0',
@@ -136,6 +141,10 @@ const publishAll = async () => {
   }
   for (const [i, kubeconfig] of hostileKubeconfigs.entries()) {
     await publishHostedControlPlane(mkc, { namespace: `h${i}`, name: `h${i}-${hostileKinds[i]}`, kubeconfig, releaseVersion: '4.22.0' });
+  }
+  for (let i = 0; i < HOLLOW; i += 20) {
+    await Promise.all([...Array(Math.min(20, HOLLOW - i)).keys()].map((j) =>
+      publishHostedControlPlane(mkc, { namespace: `w${i + j}`, name: `w${i + j}`, kubeconfig: hollow!.kubeconfigs[i + j]!, releaseVersion: '4.22.0' })));
   }
   for (const [i, plane] of guests.entries()) await publishHostedControlPlane(mkc, { namespace: `g${i}`, name: `g${i}`, kubeconfig: readFileSync(plane.kubeconfigPath, 'utf8'), releaseVersion: '4.22.0' });
 };
@@ -166,8 +175,8 @@ await publishAll();
 await sleep(Number(flags['warmup-s']) * 1000);
 const after = mem();
 say(`sessions ${c.sessions().length}; after GC: heap ${before.heapMB.toFixed(1)} → ${after.heapMB.toFixed(1)} MB, external ${before.externalMB.toFixed(1)} → ${after.externalMB.toFixed(1)} MB, ` +
-  `RSS ${before.rssMB.toFixed(1)} → ${after.rssMB.toFixed(1)} MB: per HCP heap ${((after.heapMB - before.heapMB) / (N + R + hostileKinds.length) * 1024).toFixed(0)} KB, ` +
-  `RSS ${((after.rssMB - before.rssMB) / (N + R + hostileKinds.length) * 1024).toFixed(0)} KB`);
+  `RSS ${before.rssMB.toFixed(1)} → ${after.rssMB.toFixed(1)} MB: per HCP heap ${((after.heapMB - before.heapMB) / (N + R + HOLLOW + hostileKinds.length) * 1024).toFixed(0)} KB, ` +
+  `RSS ${((after.rssMB - before.rssMB) / (N + R + HOLLOW + hostileKinds.length) * 1024).toFixed(0)} KB`);
 say(`active resources: ${JSON.stringify(Object.entries(process.getActiveResourcesInfo().reduce<Record<string, number>>((a, r) => ({ ...a, [r]: (a[r] ?? 0) + 1 }), {})))}`);
 
 /** rest_client_requests_total by "method resource code" (management and guest requests alike). */
@@ -199,6 +208,7 @@ const sent = [...requestsAfter].map(([k, n]) => [k, n - (requestsBefore.get(k) ?
 say(`requests in the idle window: ${sent.reduce((a, [, n]) => a + n, 0)} (${sent.slice(0, 8).map(([k, n]) => `${k}: ${n}`).join(', ')})`);
 await c.stop();
 hostileProcess?.stdin!.end();
+hollow?.stop();
 for (const g of guests) await g.stop();
 await mgmt.stop();
 process.exit(0);
