@@ -5,7 +5,8 @@
 //  - to an https server it speaks HTTP/2, as client-go: the requests and watches of one TLS identity are
 //    streams of one connection, health-checked by pings (http2-session.ts); a server that does not agree to
 //    h2, a plain-http server and DISABLE_HTTP2 get HTTP/1.1 over a pooled keep-alive agent whose sockets use
-//    TCP keep-alive (30 s, like client-go's dialer). `pingsConnections` says which, for the reflector;
+//    TCP keep-alive (30 s idle as client-go's dialer; Node then probes ten times a second apart: a dead peer is
+//    noticed within 40 s). `pingsConnections` says which, for the reflector's inactivity timer;
 //  - every non-watch request has one deadline for its whole life (default 10 s): connection, every attempt and
 //    every Retry-After wait between them; a wait that would end past it is not waited (the server's answer is
 //    the error), as client-go bounds its waits by the request's context. On expiry an HTTP/1.1 socket is
@@ -18,7 +19,7 @@
 //    over MAX_OBJECT_BYTES end the request with ResponseTooLargeError, and the server's error message is cut
 //    to MAX_UNTRUSTED_MESSAGE_CHARS and cleaned of control characters before anything else sees it;
 //  - a watch resolves once its response headers arrive (bounded by the same timeout) and then streams;
-//    its liveness is the connection's pings and the reflector's inactivity timer.
+//    its liveness is the connection's pings (HTTP/2) or TCP keep-alive (HTTP/1.1) and the reflector's inactivity timer.
 //  - when the server asks to be retried later — 429, or a 5xx, with a Retry-After of whole seconds (what API
 //    priority-and-fairness and a starting kube-apiserver send) — the same request or watch is sent again after
 //    that wait (a 5xx's capped at 1 s: retryAfterMs), up to 10 times and within the request's deadline, as
@@ -379,8 +380,8 @@ export class KubeTransport {
   }
 
   /**
-   * True when the last exchange went over HTTP/2, whose connections are health-checked by pings: a watch on
-   * it may run for minutes (the reflector then asks for client-go's 5–10 minute watches).
+   * True when the last exchange went over HTTP/2, whose connections are health-checked by pings: a watch on it
+   * may stay silent until its timeout (on HTTP/1.1 the reflector ends one silent past UNPINGED_SILENCE_MS).
    */
   get pingsConnections(): boolean {
     return this.lastProtocol === 'h2';

@@ -11,13 +11,14 @@
 //    connection is cheap; the operator runs 3 reflectors, an SDK accessor 2);
 //  - a relist reports every object to the listeners (client-go's Replace delivers an update for each),
 //    so work that failed during an outage is retried at once when the API server is back;
-//  - watches are bounded and resumed from the last resourceVersion. Over HTTP/2 (the transport's usual
-//    protocol) the server ends each after 5–10 minutes, client-go's range: the connection's pings notice a
-//    silently dropped path within 45 s (http2-session.ts), so a long watch costs no liveness. Over HTTP/1.1
-//    (a server without h2, DISABLE_HTTP2) nothing pings, so watches stay short — 30–45 s, the server sends a
-//    bookmark just before the end — and a client-side inactivity timer (timeout + 15 s, on every watch) aborts
-//    one that went silent within a minute; "410 Gone" relists at once; a periodic relist (10 min) is the
-//    safety net;
+//  - watches are bounded and resumed from the last resourceVersion: the server ends each after 5–10 minutes,
+//    client-go's range, over either protocol. A silently dropped path is the connection's to notice — HTTP/2's
+//    pings (http2-session.ts) within 45 s; on HTTP/1.1 (a server without h2, DISABLE_HTTP2, hosted guests) the
+//    pooled sockets' TCP keep-alive, which Node sets to 30 s idle then ten probes a second apart, within 40 s. A
+//    server or middlebox that stops sending is the inactivity timer's: on HTTP/1.1, where no ping asks the other
+//    end, 150 s without a byte (kube-apiserver v1.36.3's watch cache sent a watch its first bookmark ~120 s after
+//    it started, then one a minute), on HTTP/2 the watch's timeout + 15 s. "410 Gone" relists at once; a periodic relist (10 min) is the safety
+//    net;
 //  - every list and the start of every watch are bounded by the request timeout;
 //  - every answer is checked against the question (api-types/object-identity.ts): a listed or watched object of
 //    another kind, name or namespace than the one asked for, or without its identity fields, fails the list or
@@ -67,9 +68,12 @@ export interface ReflectorOptions {
   backoffMaxMs?: number;
   /** Relist at least this often (jittered +0–10 %). Default 10 minutes. */
   relistIntervalMs?: number;
-  /** Server-side watch timeout range in seconds. Default [300, 600] over HTTP/2, [30, 45] over HTTP/1.1. */
+  /** Server-side watch timeout range in seconds. Default [300, 600] (client-go's). */
   watchTimeoutSeconds?: [number, number];
-  /** Abort a watch that delivers nothing (not even a bookmark) for this long. Default: its timeout + 15 s. */
+  /**
+   * Abort a watch that delivers nothing (not even a bookmark) for this long. Default: its timeout + 15 s on a pinged
+   * (HTTP/2) connection, at most UNPINGED_SILENCE_MS on HTTP/1.1.
+   */
   inactivityMs?: number;
   /** Called when list/watch starts failing (the first failure after a success); recovery relists and notifies as usual. */
   onFailing?: (error: string) => void;
@@ -89,10 +93,14 @@ export interface ReflectorOptions {
 /** kube-rs watcher's states: what the reflector is doing now. */
 export type ReflectorPhase = 'Empty' | 'InitPage' | 'InitListed' | 'Watching';
 
-/** client-go's watch timeouts (minWatchTimeout 5 min, up to twice that): for connections that are pinged. */
-export const LONG_WATCH_SECONDS: [number, number] = [300, 600];
-/** Watches on connections nothing pings: the inactivity timer (timeout + 15 s) then bounds a silent one to a minute. */
-export const SHORT_WATCH_SECONDS: [number, number] = [30, 45];
+/** client-go's watch timeouts (minWatchTimeout 5 min, up to twice that). */
+export const WATCH_SECONDS: [number, number] = [300, 600];
+/**
+ * The longest silence of a watch on a connection nothing pings (HTTP/1.1): the watch cache's first bookmark (~120 s
+ * into a watch, measured on kube-apiserver v1.36.3; one a minute after it) and 30 s. A server that sends none has its
+ * watches ended this often, a relist each time.
+ */
+export const UNPINGED_SILENCE_MS = 150_000;
 
 export type ReflectorListener = (name: string) => void;
 
@@ -347,9 +355,10 @@ export class Reflector<T extends Named> {
    */
   private async watchOnce(initial = false): Promise<'ran' | 'early' | 'unlisted'> {
     let listing: Map<string, T> | undefined = initial ? new Map() : undefined;
-    const [lo, hi] = this.options.watchTimeoutSeconds ?? (this.client.transport.pingsConnections ? LONG_WATCH_SECONDS : SHORT_WATCH_SECONDS);
+    const [lo, hi] = this.options.watchTimeoutSeconds ?? WATCH_SECONDS;
     const timeoutSeconds = Math.floor(lo + Math.random() * (hi - lo + 1));
-    const inactivityMs = this.options.inactivityMs ?? (timeoutSeconds + 15) * 1000;
+    const untilTimedOut = (timeoutSeconds + 15) * 1000;
+    const inactivityMs = this.options.inactivityMs ?? (this.client.transport.pingsConnections ? untilTimedOut : Math.min(untilTimedOut, UNPINGED_SILENCE_MS));
     const started = this.clock.now();
     let acceptedAt: number | undefined;
     let handle: WatchHandle | undefined;

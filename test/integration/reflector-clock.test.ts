@@ -3,7 +3,7 @@
 // and its phases named as kube-rs's watcher names them: Empty → InitPage → InitListed → Watching.
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ServerResponse } from 'node:http';
-import { FeatureGateResource, Reflector, ResourceClient, readKubeconfigText, type ReflectorPhase } from '../../runtime/index.js';
+import { FeatureGateResource, Reflector, ResourceClient, readKubeconfigText, withTransportConfig, type ReflectorPhase, type TransportConfig } from '../../runtime/index.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { startHostileServer, status, type HostileServer } from '../support/hostile-server.js';
 import { eventually } from '../support/timing.js';
@@ -20,7 +20,7 @@ const listBody = (rv: string) => JSON.stringify({ metadata: { resourceVersion: r
 ] });
 
 /** A server: lists answered by `list`, watches accepted and then held open without a byte. */
-async function server(list: (res: ServerResponse) => void): Promise<{ server: HostileServer; lists: () => number; watches: () => number }> {
+async function server(list: (res: ServerResponse) => void): Promise<{ server: HostileServer; lists: () => number; watches: () => number; open: ServerResponse[] }> {
   const s = await startHostileServer({ tls: true });
   servers.push(s);
   const open: ServerResponse[] = [];
@@ -34,11 +34,11 @@ async function server(list: (res: ServerResponse) => void): Promise<{ server: Ho
     list(res);
   };
   const count = (watch: boolean) => s.requests.filter((q) => q.path.includes('watch=true') === watch).length;
-  return { server: s, lists: () => count(false), watches: () => count(true) };
+  return { server: s, lists: () => count(false), watches: () => count(true), open };
 }
 
-function reflector(s: HostileServer, clock: FakeClock, options: ConstructorParameters<typeof Reflector>[1] = {}) {
-  const client = new ResourceClient(readKubeconfigText(s.kubeconfig(), 'fake-clock')!, FeatureGateResource);
+function reflector(s: HostileServer, clock: FakeClock, options: ConstructorParameters<typeof Reflector>[1] = {}, transport: TransportConfig = {}) {
+  const client = new ResourceClient(withTransportConfig(readKubeconfigText(s.kubeconfig(), 'fake-clock')!, transport), FeatureGateResource);
   const r = new Reflector(client, { clock, name: 'cluster', ...options });
   reflectors.push(r as Reflector<never>);
   return r;
@@ -58,6 +58,34 @@ describe('Reflector on a fake clock', () => {
     await clock.advance(59_000); // not yet
     expect([s.lists(), s.watches(), r.phase()]).toEqual([1, 1, 'Watching']);
     await clock.advance(1_000); // the last event (none: the watch's start) is 60 s old
+    await eventually(() => expect(s.lists()).toBe(2), 5_000, 10);
+    await eventually(() => expect([s.watches(), r.phase()]).toEqual([2, 'Watching']), 5_000, 10);
+  });
+
+  // Over HTTP/1.1 nothing pings the connection: a dead path is the kernel's to notice (the pooled sockets' TCP
+  // keep-alive), a server or middlebox that stops sending the reflector's. kube-apiserver's watch cache sends a bookmark
+  // about every minute (the first ~2 minutes in), so 150 s without a byte end a watch however long it was asked to run.
+  it('over HTTP/1.1: client-go\'s 5–10 minute watches, kept by the minute\'s bookmarks; 150 s of silence ends one, then relisted', async () => {
+    const s = await server((res) => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(listBody('7')); });
+    const clock = new FakeClock();
+    const r = reflector(s.server, clock, {}, { http2: false });
+    r.start();
+    await r.synced;
+    await eventually(() => expect(r.phase()).toBe('Watching'), 5_000, 10);
+    const watch = s.server.requests.find((q) => q.path.includes('watch=true'))!;
+    expect(watch.httpVersion).toBe('1.1');
+    const timeout = Number(new URL(watch.path, 'https://x').searchParams.get('timeoutSeconds'));
+    expect(timeout).toBeGreaterThanOrEqual(300);
+    expect(timeout).toBeLessThanOrEqual(600);
+    for (let minute = 1; minute <= 4; minute++) {
+      await clock.advance(60_000);
+      s.open[0]!.write(`${JSON.stringify({ type: 'BOOKMARK', object: { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { resourceVersion: String(7 + minute) } } })}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the bookmark arrives
+    }
+    expect([s.lists(), s.watches(), r.phase()]).toEqual([1, 1, 'Watching']); // four minutes on one watch
+    await clock.advance(149_000);
+    expect([s.lists(), s.watches(), r.phase()]).toEqual([1, 1, 'Watching']);
+    await clock.advance(1_000);
     await eventually(() => expect(s.lists()).toBe(2), 5_000, 10);
     await eventually(() => expect([s.watches(), r.phase()]).toEqual([2, 'Watching']), 5_000, 10);
   });
