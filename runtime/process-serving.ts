@@ -39,7 +39,7 @@ export async function serveProcess(o: ServingOptions, d: { kc: ClusterAccess; re
   if (metrics) {
     endpoints.push(metrics);
     // Process and runtime metrics only when someone can scrape them: the event-loop delay monitor behind
-    // them samples every 10 ms, which is most of an idle process's CPU.
+    // them wakes the process every EVENT_LOOP_MONITORING_MS.
     collectDefaultMetrics(d.registry);
   }
   const health = await serveEndpoints(o.healthProbeBindAddress ?? ':8081', { ready: d.ready });

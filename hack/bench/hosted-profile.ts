@@ -23,7 +23,7 @@ import { HollowGuests } from './hollow-guests-client.js';
 import { median, percentile } from './stats.js';
 import { operatorChange } from './status-change.js';
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
@@ -62,22 +62,47 @@ const mem = () => {
   return { heapMB: m.heapUsed / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: (m.external + m.arrayBuffers) / 2 ** 20 };
 };
 
+/** CPU seconds per thread name of this process (/proc: the main thread is "node"; V8's GC and compiler helpers, libuv's pool…). */
+function threadCpu(): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const name = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+      const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch { /* the thread ended */ }
+  }
+  return byName;
+}
+
+/** What each thread spent between two threadCpu() readings. */
+function threadsLine(before: Map<string, number>): string {
+  const after = threadCpu();
+  return [...after].map(([name, s]) => [name, s - (before.get(name) ?? 0)] as const).filter(([, s]) => s > 0.005)
+    .sort((a, b) => b[1] - a[1]).map(([name, s]) => `${name} ${s.toFixed(2)} s`).join(', ');
+}
+
 /** CPU and a sampled profile of `run` in this process, printed summed by file and by function. */
 async function profiled(label: string, run: () => Promise<void>): Promise<void> {
   // The event loop's longest stalls: what a Lease renewal due meanwhile waits for.
-  const loop = monitorEventLoopDelay({ resolution: 10 });
+  // At 100 ms its own cost (~0.05 s a minute) stays out of the figure; at 10 ms it was ~0.4 s.
+  const loop = monitorEventLoopDelay({ resolution: 100 });
   loop.enable();
   const stalls = () => { loop.disable(); return `event-loop delay p50 ${(loop.percentile(50) / 1e6).toFixed(0)} / p99 ${(loop.percentile(99) / 1e6).toFixed(0)} / max ${(loop.max / 1e6).toFixed(0)} ms`; };
+  const threads0 = threadCpu();
   if (flags['no-profile']) {
     const cpu0 = process.cpuUsage();
     await run();
     const cpu = process.cpuUsage(cpu0);
     say(`${label} (no profiler): CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)}); ${stalls()}`);
+    say(`by thread: ${threadsLine(threads0)}`);
     return;
   }
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
+  // 2 ms between samples: at V8's default (1 ms, a larger heap to walk) the profiler cost more CPU than the idle replica.
+  await session.post('Profiler.setSamplingInterval', { interval: 2000 });
   await session.post('Profiler.start');
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -90,19 +115,37 @@ async function profiled(label: string, run: () => Promise<void>): Promise<void> 
   const files = new Map<string, number>();
   const dt = (profile.endTime - profile.startTime) / (profile.samples?.length ?? 1) / 1000;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
+  const keyOf = (f: { functionName: string; url: string; lineNumber: number }) => `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+  /** Time with each of this project's functions on the stack (inclusive): which of its operations cost what. */
+  const total = new Map<string, number>();
+  const outside = { '(idle)': 0, '(program)': 0 };
   for (const id of profile.samples ?? []) {
     const n = byId.get(id)!;
     const f = n.callFrame;
-    if (f.functionName === '(idle)' || f.functionName === '(program)') continue;
-    const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+    if (f.functionName === '(idle)' || f.functionName === '(program)') {
+      outside[f.functionName] += dt;
+      continue;
+    }
+    const key = keyOf(f);
     self.set(key, (self.get(key) ?? 0) + dt);
+    const onStack = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const frame = byId.get(at)!.callFrame;
+      if (/\/(dist|\.cache\/bench-build)\/(hosted|runtime|controllers|api-types)\//.test(frame.url)) onStack.add(keyOf(frame));
+    }
+    for (const k of onStack) total.set(k, (total.get(k) ?? 0) + dt);
     const file = f.url ? f.url.replace(/^.*node_modules\//, 'node_modules/').replace(/^file:\/\/.*\/(dist|\.cache\/bench-build)\//, '') : f.functionName;
     files.set(file, (files.get(file) ?? 0) + dt);
   }
   const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${v.toFixed(0).padStart(6)} ms  ${k}`).join('\n');
   say(`${label}: ${wallS.toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)}); ${stalls()}`);
+  say(`by thread: ${threadsLine(threads0)}`);
+  say(`outside JavaScript: (program) ${outside['(program)'].toFixed(0)} ms (native code V8 does not attribute: TLS, sockets, the profiler), (idle) ${outside['(idle)'].toFixed(0)} ms`);
   say(`by file (self time):\n${top(files, 12)}`);
   say(`by function (self time):\n${top(self, 20)}`);
+  say(`this project's functions (total time, callees included):\n${top(total, 30)}`);
 }
 
 const catalogDir = join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'payload-featuregates', 'releases');
