@@ -7,6 +7,7 @@ import {
   type FeatureGate, type ObjectReference, type OperandVersion, API_VERSION,
 } from '../api-types/index.js';
 import { apiErrorMessage, isConflict, isNotFound, type ControllerSpec, type ReconcileResult, type Reflector, type ResourceClient } from '../runtime/index.js';
+import { RESYNC_MS } from './feature-gate-status.js';
 import type { OperatorConditions } from './operator-conditions.js';
 
 export interface ClusterOperatorStatusDeps {
@@ -23,6 +24,8 @@ export interface ClusterOperatorStatusDeps {
   conditions: OperatorConditions;
   degradedInertiaMs?: number;
   now?: () => Date;
+  /** How soon it looks again when its status is as desired and nothing told it to (default RESYNC_MS, a minute). */
+  resyncMs?: number;
 }
 
 export function relatedObjects(namespace: string): ObjectReference[] {
@@ -71,7 +74,7 @@ export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps)
       }
     }
     const desired = desiredClusterOperatorStatus(co.status, deps, version);
-    if (jsonEqual(desired, co.status)) return { requeueAfterMs: 60_000 };
+    if (jsonEqual(desired, co.status)) return { requeueAfterMs: deps.resyncMs ?? RESYNC_MS };
     try {
       await deps.client.replaceStatus({ ...co, status: desired });
     } catch (e) {

@@ -40,6 +40,8 @@ export interface FeatureGateStatusDeps {
   sizeLimitBytes?: number;
   /** After a sync that left status as desired: it wrote it (true) or found it so (false). */
   onSettled?(wrote: boolean): void;
+  /** How soon it looks again when nothing told it to (default RESYNC_MS, library-go's minute). */
+  resyncMs?: number;
 }
 
 export function featureGateUpdateMessage(fg: FeatureGate, version: string, { enabled, disabled }: EnabledDisabled): string {
@@ -54,6 +56,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
   const versions = deps.metrics && gauge(deps.metrics, 'featuregates_status_versions', 'Number of versions in FeatureGate/cluster status', []);
   const writes = deps.metrics && counter(deps.metrics, 'featuregates_status_writes_total', 'FeatureGate status writes made by this process', []);
   const limit = deps.sizeLimitBytes ?? ETCD_REQUEST_LIMIT_BYTES;
+  const resync = { requeueAfterMs: deps.resyncMs ?? RESYNC_MS };
   // The spec's resolution, kept while the spec and the release stay the same (most events change only status or ClusterVersion).
   let resolved: { spec: FeatureGate['spec']; release: OperatorRelease; current: FeatureGateDetails } | undefined;
   // The status size is measured once per distinct status, not at every look.
@@ -62,7 +65,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
   const sync = async (release: OperatorRelease): Promise<ReconcileResult> => {
     const fg = deps.featureGates.get(FEATURE_GATE_NAME);
     const cv = deps.clusterVersions.get(CLUSTER_VERSION_NAME);
-    if (!fg || !cv) return { requeueAfterMs: RESYNC_MS };
+    if (!fg || !cv) return resync;
     if (!resolved || !jsonEqual(fg.spec, resolved.spec) || resolved.release.version !== release.version || resolved.release.registry !== release.registry) {
       try {
         resolved = { spec: fg.spec, release, current: resolveFeatureGateDetails(fg.spec, release.registry, release.version) };
@@ -81,7 +84,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
     versions?.set(desired.length);
     if (featureGatesEqual(desired, fg.status?.featureGates)) {
       deps.onSettled?.(false);
-      return { requeueAfterMs: RESYNC_MS };
+      return resync;
     }
     const next: FeatureGate = { ...fg, status };
     const bytes = serializedSizeBytes(next);
@@ -104,7 +107,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
     log.info('FeatureGate status updated', { version: release.version, versions: desired.map((d) => d.version) });
     deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME, ...(fg.metadata.uid ? { uid: fg.metadata.uid } : {}) },
       'Normal', 'FeatureGateUpdate', featureGateUpdateMessage(fg, release.version, gateNames(current)));
-    return { requeueAfterMs: RESYNC_MS };
+    return resync;
   };
 
   return async () => {

@@ -57,6 +57,7 @@ export interface GuestEngagementDeps {
   /** The session's recorder (Events in the HCP namespace). */
   events: EventRecorder;
   logger: Logger;
+  /** How soon its controllers look again when nothing told them to (their resync), and a refused input is rechecked. */
   recheckAfterMs: number;
   /** How each controller's reconcile ended (undefined: it succeeded). */
   onReconciled(controller: string, error: unknown): void;
@@ -202,7 +203,7 @@ export class GuestEngagement {
     };
     this.run(featureGateStatusController({
       release: () => this.bound, featureGates, clusterVersions, client: guest.featureGate, conditions: this.conditions,
-      events: this.d.events, logger: this.d.logger,
+      events: this.d.events, logger: this.d.logger, resyncMs: this.d.recheckAfterMs,
       onSettled: (wrote) => {
         if (wrote && this.changedSince !== undefined) this.d.onStatusDelay?.((Date.now() - this.changedSince) / 1000);
         this.changedSince = undefined;
@@ -210,7 +211,7 @@ export class GuestEngagement {
     }));
     this.run(clusterOperatorStatusController({
       name: this.d.clusterOperatorName, operatorVersion: () => this.bound?.version, namespace: GUEST_CONFIG_NAMESPACE, clusterOperators, featureGates,
-      client: guest.clusterOperator, conditions: this.conditions,
+      client: guest.clusterOperator, conditions: this.conditions, resyncMs: this.d.recheckAfterMs,
     }));
   }
 

@@ -21,7 +21,7 @@ const registry = loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.22'), { 
 const recorded: string[] = [];
 const events: EventRecorder = { event: (_o, _t, reason) => { recorded.push(reason); }, flush: async () => undefined };
 
-const deps = (fg: FeatureGate, replaceStatus: (o: FeatureGate) => Promise<FeatureGate>, extra: { sizeLimitBytes?: number } = {}) => {
+const deps = (fg: FeatureGate, replaceStatus: (o: FeatureGate) => Promise<FeatureGate>, extra: { sizeLimitBytes?: number; resyncMs?: number } = {}) => {
   const conditions = new OperatorConditions();
   return {
     conditions,
@@ -45,6 +45,18 @@ describe('FeatureGate status reconciler', () => {
     expect(written[0]?.metadata.resourceVersion).toBe('7');
     expect(written[0]?.status?.featureGates.map((e) => e.version)).toEqual(['4.22.1']);
     expect(recorded).toContain('FeatureGateUpdate');
+  });
+
+  // A hosted replica holds thousands of these; each minute's look left objects that lived a minute (promoted, then
+  // collected by major GCs over the whole heap). Its inputs are watched and relisted, so a guest looks every 10 minutes.
+  it('looks again after its resync period: a minute by default, what it is given otherwise', async () => {
+    const written: FeatureGate[] = [];
+    const { deps: d } = deps(featureGate('cluster'), async (o) => { written.push(o); return o; }, { resyncMs: 600_000 });
+    expect(await featureGateStatusReconciler(d)('cluster')).toEqual({ requeueAfterMs: 600_000 }); // after a write
+    const settled: FeatureGate = { ...featureGate('cluster'), status: written[0]!.status! };
+    const refuse = async (): Promise<FeatureGate> => { throw new Error('nothing to write'); };
+    expect(await featureGateStatusReconciler(deps(settled, refuse, { resyncMs: 600_000 }).deps)('cluster')).toEqual({ requeueAfterMs: 600_000 });
+    expect(await featureGateStatusReconciler(deps(settled, refuse).deps)('cluster')).toEqual({ requeueAfterMs: 60_000 });
   });
 
   it('reads its release at every sync: none (a hosted guest not accepted yet) writes and says nothing; a new one is resolved anew', async () => {
@@ -137,6 +149,22 @@ describe('ClusterOperator status reconciler', () => {
     expect(status?.conditions?.map((c) => c.type)).toEqual(['Degraded', 'Progressing', 'Available', 'Upgradeable', 'EvaluationConditionsDetected']);
     expect(status?.conditions?.at(-1)).toMatchObject({ status: 'Unknown', reason: 'NoData' });
     expect(status?.extension).toBeNull();
+  });
+
+  it('with its status as desired, looks again after its resync period: a minute by default, what it is given otherwise', async () => {
+    const conditions = new OperatorConditions(() => new Date('2026-01-01T00:00:00Z'));
+    const written: ClusterOperator[] = [];
+    const make = (current: ClusterOperator, resyncMs?: number) => clusterOperatorStatusReconciler({
+      name: 'config-operator', operatorVersion: () => '4.22.1', namespace: 'openshift-config-operator', conditions,
+      clusterOperators: new Cache({ 'config-operator': current }), featureGates: new Cache<FeatureGate>({}),
+      client: { create: async (o) => o, replaceStatus: async (o) => { written.push(o); return o; } },
+      now: () => new Date('2026-01-01T00:00:00Z'), ...(resyncMs ? { resyncMs } : {}),
+    });
+    await make(co())();
+    const settled = written[0]!;
+    expect(await make(settled)()).toEqual({ requeueAfterMs: 60_000 });
+    expect(await make(settled, 600_000)()).toEqual({ requeueAfterMs: 600_000 });
+    expect(written).toHaveLength(1);
   });
 
   it('is triggered by a FeatureGate change only when it changes whether status holds the operator version', () => {
