@@ -31,8 +31,8 @@ export interface GuestTuning {
   /** Each guest request's timeout (default 10 s). */
   requestTimeoutMs?: number;
   /**
-   * How often an engaged guest's controllers look again when nothing told them to (default 60 s). A guest that
-   * does not answer, or waits on its HCP or Secret, is looked at on their events only.
+   * How often an engaged guest's controllers look again when nothing told them to (default GUEST_RESYNC_MS, 10
+   * minutes). A guest that does not answer, or waits on its HCP or Secret, is looked at on their events only.
    */
   resyncMs?: number;
   /** Accept guest kubeconfigs with insecure-skip-tls-verify (test set-ups; --allow-insecure-guest-tls). */
@@ -54,6 +54,15 @@ export function guestUserAgent(identity: string): string {
 }
 
 export const DEFAULT_GUEST_BACKOFF_MAX_MS = 3 * 60_000;
+/**
+ * Guest watches ask for kube-apiserver's own range for a watch that does not ask (--min-request-timeout 1800 s, up to
+ * twice that), not client-go's 5–10 minutes: a replica holds hundreds of guests, three watches each, and each renewal
+ * is a request (600 guests renewed ~240 watches a minute at 5–10 minutes). Their liveness does not depend on the
+ * length: TCP keep-alive and the reflector's silence bound (150 s, the guest's bookmarks come every minute).
+ */
+export const GUEST_WATCH_SECONDS: [number, number] = [1800, 3600];
+/** Guest reflectors relist once an hour (the single-cluster default is 10 minutes): the watches resume, the relist is only a net. */
+export const GUEST_RELIST_MS = 60 * 60_000;
 /**
  * How fast a guest's watched object may change before its watch is ended as a failure (and watched again after a
  * growing backoff): one change a second with a burst of 60. The cluster-version operator, a status write and its
@@ -116,8 +125,7 @@ export class GuestConnection {
     const options = {
       logger, ...(metrics ? { metrics } : {}),
       backoffInitialMs: tuning.backoffInitialMs ?? 1_000, backoffMaxMs: tuning.backoffMaxMs ?? DEFAULT_GUEST_BACKOFF_MAX_MS,
-      ...(tuning.relistIntervalMs !== undefined ? { relistIntervalMs: tuning.relistIntervalMs } : {}),
-      ...(tuning.watchTimeoutSeconds ? { watchTimeoutSeconds: tuning.watchTimeoutSeconds } : {}),
+      relistIntervalMs: tuning.relistIntervalMs ?? GUEST_RELIST_MS, watchTimeoutSeconds: tuning.watchTimeoutSeconds ?? GUEST_WATCH_SECONDS,
       onFailing: onHealth, onRecovered: onHealth, maxEventRate: GUEST_EVENT_RATE,
     };
     this.featureGates = new Reflector(this.featureGate, { ...options, name: FEATURE_GATE_NAME });

@@ -13,7 +13,7 @@ import {
   StaticKubeConfig, loadKubeConfig, readKubeconfigText, silentLogger, type ClusterAccess, type WatchHandle, withTransportConfig, type TransportConfig,
 } from '../../runtime/index.js';
 import { selfSignedCert } from '../../runtime/self-signed-cert.js';
-import { GuestConnection } from '../../hosted/guest-connection.js';
+import { GUEST_WATCH_SECONDS, GuestConnection } from '../../hosted/guest-connection.js';
 import { adminKubeconfig } from '../../control-plane/auth.js';
 import { startBlackholeProxy, type BlackholeProxy } from '../../hack/chaos/blackhole-proxy.js';
 import { writeKubeconfigFor } from '../../hack/chaos/lib.js';
@@ -201,7 +201,7 @@ describe('HTTP/2 transport', () => {
       expectWatches(await watchTimeouts(h2, { http2: false }), '1.1', false, WATCH_SECONDS);
     });
 
-    it('a hosted guest connection lists and watches its guest over HTTP/1.1 (its measured choice)', async () => {
+    it('a hosted guest connection lists and watches its guest over HTTP/1.1 (its measured choice), in 30–60 minute watches', async () => {
       h2.requests.length = 0;
       const token = (JSON.parse(readFileSync(kubeconfigPath('ours'), 'utf8')) as { users: { user: { token: string } }[] }).users[0]!.user.token;
       const guest = new GuestConnection(h2.kubeconfig(token), 'test guest', 'replica-0', () => undefined, () => undefined, {}, 'config-operator', undefined, silentLogger);
@@ -209,6 +209,10 @@ describe('HTTP/2 transport', () => {
         await guest.clusterVersions.synced;
         await eventually(() => expect(h2.requests.some((q) => q.query.get('watch') === 'true')).toBe(true), 5_000);
         expect([...new Set(h2.requests.map((q) => q.httpVersion))]).toEqual(['1.1']);
+        // kube-apiserver's own range for a watch that does not ask (--min-request-timeout 1800 s, up to twice that).
+        const timeouts = h2.requests.filter((q) => q.query.get('watch') === 'true').map((q) => Number(q.query.get('timeoutSeconds')));
+        expect(timeouts.filter((t) => t < GUEST_WATCH_SECONDS[0] || t > GUEST_WATCH_SECONDS[1])).toEqual([]);
+        expect(GUEST_WATCH_SECONDS).toEqual([1800, 3600]);
       } finally {
         await guest.stop();
       }
