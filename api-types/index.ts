@@ -23,6 +23,7 @@ export * from './guest-cluster-version.js';
 export * from './hosted-control-plane.js';
 export * from './hosted-outputs.js';
 export * from './hosted-status.js';
+export * from './hosted-guest-report.js';
 export * from './shard.js';
 export * from './untrusted-text.js';
 export * from './running-gates.js';

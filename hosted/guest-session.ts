@@ -10,7 +10,8 @@
 //    which its admin can write), for HyperShift's profile (ibm-cloud-managed) — written even while the guest
 //    is unreachable (control-plane components read it).
 // Every write passes the shard's fence (judged by the transport before each attempt). How each reconcile of
-// these controllers ended makes the HCP's status line, its metrics and its Events (this file's report):
+// these controllers ended makes the HCP's status line, its metrics and its Events (this file's report, over the
+// pure api-types/hosted-guest-report.ts):
 // a TerminalError (runtime/controller.ts) is waited on, not retried — missing or bad input and a guest that
 // does not answer are a Warning when they start, then every 10 minutes while they last; a first read not
 // answered yet is no Warning at all — and any other error is a Warning each time the controller's backoff
@@ -19,9 +20,8 @@ import type { Registry } from 'prom-client';
 import {
   ClusterProfiles, FEATURE_GATE_CONFIGMAP, FEATURE_GATE_NAME, GateRulesError, HCP_API_VERSION, checkSpecGates, configMapCarries, featureGateConfigMap, featureSetName,
   kubernetesOfOpenShift,
-  boundedText, hcpReleaseVersion, hostedFeatureGateSpec, jsonEqual, mergeConfigMap, type ConfigMap, type FeatureGateSpec, type FeatureSetRegistry,
-  type HostedControlPlane, type HostedGuestRecord,
-  type GateLifecycle,
+  boundedText, guestRecord, guestSyncState, hcpReleaseVersion, hostedFeatureGateSpec, mergeConfigMap, nextProblem, orderedProblems, recordIsNews,
+  type ConfigMap, type FeatureGateSpec, type FeatureSetRegistry, type GuestProblem, type HostedControlPlane, type HostedGuestRecord, type GateLifecycle,
 } from '../api-types/index.js';
 import {
   ConfigMapResource, Controller, ItemExponentialLimiter, ResourceClient, TerminalError, apiErrorMessage, createEventRecorder, errorCause,
@@ -29,8 +29,12 @@ import {
   type ReleaseCatalog, type WatchSource,
 } from '../runtime/index.js';
 import { GuestConnection, GuestInputError, type GuestTuning } from './guest-connection.js';
+import { CLUSTER_OPERATOR_STATUS_CONTROLLER } from '../controllers/cluster-operator-status.js';
+import { FEATURE_GATE_CONTROLLER } from '../controllers/feature-gate-status.js';
 import { RUNNING_GATES_CONTROLLER } from '../controllers/running-gates.js';
-import { GuestEngagement, acceptedGuestVersion } from './guest-engagement.js';
+import { UPGRADEABLE_CONTROLLER } from '../controllers/upgradeable.js';
+import { GUEST_VERSION_CONTROLLER, GuestEngagement, acceptedGuestVersion } from './guest-engagement.js';
+import { GUEST_SPEC_CONTROLLER } from './guest-spec.js';
 import type { GuestSecrets } from './guest-secrets.js';
 import { SYNC_FAILURE_REASONS, type HostedMetrics, type SyncFailureReason } from './metrics.js';
 
@@ -77,19 +81,6 @@ export interface GuestSessionDeps {
 }
 
 /**
- * What one controller of the session last said was wrong. `retry`: it failed and its backoff retries (a Warning
- * each time); `notified`: it waits on bad or missing input or a guest that does not answer (a Warning when it
- * starts, then every NOTIFIED_REPEAT_MS); `pending`: nothing failed, a first read is not answered yet.
- */
-interface Problem {
-  reason: SyncFailureReason;
-  message: string;
-  followUp: 'retry' | 'notified' | 'pending';
-  /** When its last Warning was written. */
-  warnedAt?: number;
-}
-
-/**
  * How often an engaged guest's controllers look again when nothing told them to. Not the single-cluster operator's
  * minute: everything they read is watched (the watches resume from their last resourceVersion; a relist every hour is
  * the net under them). At 600 live guests on one replica the minute's look was ~1,200 reconciles a minute whose
@@ -106,11 +97,13 @@ export const HOSTED_RUNNING_GATES_PERIOD_MS = 60 * 60_000;
 export const HOSTED_RUNNING_GATES_OVERRIDES = 'OpenShiftPodSecurityAdmission=false';
 
 /** The order problems are told in (the first one's reason is the status line's and the metric's). */
-const PROBLEM_ORDER = [GUEST_CONNECTION_CONTROLLER, 'GuestVersionController', 'GuestFeatureGateSpecController', 'FeatureGateController',
-  'ClusterOperatorStatusController', 'FeatureUpgradeableController', FEATURE_GATE_CONFIGMAP_CONTROLLER, RUNNING_GATES_CONTROLLER];
+const PROBLEM_ORDER = [GUEST_CONNECTION_CONTROLLER, GUEST_VERSION_CONTROLLER, GUEST_SPEC_CONTROLLER, FEATURE_GATE_CONTROLLER,
+  CLUSTER_OPERATOR_STATUS_CONTROLLER, UPGRADEABLE_CONTROLLER, FEATURE_GATE_CONFIGMAP_CONTROLLER, RUNNING_GATES_CONTROLLER];
 
 /** The engagement's controllers that must have run once before the status line says the guest is synced. */
-const ENGAGED_CONTROLLERS = ['GuestFeatureGateSpecController', 'FeatureGateController', 'ClusterOperatorStatusController'];
+const ENGAGED_CONTROLLERS = [GUEST_SPEC_CONTROLLER, FEATURE_GATE_CONTROLLER, CLUSTER_OPERATOR_STATUS_CONTROLLER];
+/** A synced guest's record says it is still synced this often (its lastSync moves on). */
+const LAST_SYNC_REFRESH_MS = 5 * 60_000;
 
 function reasonOf(reason: string | undefined): SyncFailureReason {
   return (SYNC_FAILURE_REASONS as readonly string[]).includes(reason ?? '') ? reason as SyncFailureReason : 'WriteFailed';
@@ -124,7 +117,7 @@ export class GuestSession {
   private readonly hcpSource: WatchSource = { addListener: (fn) => { this.hcpListeners.add(fn); return () => this.hcpListeners.delete(fn); } };
   private readonly controllers: Controller[];
   private readonly connection: Controller;
-  private readonly problems = new Map<string, Problem>();
+  private readonly problems = new Map<string, GuestProblem>();
   /** The Secret name whose first listing will wake this session (one wake-up attached per name). */
   private wakeOnListing: string | undefined;
   private readonly stopping = new AbortController();
@@ -386,23 +379,14 @@ export class GuestSession {
     if (error === undefined) {
       this.problems.delete(controller);
     } else {
-      const now = Date.now();
-      const next = this.problemOf(controller, error);
-      const prior = this.problems.get(controller);
-      const repeat = prior?.message === next.message && prior.warnedAt !== undefined && now - prior.warnedAt < NOTIFIED_REPEAT_MS;
-      const warn = next.followUp === 'retry' || (next.followUp === 'notified' && !repeat);
-      if (warn) {
-        next.warnedAt = now;
-        this.events.event(this.involved, 'Warning', `FeatureGates${next.reason}`, next.message);
-      } else if (prior?.message === next.message) {
-        next.warnedAt = prior.warnedAt;
-      }
-      this.problems.set(controller, next);
+      const { problem, warn } = nextProblem(this.problems.get(controller), this.problemOf(controller, error), Date.now(), NOTIFIED_REPEAT_MS);
+      if (warn) this.events.event(this.involved, 'Warning', `FeatureGates${problem.reason}`, problem.message);
+      this.problems.set(controller, problem);
     }
     this.report();
   }
 
-  private problemOf(controller: string, error: unknown): Problem {
+  private problemOf(controller: string, error: unknown): GuestProblem & { reason: SyncFailureReason } {
     const terminal = errorCause(error, TerminalError);
     if (terminal) {
       return { reason: reasonOf(terminal.options.reason), message: terminal.message, followUp: terminal.options.pending ? 'pending' : 'notified' };
@@ -416,32 +400,26 @@ export class GuestSession {
   private report(): void {
     const hcp = this.d.hcp();
     if (!hcp) return;
-    const problems = [...this.problems].sort(([a], [b]) => PROBLEM_ORDER.indexOf(a) - PROBLEM_ORDER.indexOf(b)).map(([, p]) => p);
-    const messages = [...new Set(problems.map((p) => p.message))];
-    // Synced: nothing wrong, the guest engaged and every one of its controllers has run at least once.
+    const problems = orderedProblems(this.problems, PROBLEM_ORDER);
+    // Engaged: its version bound, the guest answering, and every one of its controllers has run at least once.
     const engaged = this.engagement?.version() !== undefined && this.guest?.healthy() === true && ENGAGED_CONTROLLERS.every((c) => this.settled.has(c));
-    const ok = problems.length === 0 && engaged;
-    if (problems.length === 0 && !ok) return; // still starting: nothing to say yet
-    this.d.metrics.synced(this.namespace, this.name, ok, problems[0]?.reason);
+    const state = guestSyncState(problems, engaged);
+    if (!state) return; // still starting: nothing to say yet
+    this.d.metrics.synced(this.namespace, this.name, state.ok, state.reason === undefined ? undefined : reasonOf(state.reason));
     const guest = this.guest?.synced() ? this.guest : undefined;
     const fg = guest?.featureGates.get(FEATURE_GATE_NAME);
     const up = guest?.clusterOperators.get(this.d.clusterOperatorName)?.status?.conditions?.find((c) => c.type === 'Upgradeable');
     const accepted = guest ? acceptedGuestVersion(guest.clusterVersions.get('version')) : undefined;
     const version = (accepted && 'version' in accepted ? accepted.version : undefined) ?? hcpReleaseVersion(hcp)?.version;
-    const spec = hostedFeatureGateSpec(hcp);
-    this.d.metrics.described(this.namespace, this.name, featureSetName(spec.featureSet ?? ''), up?.status ?? 'Unknown');
-    const r: HostedGuestRecord = {
-      hcp: this.d.key, shard: this.d.shard, owner: this.d.identity, ...(version ? { desiredVersion: version } : {}),
-      featureSet: featureSetName(spec.featureSet ?? ''), versions: fg?.status?.featureGates.map((e) => e.version) ?? [],
-      ...(up ? { upgradeable: up.status === 'True' ? 'True' : `${up.status}: ${up.reason ?? ''}` } : {}),
+    const featureSet = featureSetName(hostedFeatureGateSpec(hcp).featureSet ?? '');
+    this.d.metrics.described(this.namespace, this.name, featureSet, up?.status ?? 'Unknown');
+    const r = guestRecord({
+      hcp: this.d.key, shard: this.d.shard, owner: this.d.identity, ...(version ? { desiredVersion: version } : {}), featureSet,
+      versions: fg?.status?.featureGates.map((e) => e.version) ?? [],
+      ...(up ? { upgradeable: { status: up.status, ...(up.reason !== undefined ? { reason: up.reason } : {}) } } : {}),
       ...(this.runningGates ? { runningGates: this.runningGates } : {}),
-      ...(ok ? { lastSync: new Date().toISOString() } : this.last?.lastSync ? { lastSync: this.last.lastSync } : {}),
-      ...(ok ? {} : { lastError: messages.join('; ') }),
-    };
-    const prior = this.last;
-    const same = prior && jsonEqual({ ...prior, lastSync: undefined }, { ...r, lastSync: undefined });
-    const fresh = prior?.lastSync && r.lastSync && Date.parse(r.lastSync) - Date.parse(prior.lastSync) < 5 * 60_000;
-    if (same && (fresh || !r.lastSync)) return;
+    }, problems, state.ok, new Date(), this.last);
+    if (!recordIsNews(this.last, r, LAST_SYNC_REFRESH_MS)) return;
     this.last = r;
     this.d.record(r);
   }
