@@ -20,15 +20,14 @@ import {
   type GateLifecycle,
 } from '../api-types/index.js';
 import {
-  BucketLimiter, Controller, ItemExponentialLimiter, PacedWatch, TerminalError, realClock, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
-  type Reflector, type ReleaseCatalog, type WatchSource,
+  BucketLimiter, Controller, ItemExponentialLimiter, PacedWatch, TerminalError, realClock, type ClusterAccess, type Clock, type ControllerSpec, type EventRecorder,
+  type Logger, type ReconcileResult, type Reflector, type ReleaseCatalog, type ResourceClient, type WatchSource,
 } from '../runtime/index.js';
 import { CLUSTER_OPERATOR_STATUS_CONTROLLER, clusterOperatorStatusController } from '../controllers/cluster-operator-status.js';
 import { FEATURE_GATE_CONTROLLER, featureGateStatusController } from '../controllers/feature-gate-status.js';
 import { OperatorConditions } from '../controllers/operator-conditions.js';
 import { runningGatesController, type RunningGatesOutcome } from '../controllers/running-gates.js';
 import { upgradeableController } from '../controllers/upgradeable.js';
-import type { GuestConnection } from './guest-connection.js';
 import { guestSpecController } from './guest-spec.js';
 
 export const GUEST_VERSION_CONTROLLER = 'GuestVersionController';
@@ -47,10 +46,25 @@ export const RUNNING_GATES_MIN_INTERVAL_MS = 60_000;
 /** relatedObjects namespace of the guest ClusterOperator (the namespace a guest has for cluster config). */
 const GUEST_CONFIG_NAMESPACE = 'openshift-config';
 
+/** One watched object kind of the guest: its cache, and its changes. */
+type GuestCache<T extends { metadata: { name?: string } }> = Pick<Reflector<T>, 'get' | 'addListener'>;
+
+/** What an engagement uses of its guest (a GuestConnection is one): its caches, its two writers, its access. */
+export interface EngagedGuest {
+  readonly featureGates: GuestCache<FeatureGate>;
+  readonly clusterVersions: GuestCache<ClusterVersion>;
+  readonly clusterOperators: GuestCache<ClusterOperator>;
+  /** Resolves when every cache has listed once. */
+  readonly whenSynced: Promise<void>;
+  readonly featureGate: ResourceClient<FeatureGate>;
+  readonly clusterOperator: ResourceClient<ClusterOperator>;
+  readonly access: ClusterAccess;
+}
+
 export interface GuestEngagementDeps {
-  guest: GuestConnection;
+  guest: EngagedGuest;
   hcpKey: string;
-  catalog: ReleaseCatalog;
+  catalog: Pick<ReleaseCatalog, 'registry'>;
   /** The spec the HCP asks for, and when it changes. */
   requested: WatchSource & { spec(): FeatureGateSpec | undefined };
   clusterOperatorName: string;
@@ -67,6 +81,8 @@ export interface GuestEngagementDeps {
   onStatusDelay?(seconds: number): void;
   /** The guest kube-apiserver's running gates against its FeatureGate status (no check when absent or period 0). */
   runningGates?: { periodMs: number; lifecycle: () => GateLifecycle; overrides?: ReadonlyMap<string, boolean>; onChecked(outcome: RunningGatesOutcome): void };
+  /** The clock of its pacing, rebinds and controllers' waits (default the real one; tests pass a fake). */
+  clock?: Clock;
 }
 
 /** The guest's version when its ClusterVersion is acceptable input, else the TerminalError that says why not. */
@@ -84,9 +100,10 @@ export function acceptedGuestVersion(cv: ClusterVersion | undefined): { version:
 export class GuestEngagement {
   /** The operator conditions of this guest (its ClusterOperator reports them). */
   readonly conditions = OperatorConditions.atStart();
-  private readonly pacer = new PacedWatch(new BucketLimiter(GUEST_WAKEUPS.perSecond, GUEST_WAKEUPS.burst));
-  private readonly rebinds = new BucketLimiter(GUEST_REBINDS.perSecond, GUEST_REBINDS.burst);
-  /** When the rebind waiting for its token may run (realClock time), while one waits. */
+  private readonly clock: Clock;
+  private readonly pacer: PacedWatch;
+  private readonly rebinds: BucketLimiter;
+  /** When the rebind waiting for its token may run (this.clock's time), while one waits. */
   private rebindAt: number | undefined;
   private readonly controllers = new Map<string, Controller>();
   /** Each controller's keys (its initial keys): what resync() looks at again. */
@@ -109,14 +126,17 @@ export class GuestEngagement {
    * controller that watches a reflector listens to the same paced source, so one event is one token.
    */
   private readonly views: {
-    featureGates: Pick<Reflector<FeatureGate>, 'get' | 'addListener'>;
-    clusterVersions: Pick<Reflector<ClusterVersion>, 'get' | 'addListener'>;
-    clusterOperators: Pick<Reflector<ClusterOperator>, 'get' | 'addListener'>;
+    featureGates: GuestCache<FeatureGate>;
+    clusterVersions: GuestCache<ClusterVersion>;
+    clusterOperators: GuestCache<ClusterOperator>;
   };
 
   constructor(private readonly d: GuestEngagementDeps) {
     const { guest } = d;
-    const view = <T extends { metadata: { name?: string } }>(r: Reflector<T>) => {
+    this.clock = d.clock ?? realClock;
+    this.pacer = new PacedWatch(new BucketLimiter(GUEST_WAKEUPS.perSecond, GUEST_WAKEUPS.burst, this.clock), this.clock);
+    this.rebinds = new BucketLimiter(GUEST_REBINDS.perSecond, GUEST_REBINDS.burst, this.clock);
+    const view = <T extends { metadata: { name?: string } }>(r: GuestCache<T>) => {
       const paced = this.pacer.source(r);
       return { get: (name: string) => r.get(name), addListener: (fn: (name: string) => void) => paced.addListener(fn) };
     };
@@ -177,7 +197,7 @@ export class GuestEngagement {
     if (this.stopped) return;
     // Each controller lives as long as the engagement, its backoff with it (a guest cycling its version cannot reset it).
     const c = new Controller(spec, {
-      logger: this.d.logger, rateLimiter: new ItemExponentialLimiter(5, 5 * 60_000),
+      logger: this.d.logger, rateLimiter: new ItemExponentialLimiter(5, 5 * 60_000), clock: this.clock,
       onReconciled: (_key, error) => this.d.onReconciled(spec.name, error),
     });
     this.keys.set(spec.name, spec.initialKeys ?? []);
@@ -252,7 +272,7 @@ export class GuestEngagement {
       this.rebindAt = undefined;
       return {};
     }
-    const now = realClock.now();
+    const now = this.clock.now();
     this.rebindAt ??= now + this.rebinds.when(); // one token per rebind, taken when it is first due
     if (now < this.rebindAt) return { requeueAfterMs: this.rebindAt - now };
     this.rebindAt = undefined;

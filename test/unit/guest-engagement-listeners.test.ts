@@ -1,30 +1,83 @@
-// A guest engagement is made again each time the HCP's kubeconfig Secret changes — text a tenant controls. Whatever
-// an engagement subscribes to on longer-lived sources (the session's HCP spec source, the guest's reflectors) must be
-// let go when it stops, or a tenant rotating its Secret keeps every old engagement (and its guest caches) alive.
+// A guest engagement over a guest's caches, without an API server: what it subscribes to, and its timing on a fake
+// clock. An engagement is made again each time the HCP's kubeconfig Secret changes — text a tenant controls — so
+// whatever it subscribes to on longer-lived sources (the session's HCP spec source, the guest's reflectors) must be let
+// go when it stops, or a tenant rotating its Secret keeps every old engagement (and its guest caches) alive; and a
+// guest whose ClusterVersion keeps changing is followed at a bounded pace (GUEST_REBINDS).
 import { describe, expect, it } from '@jest/globals';
-import { GuestEngagement } from '../../hosted/guest-engagement.js';
-import type { GuestConnection } from '../../hosted/guest-connection.js';
-import { silentLogger, type EventRecorder, type ReleaseCatalog } from '../../runtime/index.js';
+import { join } from 'node:path';
+import { GUEST_REBINDS, GuestEngagement, type EngagedGuest } from '../../hosted/guest-engagement.js';
+import { ClusterOperatorResource, FeatureGateResource, ResourceClient, loadRegistry, readKubeconfigText, silentLogger, type EventRecorder } from '../../runtime/index.js';
+import type { ClusterVersion } from '../../api-types/index.js';
+import { UNREACHABLE_GUEST_KUBECONFIG } from '../../sdk/testing/hosted-fleet.js';
+import { FakeClock } from '../support/fake-clock.js';
+import { clusterVersion, historyEntry } from '../support/objects.js';
+import { PAYLOAD_ROOT } from '../support/payloads.js';
 
-/** A watch source that counts its listeners. */
-function source() {
+/** A watch source that counts its listeners and holds the objects `get` answers. */
+function source<T>(objects: Record<string, T> = {}) {
   const listeners = new Set<(name: string) => void>();
-  return { listeners, get: () => undefined, addListener: (fn: (name: string) => void) => { listeners.add(fn); return () => listeners.delete(fn); } };
+  return {
+    listeners, objects, get: (name: string) => objects[name],
+    addListener: (fn: (name: string) => void) => { listeners.add(fn); return () => listeners.delete(fn); },
+    changed: (name: string) => { for (const fn of [...listeners]) fn(name); },
+  };
 }
+
+/** A guest that never answers a request (no test here writes to it): its caches are the sources above. */
+function guest(synced: Promise<void>) {
+  const access = readKubeconfigText(UNREACHABLE_GUEST_KUBECONFIG, 'unit test guest')!;
+  return {
+    featureGates: source(), clusterVersions: source<ClusterVersion>(), clusterOperators: source(), whenSynced: synced, access,
+    featureGate: new ResourceClient(access, FeatureGateResource), clusterOperator: new ResourceClient(access, ClusterOperatorResource),
+  } satisfies EngagedGuest;
+}
+
+const events: EventRecorder = { event: () => undefined, flush: async () => undefined };
+const registry = loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.22'), { operatorVersion: '4.22.1' });
+const catalog = { registry: () => registry };
 
 describe('GuestEngagement', () => {
   it('lets go of every source it listened to when it stops (100 re-engagements leave no listener behind)', async () => {
     const requested = { ...source(), spec: () => undefined };
-    const guest = { featureGates: source(), clusterVersions: source(), clusterOperators: source(), whenSynced: new Promise<void>(() => undefined) };
-    const events: EventRecorder = { event: () => undefined, flush: async () => undefined };
+    const g = guest(new Promise<void>(() => undefined));
     for (let i = 0; i < 100; i++) {
       const e = new GuestEngagement({
-        guest: guest as unknown as GuestConnection, hcpKey: 'clusters-a/a', catalog: {} as ReleaseCatalog, requested, clusterOperatorName: 'config-operator',
+        guest: g, hcpKey: 'clusters-a/a', catalog, requested, clusterOperatorName: 'config-operator',
         events, logger: silentLogger, recheckAfterMs: 60_000, onReconciled: () => undefined, onStopped: () => undefined,
       });
       await e.stop();
     }
     expect(requested.listeners.size).toBe(0);
-    for (const r of [guest.featureGates, guest.clusterVersions, guest.clusterOperators]) expect(r.listeners.size).toBe(0);
+    for (const r of [g.featureGates, g.clusterVersions, g.clusterOperators]) expect(r.listeners.size).toBe(0);
+  });
+
+  it('follows a guest whose version keeps changing at GUEST_REBINDS\' pace, on its clock: three at once, then one per 30 s', async () => {
+    const clock = new FakeClock();
+    const g = guest(Promise.resolve());
+    const setVersion = async (v: string) => {
+      g.clusterVersions.objects.version = clusterVersion('version', [historyEntry(v)]);
+      g.clusterVersions.changed('version');
+      await clock.advance(0);
+    };
+    g.clusterVersions.objects.version = clusterVersion('version', [historyEntry('4.22.0')]);
+    const e = new GuestEngagement({
+      guest: g, hcpKey: 'clusters-a/a', catalog, requested: { ...source(), spec: () => undefined }, clusterOperatorName: 'config-operator',
+      events, logger: silentLogger, recheckAfterMs: 600_000, onReconciled: () => undefined, onStopped: () => undefined, clock,
+    });
+    try {
+      await clock.advance(0);
+      expect(e.version()).toBe('4.22.0'); // the first bind: one token of three
+      await setVersion('4.22.1');
+      await setVersion('4.22.2');
+      expect(e.version()).toBe('4.22.2'); // the burst is spent
+      await setVersion('4.22.3');
+      expect(e.version()).toBe('4.22.2');
+      await clock.advance(1_000 / GUEST_REBINDS.perSecond - 1);
+      expect(e.version()).toBe('4.22.2');
+      await clock.advance(1);
+      expect(e.version()).toBe('4.22.3');
+    } finally {
+      await e.stop();
+    }
   });
 });
