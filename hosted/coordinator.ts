@@ -180,7 +180,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     async stop() {
       stopping = true;
       await manager.stop(); // stops every session, then releases the shard Leases and the membership
-      await records.drain();
+      await records.stop();
       await Promise.all([hcps.stop(), namespaces?.stop(), secrets.stop()]);
       await Promise.all(endpoints.map((e) => e.close()));
     },

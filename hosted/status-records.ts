@@ -1,45 +1,47 @@
 // The management-side record `featuregates hosted status` reads: one ConfigMap per shard in the
 // coordinator's namespace (`featuregates-hosted-shard-NN`), data key per HCP → its HostedGuestRecord as
-// JSON. Only the shard's owner writes it (through the shard's fence); writes are coalesced (at most one per
-// shard per second) and the whole data is replaced, so an HCP that left the shard leaves the record too.
+// JSON. Only the shard's owner writes it (through the shard's fence); the whole data is replaced, so an HCP that
+// left the shard leaves the record too. The writes are a controller's (HostedStatusRecordController, key: the
+// shard): a change waits FLUSH_DELAY_MS so the changes of a second make one write per shard, a failed write is
+// retried with the controller's backoff, one refused by the fence is dropped (the shard is going) — the same
+// policy as every other write.
 import { decodeShardRecords, featureSetName, hcpKey, recordKey, isShardName, shardName, shardRecordData, type ConfigMap, type HostedGuestRecord } from '../api-types/index.js';
 import {
-  ConfigMapResource, HostedControlPlaneResource, LeaseResource, ResourceClient, apiErrorMessage, isConflict, silentLogger,
-  type ClusterAccess, type Logger,
+  ConfigMapResource, Controller, HostedControlPlaneResource, ItemExponentialLimiter, LeaseResource, ResourceClient, silentLogger,
+  type ClusterAccess, type Clock, type Logger,
 } from '../runtime/index.js';
 
 const RECORD_LABEL = 'app.kubernetes.io/part-of=featuregate-coordinator';
 
 const FLUSH_DELAY_MS = 1_000;
+export const STATUS_RECORD_CONTROLLER = 'HostedStatusRecordController';
 
 interface ShardState {
-  fence: () => void;
+  /** The shard's writer: its writes pass the shard's fence. */
+  client: ResourceClient<ConfigMap>;
   records: Map<string, HostedGuestRecord>;
-  timer: NodeJS.Timeout | undefined;
-  flushing: Promise<void> | undefined;
   dirty: boolean;
 }
 
 export class StatusRecords {
   private readonly shards = new Map<number, ShardState>();
-  private readonly client: ResourceClient<ConfigMap>;
-  private readonly log: Logger;
+  private readonly controller: Controller;
 
-  constructor(kc: ClusterAccess, private readonly namespace: string, logger?: Logger) {
-    this.client = new ResourceClient(kc, ConfigMapResource, undefined, { namespace });
-    this.log = logger ?? silentLogger;
+  constructor(private readonly kc: ClusterAccess, private readonly namespace: string, logger?: Logger, clock?: Clock) {
+    this.controller = new Controller({ name: STATUS_RECORD_CONTROLLER, reconcile: (key) => this.flush(Number(key)), watches: [] },
+      { logger: logger ?? silentLogger, rateLimiter: new ItemExponentialLimiter(5, 5 * 60_000), ...(clock ? { clock } : {}) });
+    this.controller.start();
   }
 
   /** The shard is ours: its record may be written (through `fence`). */
   open(shard: number, fence: () => void): void {
-    this.shards.set(shard, { fence, records: new Map(), timer: undefined, flushing: undefined, dirty: true });
+    const client = new ResourceClient<ConfigMap>(this.kc, ConfigMapResource, undefined, { namespace: this.namespace, fence });
+    this.shards.set(shard, { client, records: new Map(), dirty: true });
     this.schedule(shard);
   }
 
   /** The shard is going: nothing more is written for it. */
   close(shard: number): void {
-    const s = this.shards.get(shard);
-    if (s) clearTimeout(s.timer);
     this.shards.delete(shard);
   }
 
@@ -58,39 +60,31 @@ export class StatusRecords {
     this.schedule(shard);
   }
 
-  private schedule(shard: number): void {
-    const s = this.shards.get(shard);
-    if (!s || s.timer) return;
-    s.timer = setTimeout(() => {
-      s.timer = undefined;
-      s.flushing = this.flush(shard, s).finally(() => { s.flushing = undefined; });
-    }, FLUSH_DELAY_MS);
-    s.timer.unref();
+  /** Writes in flight end, then nothing more is written (at shutdown, after every shard was closed). */
+  async stop(): Promise<void> {
+    await this.controller.stop();
   }
 
-  private async flush(shard: number, s: ShardState): Promise<void> {
-    if (!s.dirty || this.shards.get(shard) !== s) return;
+  private schedule(shard: number): void {
+    this.controller.queue.addAfter(String(shard), FLUSH_DELAY_MS);
+  }
+
+  private async flush(shard: number): Promise<void> {
+    const s = this.shards.get(shard);
+    if (!s?.dirty) return;
     s.dirty = false;
     const data = shardRecordData(s.records);
     const name = shardName(shard);
-    const fenced = new ResourceClient<ConfigMap>(this.client.kubeConfig, ConfigMapResource, undefined, { namespace: this.namespace, fence: s.fence });
     try {
-      await fenced.upsert(name, (stored) => {
+      await s.client.upsert(name, (stored) => {
         if (!stored && s.records.size === 0) return undefined; // nothing to say, nothing said before
         return stored ? { ...stored, data }
           : { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: this.namespace, labels: { [RECORD_LABEL.split('=')[0]!]: RECORD_LABEL.split('=')[1]! } }, data };
       });
     } catch (e) {
-      if ((e as Error).name === 'NotLeaderError') return;
-      s.dirty = true;
-      if (!isConflict(e)) this.log.warn('could not write the hosted status record', { shard, error: apiErrorMessage(e) });
-      this.schedule(shard);
+      s.dirty = true; // written at the retry (a newer change may have been scheduled meanwhile)
+      throw e;
     }
-  }
-
-  /** Waits for writes in flight (at shutdown). */
-  async drain(): Promise<void> {
-    await Promise.all([...this.shards.values()].map((s) => s.flushing));
   }
 }
 

@@ -7,7 +7,7 @@ import { createSecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { selfSignedCert } from '../../runtime/self-signed-cert.js';
 
-export interface SeenRequest { at: number; method: string; path: string; headers: IncomingMessage['headers']; httpVersion: string }
+export interface SeenRequest { at: number; method: string; path: string; headers: IncomingMessage['headers']; httpVersion: string; /** The request body, once it has ended. */ body: string }
 
 export type Answer = (req: IncomingMessage, res: ServerResponse, seen: SeenRequest) => void;
 
@@ -26,9 +26,10 @@ export async function startHostileServer(o: { tls?: boolean; answer?: Answer } =
   const cert = o.tls ? selfSignedCert('hostile', ['127.0.0.1']) : undefined;
   const self: { answer: Answer } = { answer: o.answer ?? ((_q, s) => { s.writeHead(404); s.end(); }) };
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    const seen = { at: Date.now() - started, method: req.method ?? '', path: req.url ?? '', headers: req.headers, httpVersion: req.httpVersion };
+    const seen = { at: Date.now() - started, method: req.method ?? '', path: req.url ?? '', headers: req.headers, httpVersion: req.httpVersion, body: '' };
     requests.push(seen);
-    req.resume();
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => { seen.body += chunk; });
     req.on('end', () => self.answer(req, res, seen));
   };
   const server = cert
