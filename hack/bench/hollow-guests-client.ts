@@ -35,7 +35,9 @@ export class HollowGuests {
   /** Resolves once all (of `indices`) hold `entries`: seconds since `from` (nowMs). */
   async allCorrect(entries: FeatureGateDetails[], from: number, timeoutS: number, indices?: number[]): Promise<number> {
     const want = indices?.length ?? this.kubeconfigs.length;
-    await until(`${want} hollow guests correct`, async () => (await this.correct(entries, indices)) === want, timeoutS * 1000, 250);
+    let last = 0;
+    await until(`${want} hollow guests correct`, async () => (last = await this.correct(entries, indices)) === want, timeoutS * 1000, 250)
+      .catch((e: unknown) => { throw new Error(`${(e as Error).message}: ${last} of ${want} correct at the end`); });
     return (nowMs() - from) / 1000;
   }
 

@@ -119,6 +119,7 @@ async function main(): Promise<void> {
   say(`# hosted-fleet: ${GUESTS} reachable guests + ${UNREACHABLE} unreachable HCPs, ${REPLICAS} replicas, ${SHARDS} shards, lease ${LEASE.duration}s/${LEASE.renew}s/${LEASE.retry}s, node ${process.version} ${NODE_FLAGS.join(' ') || '(no flags)'}`);
   const mgmtAudit = auditSetup();
   const mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths(), extraAPIServerArgs: mgmtAudit.apiServerArgs });
+  managementDir = mgmt.dir;
   const mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;
   const guests: Guest[] = [];
   for (let i = 0; i < GUESTS; i += 4) {
@@ -400,12 +401,7 @@ async function main(): Promise<void> {
   if (flags.json) writeFileSync(flags.json, `${JSON.stringify(rows, null, 2)}\n`);
   hollow?.stop();
   for (const r of replicas) r.proc.kill('SIGKILL');
-  // The replicas' logs (both generations) outlive the management control plane's directory.
-  const logs = join(packageRoot(), '.cache', 'bench', 'hosted-fleet-logs');
-  rmSync(logs, { recursive: true, force: true });
-  mkdirSync(logs, { recursive: true });
-  for (const f of readdirSync(mgmt.dir).filter((n) => /^replica-\d+\.log$/.test(n))) copyFileSync(join(mgmt.dir, f), join(logs, f));
-  say(`replica logs: ${logs}`);
+  saveReplicaLogs(mgmt.dir);
   for (const g of guests) await g.watcher?.stop();
   await baseline.stop();
   for (const g of guests) await g.plane.stop();
@@ -413,5 +409,19 @@ async function main(): Promise<void> {
   say(`total ${((Date.now() - t00) / 1000).toFixed(0)} s`);
 }
 
-await main();
+/** The replicas' logs (both generations) outlive the management control plane's directory — a failed run's too. */
+function saveReplicaLogs(dir: string): void {
+  const logs = join(packageRoot(), '.cache', 'bench', 'hosted-fleet-logs');
+  rmSync(logs, { recursive: true, force: true });
+  mkdirSync(logs, { recursive: true });
+  for (const f of readdirSync(dir).filter((n) => /^replica-\d+\.log$/.test(n))) copyFileSync(join(dir, f), join(logs, f));
+  say(`replica logs: ${logs}`);
+}
+/** The management plane's directory, once it exists (for the logs of a run that fails). */
+let managementDir: string | undefined;
+
+await main().catch((e: unknown) => {
+  if (managementDir) saveReplicaLogs(managementDir);
+  throw e;
+});
 process.exit(0);
