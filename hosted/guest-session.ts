@@ -48,8 +48,8 @@ export const NOTIFIED_REPEAT_MS = 10 * 60_000;
  * The session's own controllers (the guest connection, the management ConfigMap) wait on events only: the HCP and
  * its Secret poke the session, the guest's reflectors say when it fails, answers again or lists first. Their
  * look without an event only repeats a problem's Warning. (A minute's resync of each of 480 unreachable guests was
- * most of an idle replica's CPU: the major GCs of what each look left behind.) The engaged controllers keep
- * the operator's resync.
+ * most of an idle replica's CPU: the major GCs of what each look left behind.) The engaged controllers look every
+ * GUEST_RESYNC_MS.
  */
 const EVENTED_RECHECK_MS = NOTIFIED_REPEAT_MS;
 /** The management ConfigMap is re-read from the API this often (between, what this session wrote is trusted). */
