@@ -7,16 +7,20 @@ import { runCLI, spawnCLI } from '../support/cli.js';
 import { kubeconfigPath } from '../support/cluster.js';
 import { eventually } from '../support/eventually.js';
 import { processesMentioning } from '../support/processes.js';
+import { tempDirs } from '../support/temp.js';
 import { bundledCRDPaths, resolveBinaries, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
 
 // Children a test started are killed when it ends, passed or failed (a left-over `start` keeps Jest alive).
 const cleanups: (() => void)[] = [];
 const afterTest = (fn: () => void) => cleanups.push(fn);
 afterEach(() => { for (const fn of cleanups.splice(0)) fn(); });
+const tempDir = tempDirs();
 
 describe('featuregates CLI (operator side)', () => {
   it('start: with no cluster configured runs a local control plane and the operator, prints status, and leaves nothing on Ctrl-C', async () => {
-    const env = { KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '' };
+    // Its own temp dir: simulate and status find "the newest running featuregates start" through records there,
+    // and any other `featuregates start` on the machine (another Jest worker's, a user's) must not be the newest.
+    const env = { KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '', TMPDIR: tempDir('fgc-cli-operator-') };
     const p = spawnCLI(['start'], env, { ownGroup: true });
     afterTest(() => { if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL'); });
     let out = '';
