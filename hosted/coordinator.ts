@@ -1,8 +1,8 @@
 // `featuregates hosted`: the coordinator of a management cluster's hosted control planes. Wiring only:
 // a reflector of HostedControlPlanes (all namespaces, or those whose Namespace matches a label selector),
-// the shard manager (membership + shard Leases), and one GuestSession per HCP of a held shard. A session
-// starts when its shard is acquired and stops (without writing) before the shard is handed back or when
-// its HCP goes. Metrics and health are served as by the single-cluster operator.
+// the shard manager (membership + shard Leases), and per held shard one HeldShard (held-shard.ts: its fence,
+// one GuestSession per HCP of the shard, their records). A session starts when its shard is acquired and stops
+// (without writing) before the shard is handed back or when its HCP goes. Metrics and health are served as by the single-cluster operator.
 import { hostname } from 'node:os';
 import { CONFIG_OPERATOR_NAME, hcpKey, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
 import {
@@ -11,6 +11,7 @@ import {
   type Logger,
 } from '../runtime/index.js';
 import { GuestSecrets } from './guest-secrets.js';
+import { HeldShard } from './held-shard.js';
 import { GuestSession } from './guest-session.js';
 import type { GuestTuning } from './guest-connection.js';
 import { hostedMetrics } from './metrics.js';
@@ -66,43 +67,52 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   const namespaces = o.namespaceSelector
     ? new Reflector<Namespace>(new ResourceClient(kc, NamespaceResource, metrics), { logger: log, metrics, labelSelector: o.namespaceSelector })
     : undefined;
-  const records = new StatusRecords(kc, o.namespace, log);
+  /** Shard → what this replica holds for it (nothing else keeps per-shard state). */
+  const held = new Map<number, HeldShard>();
+  const heldOf = (key: string) => held.get(shardOf(key, shards));
+  const sessionEntries = () => [...held.values()].flatMap((h) => [...h.sessions]);
+  const records = new StatusRecords(kc, o.namespace, (shard) => held.get(shard), log);
   const secrets = new GuestSecrets(kc, (namespace) => {
-    for (const [key, s] of sessions) if (key.startsWith(`${namespace}/`)) s.poke();
+    for (const [key, s] of sessionEntries()) if (key.startsWith(`${namespace}/`)) s.poke();
   }, log, metrics);
-  const sessions = new Map<string, GuestSession>();
-  const fences = new Map<number, () => void>();
   let stopping = false;
 
   const selected = (hcp: HostedControlPlane) => !namespaces || namespaces.get(hcp.metadata.namespace) !== undefined;
   const wanted = (key: string, hcp: HostedControlPlane | undefined): boolean =>
-    hcp !== undefined && selected(hcp) && fences.has(shardOf(key, shards));
+    hcp !== undefined && selected(hcp) && heldOf(key) !== undefined;
   // Read at the first running-gate check of any guest, then shared by all.
   let lifecycle: GateLifecycle | undefined;
   const gateLifecycle = () => (lifecycle ??= kubernetesGateLifecycle());
-  const startSession = (key: string) => {
-    const shard = shardOf(key, shards);
+  const startSession = (key: string, h: HeldShard) => {
     const session = new GuestSession({
-      key, shard, identity, fence: fences.get(shard)!, hcp: () => hcps.get(key), management: kc, secrets, catalog,
+      key, shard: h.shard, identity, fence: h.fence, hcp: () => hcps.get(key), management: kc, secrets, catalog,
       ...(o.guestKubeconfigSecret ? { secretOverride: o.guestKubeconfigSecret } : {}),
       clusterOperatorName: o.clusterOperatorName ?? CONFIG_OPERATOR_NAME, tuning: o.guest ?? {},
-      record: (r) => records.put(r), metrics: hm, registry: metrics, logger: log, gateLifecycle,
+      record: (r) => {
+        // A record said after the shard went (its session stopping) is not the new holder's to write.
+        if (held.get(h.shard) !== h) return;
+        h.putRecord(r);
+        records.changed(h.shard);
+      },
+      metrics: hm, registry: metrics, logger: log, gateLifecycle,
     });
-    sessions.set(key, session);
+    h.sessions.set(key, session);
     session.start();
   };
   const stopSession = (key: string, s: GuestSession) => {
-    sessions.delete(key);
-    records.remove(shardOf(key, shards), key);
+    const h = heldOf(key);
+    h?.sessions.delete(key);
+    if (h?.dropRecord(key)) records.changed(h.shard);
     void s.stop();
     reconcileSessions(); // the walk forgets the Secret names no session needs any more
   };
   /** One HCP was added, changed or deleted: its session alone starts, syncs or stops. */
   const reconcileSession = (key: string) => {
     if (stopping) return;
-    const s = sessions.get(key);
+    const h = heldOf(key);
+    const s = h?.sessions.get(key);
     const want = wanted(key, hcps.get(key));
-    if (want && !s) startSession(key);
+    if (want && !s) startSession(key, h!);
     else if (!want && s) stopSession(key, s);
     else s?.poke();
   };
@@ -118,8 +128,11 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
       const key = hcpKey(hcp);
       if (wanted(key, hcp)) want.add(key);
     }
-    for (const [key, s] of sessions) if (!want.has(key)) stopSession(key, s);
-    for (const key of want) if (!sessions.has(key)) startSession(key);
+    for (const [key, s] of sessionEntries()) if (!want.has(key)) stopSession(key, s);
+    for (const key of want) {
+      const h = heldOf(key)!;
+      if (!h.sessions.has(key)) startSession(key, h);
+    }
     // The Secret names no session of this replica reads any more are forgotten (their watches stop).
     const names = new Set<string>();
     if (o.guestKubeconfigSecret) names.add(o.guestKubeconfigSecret.name);
@@ -139,16 +152,14 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   const manager = new ShardManager({
     kubeConfig: kc, namespace: o.namespace, identity, shards, timing, metrics, logger: log,
     onAcquired: (shard, fence) => {
-      fences.set(shard, fence);
-      records.open(shard, fence);
+      held.set(shard, new HeldShard(shard, fence));
+      records.changed(shard); // a new holder writes the shard's record once (its guests' records replace the last holder's)
       reconcileSessions();
     },
     onLost: async (shard) => {
-      fences.delete(shard);
-      records.close(shard);
-      const going = [...sessions].filter(([key]) => shardOf(key, shards) === shard);
-      for (const [key] of going) sessions.delete(key);
-      await Promise.all(going.map(([, s]) => s.stop()));
+      const h = held.get(shard);
+      held.delete(shard);
+      await Promise.all([...h?.sessions.values() ?? []].map((s) => s.stop()));
     },
     onLostMembership: (reason) => (o.onLostMembership ?? ((r: string) => log.error('membership lost; the caller did not say what to do', { reason: r })))(reason),
     claimable: () => hcps.hasSynced() && (namespaces?.hasSynced() ?? true),
@@ -176,7 +187,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   return {
     identity, metrics, metricsAddress: serving.metricsAddress, healthAddress: serving.healthAddress, ready,
     heldShards: () => manager.held(),
-    sessions: () => [...sessions.keys()].sort(),
+    sessions: () => sessionEntries().map(([key]) => key).sort(),
     async stop() {
       stopping = true;
       await manager.stop(); // stops every session, then releases the shard Leases and the membership

@@ -13,7 +13,7 @@ import {
   UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, publishHostedControlPlane, serviceAccountKubeConfig, startControlPlane, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { memberLeaseName } from '../../hosted/shards.js';
-import { GuestSession } from '../../hosted/guest-session.js';
+import { GuestProvider } from '../../hosted/guest-provider.js';
 import { shardName } from '../../api-types/index.js';
 import { startHosted, type HostedOptions, type RunningCoordinator } from '../../hosted/index.js';
 import { eventually, sleep } from '../support/eventually.js';
@@ -109,8 +109,8 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
       .filter((v) => v.labels.reason === 'GuestUnreachable' && v.value === 1).length;
     await eventually(async () => expect(await failing()).toBe(HCPS));
     await sleep(1_000); // the start's last looks (a first connection attempt's failure, a wait for the Secret's listing) are over
-    // GuestConnectionController's reconcile is the session's connect().
-    const connect = jest.spyOn(GuestSession.prototype as unknown as { connect: () => Promise<unknown> }, 'connect');
+    // GuestConnectionController's reconcile is the guest provider's.
+    const connect = jest.spyOn(GuestProvider.prototype, 'reconcile');
     try {
       await sleep(3_000); // 12 resync periods
       expect(connect).not.toHaveBeenCalled();

@@ -3,6 +3,7 @@
 // own), and a write the shard's fence refuses is dropped, never retried. The server is a small one whose answers are
 // the subject (a write that fails once); the records' own behaviour against the real API server is in hosted.test.ts.
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { HeldShard } from '../../hosted/held-shard.js';
 import { StatusRecords } from '../../hosted/status-records.js';
 import { NotLeaderError, readKubeconfigText } from '../../runtime/index.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -41,10 +42,12 @@ async function management(failing: number) {
   return { server: s, stored, writes: () => s.requests.filter((q) => q.method !== 'GET').length };
 }
 
-function records(s: HostileServer, clock: FakeClock): StatusRecords {
-  const r = new StatusRecords(readKubeconfigText(s.kubeconfig(), 'status records test')!, 'fgc', undefined, clock);
+/** The writer of shard 3's record, the shard held with `fence`. */
+function records(s: HostileServer, clock: FakeClock, fence: () => void): { r: StatusRecords; held: HeldShard } {
+  const held = new HeldShard(3, fence);
+  const r = new StatusRecords(readKubeconfigText(s.kubeconfig(), 'status records test')!, 'fgc', (shard) => (shard === 3 ? held : undefined), undefined, clock);
   stops.push(() => r.stop());
-  return r;
+  return { r, held };
 }
 
 const record = (n: number) => ({ hcp: `clusters/hcp-${n}`, shard: 3, owner: 'replica-0', featureSet: 'Default', versions: ['4.22.1'] });
@@ -53,9 +56,12 @@ describe('StatusRecords', () => {
   it('the changes of a second are one write per shard; a failed write is retried with backoff on the clock', async () => {
     const m = await management(1);
     const clock = new FakeClock();
-    const r = records(m.server, clock);
-    r.open(3, () => undefined);
-    for (let i = 0; i < 5; i++) r.put(record(i));
+    const { r, held } = records(m.server, clock, () => undefined);
+    r.changed(3); // acquired
+    for (let i = 0; i < 5; i++) {
+      held.putRecord(record(i));
+      r.changed(3);
+    }
     await clock.advance(999);
     expect(m.server.requests).toHaveLength(0);
     await clock.advance(1);
@@ -71,9 +77,9 @@ describe('StatusRecords', () => {
   it('a write the shard\'s fence refuses is not sent and not retried', async () => {
     const m = await management(0);
     const clock = new FakeClock();
-    const r = records(m.server, clock);
-    r.open(3, () => { throw new NotLeaderError('shard 3 is no longer held'); });
-    r.put(record(1));
+    const { r, held } = records(m.server, clock, () => { throw new NotLeaderError('shard 3 is no longer held'); });
+    held.putRecord(record(1));
+    r.changed(3);
     await clock.advance(1_000);
     await eventually(() => expect(m.server.requests.map((q) => q.method)).toEqual(['GET']), 5_000, 10);
     await clock.advance(600_000);
