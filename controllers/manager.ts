@@ -98,7 +98,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   }
   const namespace = options.namespace ?? 'default';
   const metrics = new Registry();
-  const kc = withTransportConfig(options.kubeConfig, { userAgent: userAgent('featuregates-operator') });
+  const kc = withTransportConfig(options.kubeConfig, { userAgent: userAgent('featuregates-operator'), logger: log });
   const abort = new AbortController();
   let stopped = false;
   const controllers: Controller[] = [];

@@ -58,7 +58,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   if (!Number.isInteger(shards) || shards < 1 || shards > 1000) throw new Error(`--shards must be a whole number from 1 to 1000, got ${shards}`);
   const catalog = new ReleaseCatalog(o.payloadCatalog);
   log.info('payload catalog', { dir: o.payloadCatalog, releases: catalog.releases() });
-  const kc = withTransportConfig(o.kubeConfig, { userAgent: userAgent('featuregates-hosted') });
+  const kc = withTransportConfig(o.kubeConfig, { userAgent: userAgent('featuregates-hosted'), logger: log });
   const metrics = new Registry();
   const hm = hostedMetrics(metrics);
   const timing: LeaderElectionTiming = { ...DEFAULT_LEADER_ELECTION, ...o.leaderElection };

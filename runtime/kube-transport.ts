@@ -32,6 +32,7 @@ import { constants, type OutgoingHttpHeaders, type SecureClientSessionOptions } 
 import type { Readable } from 'node:stream';
 import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
 import type { ClusterAccess } from './kube-config.js';
+import type { Logger } from './logger.js';
 import type { Registry } from 'prom-client';
 import { realClock } from './clock.js';
 import { CLIENT_GO_SESSION_TIMING, NotHttp2, PingedSession, StreamRefused, type SessionTiming } from './http2-session.js';
@@ -301,6 +302,8 @@ export interface TransportConfig {
   http2?: boolean;
   /** The HTTP/2 health check of new connections (default client-go's 30 s read-idle, 15 s ping timeout). */
   http2Timing?: SessionTiming;
+  /** Where the transport says what it decided on its own (a server spoken to over HTTP/1.1 because it refused h2). */
+  logger?: Logger;
 }
 
 /** client-go's switch: a non-empty DISABLE_HTTP2 makes every connection HTTP/1.1. */
@@ -354,6 +357,7 @@ export class KubeTransport {
   readonly http2: boolean;
   /** The HTTP/2 health check of new connections. */
   readonly http2Timing: SessionTiming;
+  private readonly logger: Logger | undefined;
 
   /** Settings are given here, once (client-go's rest.Config), and never changed afterwards. */
   constructor(private readonly kc: ClusterAccess, config: TransportConfig = {}) {
@@ -361,6 +365,7 @@ export class KubeTransport {
     this.userAgent = config.userAgent ?? userAgent('featuregates');
     this.http2 = config.http2 ?? true;
     this.http2Timing = config.http2Timing ?? CLIENT_GO_SESSION_TIMING;
+    this.logger = config.logger;
   }
 
   /** One transport (one connection pool) per ClusterAccess object: the defaults, or withTransportConfig's. */
@@ -481,7 +486,12 @@ export class KubeTransport {
           if (e instanceof RequestTimeoutError) session.destroy(); // a connection that never came up
           throw e;
         }
-        this.http1Only.add(t.key);
+        if (!this.http1Only.has(t.key)) {
+          this.http1Only.add(t.key);
+          // Once per server and identity: its watches lose the pings that find a dead connection (runtime/reflector.ts
+          // bounds their silence instead), which is worth knowing when a server was expected to speak h2.
+          this.logger?.info('the server did not agree to HTTP/2; speaking HTTP/1.1 to it from now on', { server: t.url.origin, why: e.message });
+        }
         return this.exchange(t, body, waitForConnection, fence);
       } finally {
         session.release();

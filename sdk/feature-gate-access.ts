@@ -109,8 +109,8 @@ const INVOLVED = { apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_G
 export function createFeatureGateAccess<Name extends string = string>(options: FeatureGateAccessOptions<Name>): FeatureGateAccess<Name> {
   const script = basename(process.argv[1] ?? 'component').replace(/\.[cm]?[jt]s$/, '');
   // Its own transport (its User-Agent): the component's own requests through the same kubeconfig keep theirs.
-  const kc = withTransportConfig(options.kubeConfig, { userAgent: sdkUserAgent(options.component ?? script, options.desiredVersion || 'unknown') });
   const log = (options.logger ?? silentLogger).with({ component: 'feature-gate-detector' });
+  const kc = withTransportConfig(options.kubeConfig, { userAgent: sdkUserAgent(options.component ?? script, options.desiredVersion || 'unknown'), logger: log });
   const reflectorOptions = { logger: log, ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), ...options.reflector };
   const featureGates = new Reflector(new ResourceClient(kc, FeatureGateResource, options.metricsRegistry),
     { ...reflectorOptions, name: FEATURE_GATE_NAME });

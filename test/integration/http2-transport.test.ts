@@ -9,7 +9,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { join } from 'node:path';
 import {
-  ConnectionSilent, FeatureGateResource, KubeTransport, Reflector, ResourceClient, WATCH_SECONDS,
+  ConnectionSilent, FeatureGateResource, createLogger, KubeTransport, Reflector, ResourceClient, WATCH_SECONDS,
   StaticKubeConfig, loadKubeConfig, readKubeconfigText, silentLogger, type ClusterAccess, type WatchHandle, withTransportConfig, type TransportConfig,
 } from '../../runtime/index.js';
 import { selfSignedCert } from '../../runtime/self-signed-cert.js';
@@ -117,9 +117,15 @@ describe('HTTP/2 transport', () => {
     await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
     try {
       const access = readKubeconfigText(adminKubeconfig(`https://127.0.0.1:${(front.address() as AddressInfo).port}`, tlsMaterial.cert, 'token'), 'no-alpn') as StaticKubeConfig;
-      const t = new KubeTransport(access);
+      const lines: string[] = [];
+      const t = new KubeTransport(access, { logger: createLogger({ write: (l) => lines.push(l) }) });
       await expect(t.request({ method: 'GET', path: '/version' })).resolves.toEqual({ gitVersion: 'v0.0.0-no-alpn', httpVersion: '1.1' });
+      await expect(t.request({ method: 'GET', path: '/version' })).resolves.toHaveProperty('httpVersion', '1.1');
       expect(t.pingsConnections).toBe(false);
+      // Said once per server, in a line an operator can find: which server, and why.
+      expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([expect.objectContaining({
+        level: 'info', msg: expect.stringContaining('speaking HTTP/1.1'), server: access.getCurrentCluster()!.server, why: expect.stringContaining('did not agree to HTTP/2'),
+      })]);
       t.close();
     } finally {
       front.close();
