@@ -7,7 +7,9 @@ import {
   ClusterProfiles, FEATURE_GATE_CONFIGMAP, configMapCarries, featureGateConfigMap, hcpReleaseVersion, hostedFeatureGateSpec, mergeConfigMap,
   type ConfigMap, type FeatureGateSpec, type FeatureSetRegistry, type HostedControlPlane,
 } from '../api-types/index.js';
-import { TerminalError, apiErrorMessage, type Logger, type ReconcileResult, type ReleaseCatalog, type ResourceClient } from '../runtime/index.js';
+import {
+  TerminalError, apiErrorMessage, type Logger, type ReconcileResult, type ReleaseCatalog, type ResourceClient, type WritePacer,
+} from '../runtime/index.js';
 import type { HcpGatesRefusal } from './hcp-gates-refusal.js';
 
 export const FEATURE_GATE_CONFIGMAP_CONTROLLER = 'FeatureGateConfigMapController';
@@ -26,6 +28,10 @@ export interface FeatureGateConfigMapDeps {
   waitingRecheckMs: number;
   /** A test's shorter resync (never later than the re-read is due). */
   resyncMs?: number;
+  /** The replica's pace of management writes (shared by every session): each read-and-write waits its turn. */
+  pacer?: WritePacer;
+  /** Aborted when the session stops: a write still waiting for its turn is given up. */
+  signal?: AbortSignal;
   log: Logger;
 }
 
@@ -63,8 +69,9 @@ export class FeatureGateConfigMapSync {
     // its resync too (a minute's resync of every HCP's ConfigMap was a third of an idle replica's reconciles).
     if (known && Date.now() - known.checkedAt < CONFIGMAP_RECHECK_MS && configMapCarries(known.cm, desired)) return { requeueAfterMs: this.resyncMs(known.checkedAt) };
     try {
-      const { stored, written } = await d.configMaps.upsert(FEATURE_GATE_CONFIGMAP,
+      const upsert = () => d.configMaps.upsert(FEATURE_GATE_CONFIGMAP,
         (cm) => (!cm ? desired : configMapCarries(cm, desired) ? undefined : mergeConfigMap(cm, desired)));
+      const { stored, written } = await (d.pacer ? d.pacer.run(upsert, d.signal) : upsert());
       this.configMap = { cm: (written ?? stored)!, checkedAt: Date.now() };
       if (written) d.log.info('feature-gate ConfigMap written', { version: release.version });
     } catch (e) {

@@ -18,7 +18,7 @@ import {
 import {
   ConfigMapResource, Controller, ItemExponentialLimiter, ResourceClient, TerminalError, apiErrorMessage, createEventRecorder, errorCause,
   isConflict, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type InvolvedObject, type Logger,
-  type ReleaseCatalog, type WatchSource,
+  type ReleaseCatalog, type WatchSource, type WritePacer,
 } from '../runtime/index.js';
 import type { GuestConnection, GuestTuning } from './guest-connection.js';
 import { CLUSTER_OPERATOR_STATUS_CONTROLLER } from '../controllers/cluster-operator-status.js';
@@ -68,6 +68,8 @@ export interface GuestSessionDeps {
   logger?: Logger;
   /** Kubernetes' gate lifecycle for the running-gate checks (read once per replica, at the first check). */
   gateLifecycle: () => GateLifecycle;
+  /** The replica's pace of management writes, shared by every session (its Events and feature-gate ConfigMap wait their turn). */
+  managementWrites?: WritePacer;
 }
 
 /**
@@ -128,6 +130,7 @@ export class GuestSession {
     this.involved = { apiVersion: HCP_API_VERSION, kind: 'HostedControlPlane', name: this.name, namespace: this.namespace, ...(uid ? { uid } : {}) };
     this.events = createEventRecorder(d.management, {
       namespace: this.namespace, component: 'featuregate-coordinator', logger: this.log, fence: d.fence, regarding: this.involved,
+      ...(d.managementWrites ? { pacer: d.managementWrites } : {}),
     });
     this.refusal = new HcpGatesRefusal(d.key, d.catalog, d.tuning.kubernetesVersions);
     this.provider = new GuestProvider({
@@ -146,6 +149,7 @@ export class GuestSession {
       key: d.key, hcp: d.hcp, catalog: d.catalog, refusal: this.refusal, waitingRecheckMs: EVENTED_RECHECK_MS, log: this.log,
       configMaps: new ResourceClient(d.management, ConfigMapResource, d.registry, { namespace: this.namespace, fence: d.fence, signal: this.stopping.signal }),
       ...(d.tuning.resyncMs !== undefined ? { resyncMs: d.tuning.resyncMs } : {}),
+      ...(d.managementWrites ? { pacer: d.managementWrites } : {}), signal: this.stopping.signal,
     });
     const onHcp = [{ source: this.hcpSource, keys: () => [d.key] }];
     this.connection = this.controller({ name: GUEST_CONNECTION_CONTROLLER, reconcile: () => this.provider.reconcile(), watches: onHcp, initialKeys: [d.key] });

@@ -16,6 +16,7 @@ import { EventCorrelator, type CorrelatorOptions } from './event-correlator.js';
 import { ResourceClient } from './resource-client.js';
 import { EventResource } from './resources.js';
 import { silentLogger, type Logger } from './logger.js';
+import type { WritePacer } from './write-pacer.js';
 
 export interface InvolvedObject {
   apiVersion: string;
@@ -44,6 +45,8 @@ export interface EventRecorderOptions {
   fence?: () => void;
   /** Wall clock (for the correlator's windows and the Event timestamps). */
   now?: () => Date;
+  /** Shared with the process's other writers to the same API server: each send waits its turn (hosted sessions). */
+  pacer?: WritePacer;
 }
 
 const MAX_PENDING = 1000;
@@ -64,7 +67,8 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
   let dropped = 0;
 
   const drain = async () => {
-    for (let job = pending.shift(); job; job = pending.shift()) await job();
+    // A job never throws (send logs its failures); the pacer only delays it.
+    for (let job = pending.shift(); job; job = pending.shift()) await (options.pacer ? options.pacer.run(job) : job());
     draining = undefined;
   };
 

@@ -38,3 +38,4 @@ export * from './fault-containment.js';
 export * from './release-catalog.js';
 export * from './component-gates.js';
 export * from './api-server-version.js';
+export * from './write-pacer.js';

@@ -7,7 +7,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { join } from 'node:path';
 import {
-  HostedControlPlaneResource, KubeTransport, LeaseResource, NamespaceResource, Reflector, ResourceClient, readKubeconfigFile, retryOnConflict, type ClusterAccess,
+  HostedControlPlaneResource, KubeTransport, LeaseResource, NamespaceResource, Reflector, ResourceClient, readKubeconfigFile, readKubeconfigText, retryOnConflict,
+  type ClusterAccess,
 } from '../../runtime/index.js';
 import {
   UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, publishHostedControlPlane, serviceAccountKubeConfig, startControlPlane, type ControlPlane,
@@ -15,8 +16,9 @@ import {
 import { memberLeaseName } from '../../hosted/shards.js';
 import { GuestProvider } from '../../hosted/guest-provider.js';
 import { shardName } from '../../api-types/index.js';
-import { startHosted, type HostedOptions, type RunningCoordinator } from '../../hosted/index.js';
+import { MANAGEMENT_WRITES, startHosted, type HostedOptions, type RunningCoordinator } from '../../hosted/index.js';
 import { eventually, sleep } from '../support/eventually.js';
+import { peakConcurrency, startThrottleProxy, type ProxiedRequest } from '../support/throttle-proxy.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 
 const HCPS = 60;
@@ -97,6 +99,30 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
     const events = await unreachable();
     expect(events.map((e) => e.message).join('\n')).toContain('ECONNREFUSED');
     expect(counted(events)).toBe(1);
+  }, 120_000);
+
+  // What the sessions of a replica write to the management cluster (Events, the feature-gate ConfigMaps) goes through
+  // one pacer: 60 guests that fail at once are 60 Warnings, never 60 writes in flight (the 2,010-HCP benchmark's wave:
+  // ~670 Events per replica at once held the management API server's answers to the replica's Lease renewals past
+  // their deadline, and every replica exited).
+  it('the sessions\' management writes are paced together: 60 Warnings at once, never more than MANAGEMENT_WRITES.maxInFlight in flight', async () => {
+    const t = KubeTransport.for(kc);
+    for (let n = 0; n < NAMESPACES; n++) await t.request({ method: 'DELETE', path: `/api/v1/namespaces/clusters-${n}/events` });
+    const proxy = await startThrottleProxy(mgmt.server);
+    try {
+      coordinator = await start('paced', { kubeConfig: readKubeconfigText(proxy.kubeconfig(mgmt.adminToken), 'proxy')! });
+      await coordinator.ready;
+      const warned = async () => new Set((await Promise.all([...Array(NAMESPACES).keys()].map((n) => warnings(`clusters-${n}`, 'FeatureGatesGuestUnreachable'))))
+        .flat().map((e) => e.involvedObject.name)).size;
+      await eventually(async () => expect(await warned()).toBe(HCPS), 30_000);
+      const writes = (r: ProxiedRequest) => r.method !== 'GET' && /\/(events|configmaps)(\/|$)/.test(r.path);
+      expect(proxy.requests.filter(writes).length).toBeGreaterThanOrEqual(HCPS);
+      expect(peakConcurrency(proxy.requests, writes)).toBeLessThanOrEqual(MANAGEMENT_WRITES.maxInFlight);
+    } finally {
+      await coordinator?.stop();
+      coordinator = undefined;
+      await proxy.close();
+    }
   }, 120_000);
 
   // A guest that does not answer is followed by its reflector (which says when it answers) and by its HCP and

@@ -13,7 +13,21 @@ import type { AddressInfo } from 'node:net';
 import { selfSignedCert } from '../../runtime/self-signed-cert.js';
 import { adminKubeconfig } from '../../control-plane/auth.js';
 
-export interface ProxiedRequest { at: number; method: string; path: string; query: URLSearchParams; throttled: boolean; refused?: boolean; httpVersion: string; userAgent: string }
+export interface ProxiedRequest {
+  at: number; method: string; path: string; query: URLSearchParams; throttled: boolean; refused?: boolean; httpVersion: string; userAgent: string;
+  /** When its answer ended (undefined: still open). */
+  ended?: number;
+}
+
+/** The most requests `picked` had open at once. */
+export function peakConcurrency(requests: readonly ProxiedRequest[], picked: (r: ProxiedRequest) => boolean): number {
+  const edges = requests.filter(picked).flatMap((r) => [[r.at, 1], [r.ended ?? Infinity, -1]] as const)
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]); // an end before a start at the same millisecond
+  let open = 0;
+  let peak = 0;
+  for (const [, d] of edges) peak = Math.max(peak, open += d);
+  return peak;
+}
 
 /** Headers HTTP/2 forbids (connection-specific) and its pseudo-headers: not forwarded either way. */
 const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
@@ -68,7 +82,9 @@ export async function startThrottleProxy(upstream: string, o: ThrottleProxyOptio
       stream.session?.goaway(0, Math.max(0, (stream.id ?? 1) - 2));
       return;
     }
-    requests.push({ at: Date.now(), method: req.method ?? '', path: url.pathname, query: url.searchParams, throttled, httpVersion: req.httpVersion, userAgent: String(req.headers['user-agent'] ?? '') });
+    const entry: ProxiedRequest = { at: Date.now(), method: req.method ?? '', path: url.pathname, query: url.searchParams, throttled, httpVersion: req.httpVersion, userAgent: String(req.headers['user-agent'] ?? '') };
+    requests.push(entry);
+    res.once('close', () => { entry.ended = Date.now(); });
     if (!throttled && o.answer?.(req.method ?? '', url.pathname, res)) {
       req.resume();
       return;
