@@ -16,6 +16,15 @@ export function featureSetName(set: string): string {
   return set === '' ? 'Default' : set;
 }
 
+/**
+ * OpenShift's telemetry series of a cluster's feature set, `cluster_feature_set{name}` (cluster-kube-apiserver-
+ * operator's config metrics, kept by HyperShift's hosted-cluster-config-operator for each hosted cluster): `name` is
+ * `spec.featureSet` as written ("" for Default), and the value is 1 for Default, 0 for any other set.
+ */
+export function clusterFeatureSetSample(featureSet: string): { name: string; value: 0 | 1 } {
+  return { name: featureSet, value: featureSet === FeatureSets.Default ? 1 : 0 };
+}
+
 /** TechPreviewNoUpgrade or DevPreviewNoUpgrade: a set whose gates come from the payload's manifests. */
 export function isPresetFeatureSet(set: string | undefined): boolean {
   return set === FeatureSets.TechPreviewNoUpgrade || set === FeatureSets.DevPreviewNoUpgrade;

@@ -7,9 +7,11 @@
 //    ClusterOperator is True, 0 otherwise (the shape of the cluster-version operator's cluster_operator_conditions);
 //  - featuregates_feature_set_info{feature_set}: 1 for the feature set FeatureGate/cluster asks for (Default when
 //    empty), for dashboards;
+//  - cluster_feature_set{name}: OpenShift's own telemetry series of the feature set (api-types' clusterFeatureSetSample:
+//    name as spec.featureSet says, "" for Default; 1 for Default, 0 otherwise), as the API server operator exports it;
 //  - featuregates_object_size_limit_bytes: the request limit FeatureGate/cluster is checked against before a write,
 //    beside featuregates_object_size_bytes.
-import { FEATURE_GATE_NAME, featureSetName, type ClusterOperator, type FeatureGate } from '../api-types/index.js';
+import { FEATURE_GATE_NAME, clusterFeatureSetSample, featureSetName, type ClusterOperator, type FeatureGate } from '../api-types/index.js';
 import { collectedGauge, gauge, type Registry } from '../runtime/index.js';
 
 export interface StatusMetricsSources {
@@ -30,6 +32,14 @@ export function registerStatusMetrics(registry: Registry, s: StatusMetricsSource
     const fg = s.featureGate();
     return fg ? [[{ feature_set: featureSetName(fg.spec.featureSet ?? '') }, 1]] : [];
   });
+  collectedGauge(registry, 'cluster_feature_set',
+    'The feature set the cluster is configured with: name is the featureSet field of FeatureGate/cluster ("" for Default); 1 for Default, 0 otherwise.',
+    ['name'], () => {
+      const fg = s.featureGate();
+      if (!fg) return [];
+      const { name, value } = clusterFeatureSetSample(fg.spec.featureSet ?? '');
+      return [[{ name }, value]];
+    });
   collectedGauge(registry, 'featuregates_cluster_operator_condition',
     'Whether a condition of the operator\'s ClusterOperator is True (1) or not (0), with its reason.', ['name', 'condition', 'reason'],
     () => (s.clusterOperator()?.status?.conditions ?? []).map((c) =>

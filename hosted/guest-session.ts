@@ -266,8 +266,9 @@ export class GuestSession {
     const up = guest?.clusterOperators.get(this.d.clusterOperatorName)?.status?.conditions?.find((c) => c.type === 'Upgradeable');
     const accepted = guest ? acceptedGuestVersion(guest.clusterVersions.get('version')) : undefined;
     const version = (accepted && 'version' in accepted ? accepted.version : undefined) ?? hcpReleaseVersion(hcp)?.version;
-    const featureSet = featureSetName(hostedFeatureGateSpec(hcp).featureSet ?? '');
-    this.d.metrics.described(this.namespace, this.name, featureSet, up?.status ?? 'Unknown');
+    const specFeatureSet = hostedFeatureGateSpec(hcp).featureSet ?? '';
+    const featureSet = featureSetName(specFeatureSet);
+    this.d.metrics.described(this.namespace, this.name, specFeatureSet, up?.status ?? 'Unknown');
     const r = guestRecord({
       hcp: this.d.key, shard: this.d.shard, owner: this.d.identity, ...(version ? { desiredVersion: version } : {}), featureSet,
       versions: fg?.status?.featureGates.map((e) => e.version) ?? [],

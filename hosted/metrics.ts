@@ -1,6 +1,10 @@
 // Hosted-mode metrics. Labels are bounded: per HCP only `namespace` and `name` of the HCPs this replica
-// owns (series are removed when it stops owning one), and `reason` from the fixed set below.
+// owns (series are removed when it stops owning one), and `reason` from the fixed set below. Beside them, per owned
+// HCP, OpenShift's own telemetry series of a cluster's feature set as HyperShift's hosted-cluster-config-operator
+// exports it for each hosted cluster: cluster_feature_set{name} (`name` is the feature set there, so the HCP is
+// `namespace` and `hcp`), its value from api-types' clusterFeatureSetSample.
 import type { Registry } from 'prom-client';
+import { clusterFeatureSetSample, featureSetName } from '../api-types/index.js';
 import { counter, gauge, histogram } from '../runtime/index.js';
 
 export const SYNC_FAILURE_REASONS = ['MissingKubeconfig', 'GuestUnreachable', 'MissingRelease', 'MissingVersion', 'SpecRejected', 'GatesRefused', 'GuestInputRejected', 'WriteFailed'] as const;
@@ -8,7 +12,10 @@ export type SyncFailureReason = (typeof SYNC_FAILURE_REASONS)[number];
 
 export interface HostedMetrics {
   synced(namespace: string, name: string, ok: boolean, reason?: SyncFailureReason): void;
-  /** What an owned HCP asks for and gets: its feature set and its guest's Upgradeable (True or False; anything else Unknown). */
+  /**
+   * What an owned HCP asks for and gets: its feature set as its spec says it ("" for Default: the HCP CRD's enum) and
+   * its guest's Upgradeable (True or False; anything else Unknown).
+   */
   described(namespace: string, name: string, featureSet: string, upgradeable: string): void;
   forget(namespace: string, name: string): void;
   /** A guest status write, `seconds` after the first input change it carries was observed. */
@@ -27,13 +34,20 @@ export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
   // kube-state-metrics' _info shape: 1 per owned HCP; feature_set and upgradeable take a handful of values each.
   const info = gauge(registry, 'featuregates_hosted_guest_info', 'An owned HCP\'s feature set and its guest\'s Upgradeable condition (1 per HCP)',
     ['namespace', 'name', 'feature_set', 'upgradeable']);
-  const described = new Map<string, { feature_set: string; upgradeable: string }>();
+  const clusterFeatureSet = gauge(registry, 'cluster_feature_set',
+    'The feature set an owned hosted cluster is configured with: name is the featureSet of its HostedControlPlane ("" for Default); 1 for Default, 0 otherwise.',
+    ['namespace', 'hcp', 'name']);
+  const described = new Map<string, { feature_set: string; upgradeable: string; raw: string }>();
   const delay = histogram(registry, 'featuregates_hosted_guest_status_delay_seconds',
     'Time from an input change the coordinator observed (an HCP\'s feature set or release, a guest\'s ClusterVersion or FeatureGate) to the guest FeatureGate status write that carries it',
     [], [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]);
   const mismatching = gauge(registry, 'featuregates_hosted_guest_running_gate_mismatches',
     'Gates an owned HCP\'s guest kube-apiserver runs other than its FeatureGate status says (no series until checked, or while it cannot be read)', ['namespace', 'name']);
   for (const r of ['success', ...SYNC_FAILURE_REASONS]) syncs.inc({ result: r }, 0);
+  const forgetDescription = (namespace: string, name: string, d: { feature_set: string; upgradeable: string; raw: string }) => {
+    info.remove({ namespace, name, feature_set: d.feature_set, upgradeable: d.upgradeable });
+    clusterFeatureSet.remove({ namespace, hcp: name, name: d.raw });
+  };
   return {
     synced(namespace, name, ok, reason) {
       syncs.inc({ result: ok ? 'success' : reason ?? 'WriteFailed' });
@@ -47,10 +61,13 @@ export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
       const upgradeable = guestUpgradeable === 'True' || guestUpgradeable === 'False' ? guestUpgradeable : 'Unknown';
       const key = `${namespace}/${name}`;
       const prior = described.get(key);
-      if (prior?.feature_set === featureSet && prior.upgradeable === upgradeable) return;
-      if (prior) info.remove({ namespace, name, ...prior });
-      described.set(key, { feature_set: featureSet, upgradeable });
-      info.set({ namespace, name, feature_set: featureSet, upgradeable }, 1);
+      if (prior?.raw === featureSet && prior.upgradeable === upgradeable) return;
+      if (prior) forgetDescription(namespace, name, prior);
+      const now = { feature_set: featureSetName(featureSet), upgradeable, raw: featureSet };
+      described.set(key, now);
+      info.set({ namespace, name, feature_set: now.feature_set, upgradeable }, 1);
+      const sample = clusterFeatureSetSample(featureSet);
+      clusterFeatureSet.set({ namespace, hcp: name, name: sample.name }, sample.value);
     },
     runningGates(namespace, name, mismatches) {
       if (mismatches === undefined) mismatching.remove({ namespace, name });
@@ -61,7 +78,7 @@ export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
     },
     forget(namespace, name) {
       const prior = described.get(`${namespace}/${name}`);
-      if (prior) info.remove({ namespace, name, ...prior });
+      if (prior) forgetDescription(namespace, name, prior);
       described.delete(`${namespace}/${name}`);
       mismatching.remove({ namespace, name });
       lastSuccess.remove({ namespace, name });

@@ -44,16 +44,18 @@ const value = (s: Scrape, name: string, labels: Record<string, string> = {}) =>
 
 interface ExpectedAlert { exp_labels: Record<string, string>; exp_annotations: Record<string, string> }
 interface AlertTest { eval_time: string; alertname: string; exp_alerts: ExpectedAlert[] }
+/** A recording rule's (or any expression's) result at a time: promtool's promql_expr_test. */
+interface ExprTest { expr: string; eval_time: string; exp_samples: { labels: string; value: number }[] }
 const silent = (alertname: string, ...minutes: number[]): AlertTest[] => minutes.map((m) => ({ eval_time: `${m}m`, alertname, exp_alerts: [] }));
 const firing = (alertname: string, minute: number, ...alerts: ExpectedAlert[]): AlertTest => ({ eval_time: `${minute}m`, alertname, exp_alerts: alerts });
 
 /** `promtool test rules` on `phases`; throws with promtool's own report (and the test file kept) on a failure. */
-function promtoolTest(rules: string, phases: Phase[], tests: AlertTest[]): void {
+function promtoolTest(rules: string, phases: Phase[], tests: AlertTest[], exprTests: ExprTest[] = []): void {
   const names = metricNamesIn(readFileSync(rules, 'utf8'));
   const file = join(tempDir('fgc-alerts-'), 'test.yaml');
   writeFileSync(file, stringify({
     rule_files: [resolve(rules)], evaluation_interval: '1m',
-    tests: [{ interval: '1m', input_series: inputSeries(phases, (n) => names.has(n)), alert_rule_test: tests }],
+    tests: [{ interval: '1m', input_series: inputSeries(phases, (n) => names.has(n)), alert_rule_test: tests, promql_expr_test: exprTests }],
   }, { lineWidth: 0 }));
   const r = spawnSync(promtool, ['test', 'rules', file], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`promtool test rules ${file}: exit ${r.status}\n${r.stdout}${r.stderr}`);
@@ -251,6 +253,14 @@ describe('operator alerts, on scrapes of real operators', () => {
 
   it('exports every metric name the operator rules use', () => {
     expectExported(OPERATOR_RULES, [...before, ...after, drift, unreadable, tooLarge].map((s) => s.first));
+  });
+
+  // OpenShift's own telemetry series of the feature set, as cluster-kube-apiserver-operator exports it: the Default set
+  // is `name=""` with the value 1 (api-types' unit test has the other sets' 0), on the leader and the follower alike.
+  it('exports cluster_feature_set as OpenShift does: one series, name as spec.featureSet says it, 1 for Default', () => {
+    for (const s of before) {
+      expect(s.first.samples.filter((x) => x.name === 'cluster_feature_set')).toEqual([{ name: 'cluster_feature_set', labels: { name: '' }, value: 1 }]);
+    }
   });
 
   it('the operator dashboard: every query parses and uses only exported names', () => {
@@ -498,6 +508,17 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
 
   it('healthy: no hosted alert for three hours', () => {
     promtoolTest(HOSTED_RULES, [phase(180, healthy)], ALERTS.flatMap((a) => silent(a, 5, 30, 90, 179)));
+  });
+
+  // HyperShift's telemetry series of each hosted cluster's feature set, recorded over the fleet: the one HCP here asks
+  // for the Default set (its `name` is empty, which Prometheus stores as no label), and is counted once, by its owner.
+  it('the recording rule counts the hosted clusters by feature set from the replicas\' cluster_feature_set', () => {
+    const owner = healthy.scrapes.find((x) => value(x.first, 'cluster_feature_set', { namespace: HCP.namespace, hcp: HCP.name }) !== undefined);
+    expect(owner && value(owner.first, 'cluster_feature_set', { namespace: HCP.namespace, hcp: HCP.name, name: '' })).toBe(1);
+    promtoolTest(HOSTED_RULES, [phase(10, healthy), phase(10, unreachable)], [], [
+      { expr: 'feature_set:hosted_control_planes:count', eval_time: '5m', exp_samples: [{ labels: 'feature_set:hosted_control_planes:count{feature_set="Default"}', value: 1 }] },
+      { expr: 'feature_set:hosted_control_planes:count', eval_time: '15m', exp_samples: [{ labels: 'feature_set:hosted_control_planes:count{feature_set="Default"}', value: 1 }] },
+    ]);
   });
 
   it('a shard Lease held by no live replica: ShardsNotHeld after 10 minutes', () => {

@@ -86,7 +86,7 @@ export function inputSeries(phases: readonly Phase[], keep: (name: string) => bo
 
 /** Metric names (of the families this project exports) used in PromQL expressions. */
 export function metricNames(promql: readonly string[]): Set<string> {
-  return new Set(promql.join('\n').match(/\b(featuregates|controller_runtime|leader_election|kubernetes|workqueue|rest_client)_[a-z_]+\b/g) ?? []);
+  return new Set(promql.join('\n').match(/\b(?:(?:featuregates|controller_runtime|leader_election|kubernetes|workqueue|rest_client)_[a-z_]+|cluster_feature_set)\b/g) ?? []);
 }
 
 /** Metric names used in a rules file: in its expressions and in its annotations' queries (their quoted strings). */

@@ -108,6 +108,24 @@ describe('hosted metrics', () => {
   });
 });
 
+describe('cluster_feature_set per owned HCP', () => {
+  it('has HyperShift\'s value semantics (name as the spec says it, 1 for Default only), follows a change and goes with the HCP', async () => {
+    const registry = new Registry();
+    const m = hostedMetrics(registry);
+    const samples = async () => exposedSamples(await registry.metrics()).filter((s) => s.name === 'cluster_feature_set')
+      .map((s) => ({ ...s.labels, value: s.value }));
+    m.described('clusters-a', 'a', '', 'True');
+    m.described('clusters-b', 'b', 'TechPreviewNoUpgrade', 'False');
+    expect(await samples()).toEqual([
+      { namespace: 'clusters-a', hcp: 'a', name: '', value: 1 },
+      { namespace: 'clusters-b', hcp: 'b', name: 'TechPreviewNoUpgrade', value: 0 },
+    ]);
+    m.described('clusters-a', 'a', 'CustomNoUpgrade', 'True');
+    m.forget('clusters-b', 'b');
+    expect(await samples()).toEqual([{ namespace: 'clusters-a', hcp: 'a', name: 'CustomNoUpgrade', value: 0 }]);
+  });
+});
+
 describe('a guest ClusterVersion in the cache', () => {
   const raw = (entries: number, extra: Record<string, unknown> = {}) => ({
     apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion',
