@@ -6,10 +6,11 @@
 import { hostname } from 'node:os';
 import { CONFIG_OPERATOR_NAME, hcpKey, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
 import {
-  DEFAULT_LEADER_ELECTION, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient, withTransportConfig,
+  BucketLimiter, DEFAULT_LEADER_ELECTION, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient, withTransportConfig,
   kubernetesGateLifecycle, serveProcess, silentLogger, type ServingOptions, userAgent, type ClusterAccess, type LeaderElectionTiming,
   type Logger, WritePacer, type WritePace,
 } from '../runtime/index.js';
+import { REPLICA_WAKEUPS } from './guest-engagement.js';
 import { GuestSecrets } from './guest-secrets.js';
 import { HeldShard } from './held-shard.js';
 import { GuestSession } from './guest-session.js';
@@ -86,6 +87,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   const wanted = (key: string, hcp: HostedControlPlane | undefined): boolean =>
     hcp !== undefined && selected(hcp) && heldOf(key) !== undefined;
   const managementWrites = new WritePacer(MANAGEMENT_WRITES);
+  const replicaWakeups = new BucketLimiter(REPLICA_WAKEUPS.perSecond, REPLICA_WAKEUPS.burst);
   // Read at the first running-gate check of any guest, then shared by all.
   let lifecycle: GateLifecycle | undefined;
   const gateLifecycle = () => (lifecycle ??= kubernetesGateLifecycle());
@@ -100,7 +102,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
         h.putRecord(r);
         records.changed(h.shard);
       },
-      metrics: hm, registry: metrics, logger: log, gateLifecycle, managementWrites,
+      metrics: hm, registry: metrics, logger: log, gateLifecycle, managementWrites, replicaWakeups,
     });
     h.sessions.set(key, session);
     session.start();

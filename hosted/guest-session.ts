@@ -70,6 +70,8 @@ export interface GuestSessionDeps {
   gateLifecycle: () => GateLifecycle;
   /** The replica's pace of management writes, shared by every session (its Events and feature-gate ConfigMap wait their turn). */
   managementWrites?: WritePacer;
+  /** The replica's bucket of engaged guests' wake-ups (REPLICA_WAKEUPS), shared by every session. */
+  replicaWakeups?: { when(): number };
 }
 
 /**
@@ -212,6 +214,7 @@ export class GuestSession {
       onReconciled: (name, error) => { this.settled.add(name); this.reconciled(name, error); },
       onStopped: (name) => { this.settled.delete(name); this.problems.delete(name); this.report(); },
       onStatusDelay: (seconds) => d.metrics.statusDelay(seconds),
+      ...(d.replicaWakeups ? { replicaWakeups: d.replicaWakeups } : {}),
       runningGates: {
         periodMs: d.tuning.runningGatesPeriodMs ?? HOSTED_RUNNING_GATES_PERIOD_MS, lifecycle: d.gateLifecycle,
         ...(d.tuning.runningGatesOverrides ? { overrides: d.tuning.runningGatesOverrides } : {}),

@@ -5,9 +5,12 @@
 // with no HCP. With --start, the HCPs are published first and the profile covers the coordinator's start
 // until every reachable guest's status is correct (one replica: it holds every shard).
 //   npm run bench -- hosted-profile [--unreachable 480] [--reachable 0] [--warmup-s 60] [--profile-s 60] [--start]
-//     [--backoff-initial-s S] [--backoff-max-s S] [--no-profile] [--hostile KIND,KIND…] [--changes N] [--hollow 0]
+//     [--backoff-initial-s S] [--backoff-max-s S] [--no-profile] [--hostile KIND,KIND…] [--changes N] [--hollow 0] [--wave]
 // --hollow N adds N HCPs whose guests are hollow (hollow-guests-process.ts, in a process of their own): what N live
 // guests cost a replica that holds them all, idle, without N real API servers on the machine.
+// --wave (with --hollow N) profiles every hollow guest's ClusterVersion moving to a new z-version at once (the fleet
+// benchmark's wave) until every one's status holds both entries: the event loop's longest stall there is what a
+// Lease renewal due meanwhile waits for.
 // --changes N profiles N ClusterVersion changes (the latency benchmark's round trip) on the reachable guests in
 // turn instead of the idle window, and reports their latency.
 // --backoff-* set the guests' reflector backoff (the coordinator's --guest-backoff-max; the initial step is only
@@ -20,7 +23,7 @@ import { sleep } from '../../test/support/timing.js';
 import { operatorNodeFlags } from './operator-process.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
 import { HollowGuests } from './hollow-guests-client.js';
-import { median, percentile } from './stats.js';
+import { median, nowMs, percentile } from './stats.js';
 import { operatorChange } from './status-change.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -48,7 +51,7 @@ const { values: flags } = parseArgs({
     unreachable: { type: 'string', default: '480' }, reachable: { type: 'string', default: '0' }, 'warmup-s': { type: 'string', default: '60' },
     'profile-s': { type: 'string', default: '60' }, start: { type: 'boolean', default: false },
     hostile: { type: 'string', default: '' }, 'backoff-initial-s': { type: 'string' }, 'backoff-max-s': { type: 'string' }, 'no-profile': { type: 'boolean', default: false },
-    changes: { type: 'string', default: '0' }, hollow: { type: 'string', default: '0' },
+    changes: { type: 'string', default: '0' }, hollow: { type: 'string', default: '0' }, wave: { type: 'boolean', default: false },
   },
 });
 const N = Number(flags.unreachable);
@@ -227,7 +230,17 @@ const requestCounts = async () => new Map((await c.metrics.getSingleMetric('rest
   .map((v) => [`${v.labels.method} ${v.labels.resource} ${v.labels.code}`, v.value] as const) ?? []);
 const requestsBefore = await requestCounts();
 const CHANGES = Number(flags.changes);
-if (CHANGES > 0) {
+if (flags.wave) {
+  if (!hollow) throw new Error('--wave moves the hollow guests: give --hollow N');
+  const catalog = new ReleaseCatalog(catalogDir);
+  const entry = (v: string) => resolveFeatureGateDetails({}, catalog.registry(v, ClusterProfiles.IBMCloudManaged), v);
+  await profiled(`wave: ${HOLLOW} hollow guests to 4.22.1 at once`, async () => {
+    const t0 = nowMs();
+    await hollow.ask({ type: 'history', history: ['4.22.1', '4.22.0'] });
+    const s = await hollow.allCorrect([entry('4.22.1'), entry('4.22.0')], t0, 600);
+    say(`wave: all ${HOLLOW} correct ${s.toFixed(1)} s after it started`);
+  });
+} else if (CHANGES > 0) {
   // The latency benchmark's round trip on the reachable guests in turn, profiled: what the coordinator spends on a
   // change (this process also drives the changes and watches for their result: hack/bench and sdk/testing files).
   const watched = await Promise.all(guests.map(async (plane) => {

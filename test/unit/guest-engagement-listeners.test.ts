@@ -6,7 +6,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import { GUEST_REBINDS, GuestEngagement, type EngagedGuest } from '../../hosted/guest-engagement.js';
-import { ClusterOperatorResource, FeatureGateResource, ResourceClient, loadRegistry, readKubeconfigText, silentLogger, type EventRecorder } from '../../runtime/index.js';
+import { BucketLimiter, ClusterOperatorResource, FeatureGateResource, ResourceClient, loadRegistry, readKubeconfigText, silentLogger, type EventRecorder } from '../../runtime/index.js';
 import type { ClusterVersion } from '../../api-types/index.js';
 import { UNREACHABLE_GUEST_KUBECONFIG } from '../../sdk/testing/hosted-fleet.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -49,6 +49,38 @@ describe('GuestEngagement', () => {
     }
     expect(requested.listeners.size).toBe(0);
     for (const r of [g.featureGates, g.clusterVersions, g.clusterOperators]) expect(r.listeners.size).toBe(0);
+  });
+
+  // A change every guest sees at once (a fleet-wide z-version) woke every guest's controllers in one turn of the event
+  // loop: one replica holding 670 hollow guests stalled 4.4 s (hosted-profile --wave), and on the shared machine of the
+  // 2,010-HCP run long enough for every replica to miss its Lease renewals. The replica's bucket spreads them.
+  it('shares the replica\'s wake-up bucket with every engagement: a second guest\'s change waits for its token', async () => {
+    const clock = new FakeClock();
+    const replicaWakeups = new BucketLimiter(10, 1, clock);
+    const guests = [guest(Promise.resolve()), guest(Promise.resolve())];
+    const engagements = guests.map((g) => {
+      g.clusterVersions.objects.version = clusterVersion('version', [historyEntry('4.22.0')]);
+      return new GuestEngagement({
+        guest: g, hcpKey: 'clusters-a/a', catalog, requested: { ...source(), spec: () => undefined }, clusterOperatorName: 'config-operator',
+        events, logger: silentLogger, recheckAfterMs: 600_000, onReconciled: () => undefined, onStopped: () => undefined, clock, replicaWakeups,
+      });
+    });
+    try {
+      await clock.advance(0);
+      expect(engagements.map((e) => e.version())).toEqual(['4.22.0', '4.22.0']); // first binds are not wake-ups
+      for (const g of guests) {
+        g.clusterVersions.objects.version = clusterVersion('version', [historyEntry('4.22.1'), historyEntry('4.22.0')]);
+        g.clusterVersions.changed('version');
+      }
+      await clock.advance(0);
+      expect(engagements.map((e) => e.version())).toEqual(['4.22.1', '4.22.0']); // the replica's one token
+      await clock.advance(99);
+      expect(engagements[1]!.version()).toBe('4.22.0');
+      await clock.advance(1);
+      expect(engagements[1]!.version()).toBe('4.22.1');
+    } finally {
+      await Promise.all(engagements.map((e) => e.stop()));
+    }
   });
 
   it('follows a guest whose version keeps changing at GUEST_REBINDS\' pace, on its clock: three at once, then one per 30 s', async () => {
