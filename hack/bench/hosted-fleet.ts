@@ -285,8 +285,8 @@ async function main(): Promise<void> {
         const fg = await new ResourceClient(g.kc, FeatureGateResource).get(FEATURE_GATE_NAME);
         return JSON.stringify([...fg.status?.featureGates ?? []].sort((a, b) => a.version.localeCompare(b.version))) === wanted;
       }, 600_000, 250)));
-      const hollowS = await hollow.allCorrect([...entries], t0, 600);
-      await realDone;
+      // Together: a real guest that times out first must fail this await (and keep the logs), not reject unhandled.
+      const [hollowS] = await Promise.all([hollow.allCorrect([...entries], t0, 600), realDone]);
       const allS = (nowMs() - t0) / 1000;
       if (label === 'to') rows.waveAllCorrectS = allS;
       say(`wave ${label} ${history[0]}: all ${HOLLOW + GUESTS} guests' status correct in ${allS.toFixed(1)} s (hollow ${hollowS.toFixed(1)} s)`);
