@@ -78,12 +78,16 @@ const rows: Record<string, unknown> = {};
 
 const hollowKey = (i: number) => `clusters-w${i}/w${i}`;
 
+/** What a run that fails must still stop: its replicas and baseline operator outlive it otherwise (they are not in a process group of its own). */
+const onFailure: (() => unknown)[] = [];
+
 function spawnReplica(mgmt: ControlPlane, id: string): Replica {
   const log = openSync(join(mgmt.dir, `${id}.log`), 'a');
   const proc = spawnFeaturegates(['hosted', '--kubeconfig', mgmt.kubeconfigPath, '--payload-catalog', CATALOG, '--namespace', NS,
     '--identity', id, '--shards', String(SHARDS), '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-format', 'json'],
   { nodeFlags: NODE_FLAGS, cli: OPERATOR_CLI, stdout: 'ignore', stderr: log });
   closeSync(log);
+  onFailure.push(() => { if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL'); });
   return { id, proc };
 }
 
@@ -137,6 +141,7 @@ async function main(): Promise<void> {
   // same storage, same load, same work per write.
   const baseAudit = auditSetup();
   const baseline = await startBenchCluster({ etcdURL: mgmt.etcdURL, etcdPrefix: '/baseline', extraAPIServerArgs: [...baseAudit.apiServerArgs, '--v=0'] });
+  onFailure.push(() => baseline.stop());
   const base = await baseline.startOperator((kubeconfigPath, version) => spawnOperatorProcess(kubeconfigPath, version, NODE_FLAGS));
   say(`baseline: single-cluster operator start → first status write ${base.startMs.toFixed(0)} ms`);
 
@@ -420,8 +425,9 @@ function saveReplicaLogs(dir: string): void {
 /** The management plane's directory, once it exists (for the logs of a run that fails). */
 let managementDir: string | undefined;
 
-await main().catch((e: unknown) => {
+await main().catch(async (e: unknown) => {
   if (managementDir) saveReplicaLogs(managementDir);
+  for (const stop of onFailure) await Promise.resolve().then(stop).catch(() => undefined);
   throw e;
 });
 process.exit(0);
