@@ -20,7 +20,7 @@ import {
   type GateLifecycle,
 } from '../api-types/index.js';
 import {
-  BucketLimiter, Controller, ItemExponentialLimiter, PacedWatch, TerminalError, realClock, type ClusterAccess, type Clock, type ControllerSpec, type EventRecorder,
+  BucketLimiter, Controller, type FairTurns, ItemExponentialLimiter, PacedWatch, TerminalError, realClock, type ClusterAccess, type Clock, type ControllerSpec, type EventRecorder,
   type Logger, type ReconcileResult, type Reflector, type ReleaseCatalog, type ResourceClient, type WatchSource,
 } from '../runtime/index.js';
 import { CLUSTER_OPERATOR_STATUS_CONTROLLER, clusterOperatorStatusController } from '../controllers/cluster-operator-status.js';
@@ -36,7 +36,7 @@ const VERSION_BOUND = [FEATURE_GATE_CONTROLLER, CLUSTER_OPERATOR_STATUS_CONTROLL
 /** How often a guest's own events may wake its controllers: a token bucket per guest (a change, then its status write's echo, fit in the burst). */
 export const GUEST_WAKEUPS = { perSecond: 2, burst: 10 };
 /**
- * How often the engaged guests of one replica may wake their controllers, all together (the coordinator's one bucket):
+ * How often the engaged guests of one replica may wake their controllers, all together (the coordinator's FairTurns):
  * a guest's wake-up costs ~10–16 ms of CPU when its status is rewritten (a new TLS connection to write it among them),
  * so a change every guest sees at once — a fleet-wide z-version — is worked through at about a third of a core instead
  * of in one turn of the event loop (670 guests: a 4.4 s stall, long enough on a shared machine for the replica to miss
@@ -92,10 +92,11 @@ export interface GuestEngagementDeps {
   /** The clock of its pacing, rebinds and controllers' waits (default the real one; tests pass a fake). */
   clock?: Clock;
   /**
-   * The replica's bucket for every engaged guest's wake-ups, beside this guest's own (GUEST_WAKEUPS): a change every
-   * guest sees at once is then worked through at the replica's pace, not in one turn of the event loop.
+   * The replica's turns for every engaged guest's wake-ups, after this guest's own bucket (GUEST_WAKEUPS): a change
+   * every guest sees at once is worked through at the replica's pace, not in one turn of the event loop, and a guest
+   * whose changes never stop waits its turn like any other.
    */
-  replicaWakeups?: { when(): number };
+  replicaWakeups?: FairTurns;
 }
 
 /** The guest's version when its ClusterVersion is acceptable input, else the TerminalError that says why not. */
@@ -147,9 +148,7 @@ export class GuestEngagement {
   constructor(private readonly d: GuestEngagementDeps) {
     const { guest } = d;
     this.clock = d.clock ?? realClock;
-    const own = new BucketLimiter(GUEST_WAKEUPS.perSecond, GUEST_WAKEUPS.burst, this.clock);
-    const shared = d.replicaWakeups;
-    this.pacer = new PacedWatch(shared ? { when: () => Math.max(own.when(), shared.when()) } : own, this.clock);
+    this.pacer = new PacedWatch(new BucketLimiter(GUEST_WAKEUPS.perSecond, GUEST_WAKEUPS.burst, this.clock), this.clock, d.replicaWakeups);
     this.rebinds = new BucketLimiter(GUEST_REBINDS.perSecond, GUEST_REBINDS.burst, this.clock);
     const view = <T extends { metadata: { name?: string } }>(r: GuestCache<T>) => {
       const paced = this.pacer.source(r);

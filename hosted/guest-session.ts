@@ -18,7 +18,7 @@ import {
 import {
   ConfigMapResource, Controller, ItemExponentialLimiter, ResourceClient, TerminalError, apiErrorMessage, createEventRecorder, errorCause,
   isConflict, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type InvolvedObject, type Logger,
-  type ReleaseCatalog, type WatchSource, type WritePacer,
+  type FairTurns, type ReleaseCatalog, type WatchSource, type WritePacer,
 } from '../runtime/index.js';
 import type { GuestConnection, GuestTuning } from './guest-connection.js';
 import { CLUSTER_OPERATOR_STATUS_CONTROLLER } from '../controllers/cluster-operator-status.js';
@@ -70,8 +70,8 @@ export interface GuestSessionDeps {
   gateLifecycle: () => GateLifecycle;
   /** The replica's pace of management writes, shared by every session (its Events and feature-gate ConfigMap wait their turn). */
   managementWrites?: WritePacer;
-  /** The replica's bucket of engaged guests' wake-ups (REPLICA_WAKEUPS), shared by every session. */
-  replicaWakeups?: { when(): number };
+  /** The replica's turns of engaged guests' wake-ups (REPLICA_WAKEUPS), shared by every session. */
+  replicaWakeups?: FairTurns;
 }
 
 /**

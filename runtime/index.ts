@@ -39,3 +39,4 @@ export * from './release-catalog.js';
 export * from './component-gates.js';
 export * from './api-server-version.js';
 export * from './write-pacer.js';
+export * from './fair-turns.js';

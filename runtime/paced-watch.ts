@@ -1,7 +1,9 @@
 // Watch sources whose events are paced by one token bucket: a peer whose API server streams changes cannot
 // set the pace of the controllers that watch it. Names reported while a delivery is scheduled join it (each
-// name once), so nothing is lost, only batched: a controller's queue would merge them anyway.
+// name once), so nothing is lost, only batched: a controller's queue would merge them anyway. With `turns`, a
+// delivery its own bucket allows then waits for its turn among every pacer sharing them (fair-turns.ts).
 import { realClock, type Clock } from './clock.js';
+import type { FairTurns } from './fair-turns.js';
 import type { WatchSource } from './controller.js';
 
 export class PacedWatch {
@@ -10,7 +12,7 @@ export class PacedWatch {
   private readonly stopping = new AbortController();
 
   /** `bucket.when()` says how long the next delivery must wait (a BucketLimiter: per second, burst). */
-  constructor(private readonly bucket: { when(): number }, private readonly clock: Clock = realClock) {}
+  constructor(private readonly bucket: { when(): number }, private readonly clock: Clock = realClock, private readonly turns?: FairTurns) {}
 
   /** `source`, its events delivered through this pacer. */
   source(source: WatchSource): WatchSource {
@@ -31,12 +33,15 @@ export class PacedWatch {
     names.add(name);
     if (this.scheduled) return;
     const delay = this.bucket.when();
-    if (delay <= 0) return this.deliver();
+    if (delay <= 0 && !this.turns) return this.deliver();
     this.scheduled = true;
-    void this.clock.sleep(delay, this.stopping.signal).then(() => {
+    const turn = () => {
       this.scheduled = false;
       if (!this.stopping.signal.aborted) this.deliver();
-    });
+    };
+    const take = () => (this.turns && !this.stopping.signal.aborted ? this.turns.ask(turn) : turn());
+    if (delay <= 0) return take();
+    void this.clock.sleep(delay, this.stopping.signal).then(take);
   }
 
   private deliver(): void {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import { GUEST_REBINDS, GuestEngagement, type EngagedGuest } from '../../hosted/guest-engagement.js';
-import { BucketLimiter, ClusterOperatorResource, FeatureGateResource, ResourceClient, loadRegistry, readKubeconfigText, silentLogger, type EventRecorder } from '../../runtime/index.js';
+import { BucketLimiter, ClusterOperatorResource, FairTurns, FeatureGateResource, ResourceClient, loadRegistry, readKubeconfigText, silentLogger, type EventRecorder } from '../../runtime/index.js';
 import type { ClusterVersion } from '../../api-types/index.js';
 import { UNREACHABLE_GUEST_KUBECONFIG } from '../../sdk/testing/hosted-fleet.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -54,9 +54,9 @@ describe('GuestEngagement', () => {
   // A change every guest sees at once (a fleet-wide z-version) woke every guest's controllers in one turn of the event
   // loop: one replica holding 670 hollow guests stalled 4.4 s (hosted-profile --wave), and on the shared machine of the
   // 2,010-HCP run long enough for every replica to miss its Lease renewals. The replica's bucket spreads them.
-  it('shares the replica\'s wake-up bucket with every engagement: a second guest\'s change waits for its token', async () => {
+  it('shares the replica\'s wake-up turns with every engagement: a second guest\'s change waits for its token', async () => {
     const clock = new FakeClock();
-    const replicaWakeups = new BucketLimiter(10, 1, clock);
+    const replicaWakeups = new FairTurns(new BucketLimiter(10, 1, clock), clock);
     const guests = [guest(Promise.resolve()), guest(Promise.resolve())];
     const engagements = guests.map((g) => {
       g.clusterVersions.objects.version = clusterVersion('version', [historyEntry('4.22.0')]);
