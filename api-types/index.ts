@@ -32,3 +32,4 @@ export * from './object-identity.js';
 export * from './gate-rules.js';
 export * from './preflight.js';
 export * from './openshift-kubernetes.js';
+export * from './z-pages.js';

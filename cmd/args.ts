@@ -14,6 +14,8 @@ export interface OptionSpec {
   help: string;
   /** A string option that may be given more than once (its values reach run() in `lists`, in order). */
   multiple?: boolean;
+  /** Its value is a secret: /flagz shows `CLASSIFIED` instead (as Kubernetes components mark such flags). */
+  classified?: boolean;
 }
 
 export interface CommandSpec {
@@ -69,6 +71,20 @@ export function parseCommand(cmd: CommandSpec, argv: string[]) {
     else if (Array.isArray(v)) lists[k] = v.filter((x): x is string => typeof x === 'string');
   }
   return { values, flags, positionals: parsed.positionals, lists };
+}
+
+/**
+ * The command's flags as /flagz shows them: every declared flag, given or not — a string as given ("" when not
+ * given: its default applies, which --help says), a boolean true/false, a repeatable one `[a,b]` (pflag's
+ * string slices) — and `CLASSIFIED` for a secret.
+ */
+export function flagzFlags(cmd: CommandSpec, values: Record<string, string | undefined>, flags: Record<string, boolean>, lists: Record<string, string[]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, o] of Object.entries(cmd.options)) {
+    const shown = o.type === 'boolean' ? String(flags[name] === true) : o.multiple ? `[${(lists[name] ?? []).join(',')}]` : values[name] ?? '';
+    out[name] = o.classified && shown !== '' && shown !== '[]' ? 'CLASSIFIED' : shown;
+  }
+  return out;
 }
 
 /** "2m", "30s", "1500ms" or a number of seconds. */

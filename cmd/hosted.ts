@@ -6,7 +6,7 @@ import { connect, createLogger, loadKubeConfig, podNamespace } from '../runtime/
 import { runUntilSignalled } from './long-running.js';
 import { DEFAULT_GUEST_BACKOFF_MAX_MS, DEFAULT_SHARDS, HOSTED_RUNNING_GATES_OVERRIDES, HOSTED_RUNNING_GATES_PERIOD_MS, readHostedStatus, startHosted } from '../hosted/index.js';
 import {
-  LOG_FORMAT_OPTION, REQUEST_TIMEOUT_OPTION, UsageError, durationFlag, logFormatOption, outputFlag, overridesFlag, requestTimeoutFlag, sayOnStderr, type CommandSpec,
+  LOG_FORMAT_OPTION, REQUEST_TIMEOUT_OPTION, UsageError, durationFlag, flagzFlags, logFormatOption, outputFlag, overridesFlag, requestTimeoutFlag, sayOnStderr, type CommandSpec,
 } from './args.js';
 import { SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
 
@@ -62,7 +62,7 @@ export const hostedCommand: CommandSpec = {
     output: { type: 'string', short: 'o', help: 'status: table (default), wide, json or yaml' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
   },
-  async run(values, flags, positionals) {
+  async run(values, flags, positionals, lists) {
     if (positionals[0] === 'status') return status(values);
     if (positionals[0] !== undefined) throw new UsageError(`unknown subcommand ${JSON.stringify(positionals[0])} (hosted takes: status)`);
     const catalog = values['payload-catalog'];
@@ -91,6 +91,7 @@ export const hostedCommand: CommandSpec = {
         ...(flags['allow-insecure-guest-tls'] === true ? { allowInsecureSkipTLSVerify: true } : {}),
       },
       ...serving,
+      zpages: { name: 'featuregates-hosted', flags: flagzFlags(hostedCommand, values, flags, lists) },
       logger,
       onLostMembership: lost('membership Lease lost; exiting'),
     }));

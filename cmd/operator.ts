@@ -4,7 +4,7 @@ import { runUntilSignalled } from './long-running.js';
 import { CONFIG_OPERATOR_NAME } from '../api-types/index.js';
 import { startOperator } from '../controllers/manager.js';
 import { RUNNING_GATES_PERIOD_MS } from '../controllers/running-gates.js';
-import { clusterProfileFlag, componentCA, componentsFlag, durationFlag, overridesFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
+import { clusterProfileFlag, flagzFlags, componentCA, componentsFlag, durationFlag, overridesFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
 import { SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
 
 export const operatorCommand: CommandSpec = {
@@ -53,6 +53,7 @@ export const operatorCommand: CommandSpec = {
       clusterOperatorName: values['cluster-operator-name'] ?? CONFIG_OPERATOR_NAME,
       namespace,
       ...servingFlags(values),
+      zpages: { name: 'featuregates-operator', flags: flagzFlags(operatorCommand, values, flags, lists) },
       leaderElect: flags['leader-elect'] === true,
       leaderElectionNamespace: values['leader-election-namespace'] ?? namespace,
       leaderElection: timing,

@@ -1,5 +1,5 @@
-// Metrics and health endpoints: /metrics (the registry), /healthz (always ok while the process
-// serves), /readyz (200 once every readiness check passes, e.g. caches synced). Port 0 picks a free port.
+// Metrics and health endpoints: /metrics (the registry), /statusz and /flagz (the z-pages), /healthz (always ok
+// while the process serves), /readyz (200 once every readiness check passes, e.g. caches synced). Port 0 picks a free port.
 // With `tls` the endpoint serves HTTPS; with `authorize` every request is first reviewed (secure metrics:
 // runtime/metrics-auth.ts) and answered 401/403/500 when not allowed.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { RequestAuthorizer } from './metrics-auth.js';
 import { http } from './node-http.js';
+import type { ZPages } from './z-pages.js';
 
 export interface ServingEndpoint {
   readonly server: Server;
@@ -39,14 +40,19 @@ export interface EndpointOptions {
   tls?: { cert: string; key: string } | (() => { cert: string; key: string });
   /** Review each request before answering it. */
   authorize?: RequestAuthorizer;
+  /** Serve /statusz and /flagz (runtime/z-pages.ts). */
+  zpages?: ZPages;
 }
 
 export async function serveEndpoints(bind: string, options: EndpointOptions): Promise<ServingEndpoint | undefined> {
   const parsed = parseBindAddress(bind);
   if (!parsed) return undefined;
+  const served = [
+    ...(options.registry ? ['/metrics'] : []), ...(options.zpages ? ['/statusz', '/flagz'] : []), ...(options.health !== false ? ['/healthz', '/readyz'] : []),
+  ];
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const [path = '/', query = ''] = (req.url ?? '/').split('?');
       if (options.authorize) {
         const d = await options.authorize(req.headers.authorization, path, req.method ?? 'GET');
         if (d.code !== 200) {
@@ -58,6 +64,10 @@ export async function serveEndpoints(bind: string, options: EndpointOptions): Pr
       if (path === '/metrics' && options.registry) {
         res.setHeader('Content-Type', options.registry.contentType);
         res.end(await options.registry.metrics());
+      } else if ((path === '/statusz' || path === '/flagz') && options.zpages) {
+        const a = options.zpages.answer(path, { accept: req.headers.accept, userAgent: req.headers['user-agent'], query }, served);
+        res.writeHead(a.status, { 'Cache-Control': 'no-cache, private', ...a.headers });
+        res.end(a.body);
       } else if (path === '/healthz' && options.health !== false) {
         res.end('ok');
       } else if (path === '/readyz' && options.health !== false) {

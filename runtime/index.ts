@@ -40,3 +40,4 @@ export * from './component-gates.js';
 export * from './api-server-version.js';
 export * from './write-pacer.js';
 export * from './fair-turns.js';
+export * from './z-pages.js';

@@ -1,12 +1,14 @@
-// What both long-running processes (the operator, a hosted replica) serve: /metrics — HTTPS with the API
-// server judging each scrape's token (TokenReview + SubjectAccessReview, as controller-runtime's secure
-// serving), or plain HTTP on loopback — and /healthz, /readyz on their own port. One set of flags, one routine.
+// What both long-running processes (the operator, a hosted replica) serve: /metrics and the z-pages (/statusz,
+// /flagz) — HTTPS with the API server judging each request's token (TokenReview + SubjectAccessReview, as
+// controller-runtime's secure serving), or plain HTTP on loopback — and /healthz, /readyz on their own port.
+// One set of flags, one routine.
 import type { Registry } from 'prom-client';
 import { serveEndpoints, type ServingEndpoint } from './http-server.js';
 import type { ClusterAccess } from './kube-config.js';
 import { apiServerAuthorizer } from './metrics-auth.js';
 import { collectDefaultMetrics } from './prometheus.js';
 import { servingCertificate } from './serving-cert.js';
+import { ZPages, type ZPagesOptions } from './z-pages.js';
 
 export interface ServingOptions {
   /** Default ":8443" when secure, "127.0.0.1:8080" when not; "0" disables. */
@@ -18,6 +20,8 @@ export interface ServingOptions {
   tlsPrivateKeyFile?: string;
   /** Default ":8081"; "0" disables. */
   healthProbeBindAddress?: string;
+  /** /statusz and /flagz beside /metrics: the component's name and flags (absent: not served). */
+  zpages?: ZPagesOptions;
 }
 
 export interface Serving {
@@ -33,7 +37,7 @@ export async function serveProcess(o: ServingOptions, d: { kc: ClusterAccess; re
   const secure = o.metricsSecure ?? true;
   const endpoints: ServingEndpoint[] = [];
   const metrics = await serveEndpoints(o.metricsBindAddress ?? (secure ? ':8443' : '127.0.0.1:8080'), {
-    registry: d.registry, health: false,
+    registry: d.registry, health: false, ...(o.zpages ? { zpages: new ZPages(o.zpages) } : {}),
     ...(secure ? { tls: () => servingCertificate(o, d.certName), authorize: apiServerAuthorizer(d.kc, { metrics: d.registry }) } : {}),
   });
   if (metrics) {

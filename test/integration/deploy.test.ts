@@ -129,11 +129,11 @@ describe('deploy manifests', () => {
       await forbidden(new ResourceClient(sa, (await import('../../runtime/index.js')).ClusterOperatorResource).delete('config-operator'));
     }, 120_000);
 
-    it('/metrics over HTTPS: 401 without a token, 403 without the role, 200 with featuregate-metrics-reader (TokenReview + SubjectAccessReview as the operator\'s ServiceAccount)', async () => {
+    it('/metrics and the z-pages over HTTPS: 401 without a token, 403 without the role, 200 with featuregate-metrics-reader (TokenReview + SubjectAccessReview as the operator\'s ServiceAccount)', async () => {
       const sa = await serviceAccountKubeConfig(plane, NS, 'featuregate-operator');
       const secure = await startOperator({
         kubeConfig: sa, operatorVersion: '4.23.0', featureGateDir: join('deploy', 'base', 'payload'), namespace: NS,
-        metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '0',
+        metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: '0', zpages: { name: 'featuregates-operator', flags: {} },
       });
       try {
         expect(secure.metricsScheme).toBe('https');
@@ -143,9 +143,9 @@ describe('deploy manifests', () => {
           metadata: { name: 'scraper-metrics' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'featuregate-metrics-reader' },
           subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: 'default' }] } });
         const tokenOf = async (name: string) => (await core.createNamespacedServiceAccountToken({ name, namespace: 'default', body: { spec: { audiences: [] } } })).status!.token;
-        const scrape = (token?: string) => new Promise<{ code: number; body: string }>((resolve, reject) => {
+        const scrape = (token?: string, path = '/metrics') => new Promise<{ code: number; body: string }>((resolve, reject) => {
           const [host, port] = secure.metricsAddress!.split(':');
-          httpsRequest({ host, port: Number(port), path: '/metrics', rejectUnauthorized: false, headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
+          httpsRequest({ host, port: Number(port), path, rejectUnauthorized: false, headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
             let body = '';
             res.on('data', (d: Buffer) => { body += d.toString(); });
             res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
@@ -159,6 +159,10 @@ describe('deploy manifests', () => {
         const ok = await scrape(await tokenOf('scraper'));
         expect(ok.code).toBe(200);
         expect(ok.body).toContain('controller_runtime_reconcile_total');
+        // The same role reads the z-pages; no role, no z-pages.
+        for (const path of ['/statusz', '/flagz']) {
+          expect([path, (await scrape(await tokenOf('scraper'), path)).code, (await scrape(await tokenOf('stranger'), path)).code]).toEqual([path, 200, 403]);
+        }
       } finally {
         await secure.stop();
       }

@@ -93,6 +93,10 @@ describe('hosted: the running gates of each guest kube-apiserver', () => {
       expect(samples.map((s) => [s.labels.namespace, s.labels.name, s.value]).sort()).toEqual([
         ['clusters-drift', 'drift', drift.length], ['clusters-plain', 'plain', plain.length],
       ]);
+      // The replica's z-pages beside its /metrics: its flags as it was started.
+      const flagz = await (await fetch((await replicas.metricsURL('r1')).replace(/\/metrics$/, '/flagz'),
+        { headers: { accept: 'application/json;as=Flagz;v=v1beta1;g=config.k8s.io' } })).json() as { metadata: { name: string }; flags: Record<string, string> };
+      expect(flagz).toMatchObject({ metadata: { name: 'featuregates-hosted' }, flags: { identity: 'r1', shards: '2', 'allow-insecure-guest-tls': 'false' } });
 
       const events = await KubeTransport.for(mkc).request({ method: 'GET', path: '/api/v1/namespaces/clusters-drift/events' }) as
         { items: { type: string; reason: string; message: string; involvedObject: { kind: string } }[] };
