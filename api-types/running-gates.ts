@@ -39,6 +39,11 @@ export interface ComponentCheck {
   /** `unreachable: …` or `forbidden: …`: the component could not be read. */
   error?: string;
   gates: GateCheck[];
+  /**
+   * Every gate the component reports of its own, as information (etcd: no FeatureGate names its gates, so they are
+   * judged only against what `--etcd-feature-gates` declares, in `gates`).
+   */
+  reported?: { name: string; stage: string; enabled: boolean }[];
 }
 
 export interface VerifyReport {
@@ -46,11 +51,17 @@ export interface VerifyReport {
   components: ComponentCheck[];
 }
 
-/** One `/metrics` line of the gauge, or undefined for any other line. */
-export function featureEnabledSample(line: string): { name: string; stage: string; enabled: boolean } | undefined {
-  if (!line.startsWith('kubernetes_feature_enabled{')) return undefined;
+/** The component name `verify --component` reads as etcd (its own gates, its own client certificate). */
+export const ETCD_COMPONENT = 'etcd';
+
+/** etcd (3.6 on) reports its own gates as this gauge, with the same labels as Kubernetes' `kubernetes_feature_enabled`. */
+export const ETCD_FEATURE_GAUGE = 'etcd_server_feature_enabled';
+
+/** One `/metrics` line of the gauge (`family`: Kubernetes' by default, or etcd's), or undefined for any other line. */
+export function featureEnabledSample(line: string, family = 'kubernetes_feature_enabled'): { name: string; stage: string; enabled: boolean } | undefined {
+  if (!line.startsWith(`${family}{`)) return undefined;
   const s = exposedSample(line);
-  if (s?.name !== 'kubernetes_feature_enabled' || !s.labels.name) return undefined;
+  if (s?.name !== family || !s.labels.name) return undefined;
   return { name: s.labels.name, stage: s.labels.stage ?? '', enabled: s.value === 1 };
 }
 

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LOG_FORMATS, type LogFormat } from '../runtime/logger.js';
-import { ALL_CLUSTER_PROFILES, CLUSTER_PROFILE_ALIASES, closestName, didYouMean, parsePayloadVersion, type ClusterProfile } from '../api-types/index.js';
+import { ALL_CLUSTER_PROFILES, ETCD_COMPONENT, CLUSTER_PROFILE_ALIASES, closestName, didYouMean, parsePayloadVersion, type ClusterProfile } from '../api-types/index.js';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -175,7 +175,7 @@ export function durationFlag(v: string | undefined, flag: string, fallback: numb
 }
 
 /** `--component NAME=URL` values → name → https URL (a usage error names a malformed or repeated one). */
-export function componentsFlag(values: readonly string[], flag = '--component'): Map<string, string> {
+export function componentsFlag(values: readonly string[], flag = '--component', o: { etcd?: boolean } = {}): Map<string, string> {
   const out = new Map<string, string>();
   for (const v of values) {
     const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)=(.+)$/.exec(v.trim());
@@ -187,8 +187,12 @@ export function componentsFlag(values: readonly string[], flag = '--component'):
     } catch {
       throw new UsageError(`${flag} ${name}: ${JSON.stringify(url)} is not a URL`);
     }
-    // The kubeconfig's credentials go to it: never in clear text.
-    if (parsed.protocol !== 'https:') throw new UsageError(`${flag} ${name}: ${url} is not https (the kubeconfig's credentials are sent to it)`);
+    if (name === ETCD_COMPONENT && !o.etcd) throw new UsageError(`${flag} etcd: etcd's own gates are checked by \`featuregates verify --component etcd=URL\` only`);
+    // The kubeconfig's credentials go to it: never in clear text. etcd gets none of them (only --etcd-certfile's
+    // client certificate), so a plain http etcd on loopback may be read.
+    if (parsed.protocol !== 'https:' && !(name === ETCD_COMPONENT && parsed.protocol === 'http:')) {
+      throw new UsageError(`${flag} ${name}: ${url} is not https (the kubeconfig's credentials are sent to it)`);
+    }
     if (name === 'kube-apiserver' || out.has(name)) throw new UsageError(`${flag} ${name}: named twice (kube-apiserver is always the kubeconfig's server)`);
     out.set(name, parsed.href.replace(/\/$/, ''));
   }
@@ -197,13 +201,19 @@ export function componentsFlag(values: readonly string[], flag = '--component'):
 
 /** A PEM bundle of the CAs that sign the components' serving certificates. */
 export function componentCA(file: string, flag = '--component-ca-file'): Buffer {
+  return pemFile(file, flag, 'CERTIFICATE');
+}
+
+/** A PEM file holding at least one `what` (CERTIFICATE, or PRIVATE KEY of any algorithm); a usage error says which flag and why not. */
+export function pemFile(file: string, flag: string, what: 'CERTIFICATE' | 'PRIVATE KEY'): Buffer {
   let pem: Buffer;
   try {
     pem = readFileSync(file);
   } catch (e) {
     throw new UsageError(`${flag} ${file}: ${(e as Error).message}`);
   }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`${flag} ${file}: no PEM certificate in it`);
+  const found = what === 'CERTIFICATE' ? pem.includes('-----BEGIN CERTIFICATE-----') : /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem.toString('latin1'));
+  if (!found) throw new UsageError(`${flag} ${file}: no PEM ${what === 'CERTIFICATE' ? 'certificate' : 'private key'} in it`);
   return pem;
 }
 
