@@ -33,3 +33,4 @@ export * from './gate-rules.js';
 export * from './preflight.js';
 export * from './openshift-kubernetes.js';
 export * from './z-pages.js';
+export * from './tls-profile.js';

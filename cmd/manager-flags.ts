@@ -1,6 +1,7 @@
 // The flags `operator` and `hosted` share: leader-election timing, and metrics and health serving (kept out
 // of args.ts so that commands without a cluster do not load the leader elector).
 import { DEFAULT_LEADER_ELECTION, validateLeaderElectionTiming, type LeaderElectionTiming } from '../runtime/leader-election.js';
+import { TLS_PROFILE_SOURCES, type TLSProfileSource } from '../runtime/tls-profile.js';
 import { UsageError, durationFlag, type OptionSpec } from './args.js';
 
 export const SERVING_OPTIONS: Record<string, OptionSpec> = {
@@ -9,6 +10,7 @@ export const SERVING_OPTIONS: Record<string, OptionSpec> = {
   'tls-cert-file': { type: 'string', help: 'serving certificate (PEM) for secure metrics (default: self-signed, made at start)' },
   'tls-private-key-file': { type: 'string', help: 'its private key (PEM)' },
   'health-probe-bind-address': { type: 'string', help: 'address for /healthz and /readyz (default :8081)' },
+  'tls-security-profile': { type: 'string', help: 'TLS profile of secure metrics: cluster (default: follow APIServer/cluster\'s tlsSecurityProfile, re-applied on change; Intermediate where that API is not served), Old, Intermediate or Modern' },
 };
 
 function booleanFlag(v: string | undefined, flag: string, fallback: boolean): boolean {
@@ -25,7 +27,14 @@ export function servingFlags(values: Record<string, string | undefined>) {
     ...(values['tls-cert-file'] ? { tlsCertFile: values['tls-cert-file'] } : {}),
     ...(values['tls-private-key-file'] ? { tlsPrivateKeyFile: values['tls-private-key-file'] } : {}),
     healthProbeBindAddress: values['health-probe-bind-address'] ?? ':8081',
+    ...(values['tls-security-profile'] !== undefined ? { tlsSecurityProfile: tlsProfileFlag(values['tls-security-profile']) } : {}),
   };
+}
+
+function tlsProfileFlag(v: string): TLSProfileSource {
+  const found = TLS_PROFILE_SOURCES.find((s) => s === v);
+  if (!found) throw new UsageError(`--tls-security-profile must be one of ${TLS_PROFILE_SOURCES.join(', ')}, got ${JSON.stringify(v)}`);
+  return found;
 }
 
 /** --leader-elect-lease-duration, -renew-deadline and -retry-period (client-go's defaults), validated as client-go does. */

@@ -25,6 +25,17 @@ export function upstreamCRDPaths(dir = openshiftAPIDir()): string[] {
   return files;
 }
 
+/**
+ * openshift/api's APIServer CRD (the cluster's TLS security profile): the Default variant, or with `tlsAdherence`
+ * the TechPreviewNoUpgrade one that holds spec.tlsAdherence and custom groups.
+ */
+export function apiServerCRDPath(tlsAdherence = false, dir = openshiftAPIDir()): string {
+  const f = tlsAdherence ? join(dir, 'tls-adherence', '0000_10_config-operator_01_apiservers-TechPreviewNoUpgrade.crd.yaml')
+    : join(dir, '0000_10_config-operator_01_apiservers-Default.crd.yaml');
+  if (!existsSync(f)) throw new Error(`upstream CRD ${f} not found; set OPENSHIFT_API_DIR to the folder holding openshift/api's CRDs`);
+  return f;
+}
+
 /** Where HyperShift's data is: $HYPERSHIFT_API_DIR, else this repository's test fixtures copy. */
 export function hypershiftAPIDir(): string {
   return process.env.HYPERSHIFT_API_DIR ?? join(packageRoot(), 'test', 'fixtures', 'hypershift-api');

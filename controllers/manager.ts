@@ -136,8 +136,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   });
   const synced = () => reflectors.every((r) => r.hasSynced());
 
-  const serving = await serveProcess(options, { kc, registry: metrics, certName: 'featuregates-metrics', ready: synced });
-  const { endpoints } = serving;
+  const serving = await serveProcess(options, { kc, registry: metrics, certName: 'featuregates-metrics', ready: synced, logger: log });
   log.info('serving', {
     metrics: serving.metricsAddress, ...(serving.metricsAddress ? { metricsScheme: serving.secure ? 'https' : 'http' } : {}), health: serving.healthAddress,
   });
@@ -240,7 +239,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       await events.flush();
       await Promise.all(reflectors.map((r) => r.stop()));
       await elector?.release();
-      await Promise.all(endpoints.map((e) => e.close()));
+      await serving.stop();
     },
   };
 }

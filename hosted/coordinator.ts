@@ -175,9 +175,8 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
 
   let joined = false;
   const serving = await serveProcess(o, {
-    kc, registry: metrics, certName: 'featuregates-hosted-metrics', ready: () => joined && hcps.hasSynced() && (namespaces?.hasSynced() ?? true),
+    kc, registry: metrics, certName: 'featuregates-hosted-metrics', ready: () => joined && hcps.hasSynced() && (namespaces?.hasSynced() ?? true), logger: log,
   });
-  const { endpoints } = serving;
   log.info('serving', { metrics: serving.metricsAddress, health: serving.healthAddress, identity, namespace: o.namespace, shards });
 
   hcps.start();
@@ -201,7 +200,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
       await manager.stop(); // stops every session, then releases the shard Leases and the membership
       await records.stop();
       await Promise.all([hcps.stop(), namespaces?.stop(), secrets.stop()]);
-      await Promise.all(endpoints.map((e) => e.close()));
+      await serving.stop();
     },
   };
 }

@@ -3,7 +3,8 @@
 // With `tls` the endpoint serves HTTPS; with `authorize` every request is first reviewed (secure metrics:
 // runtime/metrics-auth.ts) and answered 401/403/500 when not allowed.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createServer as createTLSServer } from 'node:https';
+import { createServer as createTLSServer, type Server as TLSServer } from 'node:https';
+import type { SecureContextOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { RequestAuthorizer } from './metrics-auth.js';
@@ -15,6 +16,8 @@ export interface ServingEndpoint {
   /** host:port actually bound. */
   readonly address: string;
   close(): Promise<void>;
+  /** HTTPS endpoints: serve new connections with these TLS options (minimum version, ciphers, groups) besides the certificate. */
+  setTLS?(options: SecureContextOptions): void;
 }
 
 /** Parses controller-runtime style bind addresses: ":8080", "127.0.0.1:0", "0" (disabled). */
@@ -85,6 +88,7 @@ export async function serveEndpoints(bind: string, options: EndpointOptions): Pr
   };
   const tls = typeof options.tls === 'function' ? options.tls() : options.tls;
   const server: Server = tls ? createTLSServer({ cert: tls.cert, key: tls.key }, handler) : http.createServer(handler);
+  const setTLS = tls ? { setTLS: (o: SecureContextOptions) => (server as TLSServer).setSecureContext({ ...o, cert: tls.cert, key: tls.key }) } : {};
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(parsed.port, parsed.host, () => resolve());
@@ -94,5 +98,6 @@ export async function serveEndpoints(bind: string, options: EndpointOptions): Pr
     server,
     address: `${a.address}:${a.port}`,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    ...setTLS,
   };
 }

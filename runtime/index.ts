@@ -41,3 +41,4 @@ export * from './api-server-version.js';
 export * from './write-pacer.js';
 export * from './fair-turns.js';
 export * from './z-pages.js';
+export * from './tls-profile.js';

@@ -9,6 +9,8 @@ import { apiServerAuthorizer } from './metrics-auth.js';
 import { collectDefaultMetrics } from './prometheus.js';
 import { servingCertificate } from './serving-cert.js';
 import { ZPages, type ZPagesOptions } from './z-pages.js';
+import { followTLSProfile, type TLSProfileSource } from './tls-profile.js';
+import type { Logger } from './logger.js';
 
 export interface ServingOptions {
   /** Default ":8443" when secure, "127.0.0.1:8080" when not; "0" disables. */
@@ -22,18 +24,22 @@ export interface ServingOptions {
   healthProbeBindAddress?: string;
   /** /statusz and /flagz beside /metrics: the component's name and flags (absent: not served). */
   zpages?: ZPagesOptions;
+  /** The TLS profile of the secure endpoint: `cluster` (default) follows APIServer/cluster where it is served. */
+  tlsSecurityProfile?: TLSProfileSource;
 }
 
 export interface Serving {
-  /** Every endpoint served (to close at stop). */
+  /** Every endpoint served. */
   endpoints: ServingEndpoint[];
+  /** Closes the endpoints and stops following the TLS profile. */
+  stop(): Promise<void>;
   metricsAddress?: string;
   healthAddress?: string;
   secure: boolean;
 }
 
 /** Serves `registry` on /metrics and `ready` on /readyz; `certName` names a self-signed certificate. */
-export async function serveProcess(o: ServingOptions, d: { kc: ClusterAccess; registry: Registry; certName: string; ready: () => boolean }): Promise<Serving> {
+export async function serveProcess(o: ServingOptions, d: { kc: ClusterAccess; registry: Registry; certName: string; ready: () => boolean; logger: Logger }): Promise<Serving> {
   const secure = o.metricsSecure ?? true;
   const endpoints: ServingEndpoint[] = [];
   const metrics = await serveEndpoints(o.metricsBindAddress ?? (secure ? ':8443' : '127.0.0.1:8080'), {
@@ -46,7 +52,13 @@ export async function serveProcess(o: ServingOptions, d: { kc: ClusterAccess; re
     // them wakes the process every EVENT_LOOP_MONITORING_MS.
     collectDefaultMetrics(d.registry);
   }
+  // Health probes are plain HTTP (the kubelet's), so only the secure endpoint has a profile to follow.
+  const profile = metrics?.setTLS ? followTLSProfile(d.kc, { setTLS: metrics.setTLS }, o.tlsSecurityProfile ?? 'cluster', d.logger) : undefined;
   const health = await serveEndpoints(o.healthProbeBindAddress ?? ':8081', { ready: d.ready });
   if (health) endpoints.push(health);
-  return { endpoints, secure, ...(metrics ? { metricsAddress: metrics.address } : {}), ...(health ? { healthAddress: health.address } : {}) };
+  const stop = async () => {
+    await profile?.stop();
+    await Promise.all(endpoints.map((e) => e.close()));
+  };
+  return { endpoints, secure, stop, ...(metrics ? { metricsAddress: metrics.address } : {}), ...(health ? { healthAddress: health.address } : {}) };
 }

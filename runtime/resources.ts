@@ -2,13 +2,14 @@
 // the SDK's FeatureGates class).
 import {
   GROUP, VERSION, HYPERSHIFT_GROUP, HYPERSHIFT_VERSION, decodeClusterOperator, decodeClusterVersion, decodeConfigMap, decodeFeatureGate,
-  decodeHostedControlPlane, decodeNamespace, decodeSecret, summarizeGuestClusterVersion, summarizeHostedControlPlane, type Namespace, type ClusterOperator, type ClusterVersion, type ConfigMap, type FeatureGate, type HostedControlPlane,
+  decodeAPIServer, decodeHostedControlPlane, decodeNamespace, type APIServer, decodeSecret, summarizeGuestClusterVersion, summarizeHostedControlPlane, type Namespace, type ClusterOperator, type ClusterVersion, type ConfigMap, type FeatureGate, type HostedControlPlane,
   type CoreEvent, type Lease, type Secret, type SubjectAccessReview, type TokenReview,
 } from '../api-types/index.js';
 import type { ResourceDescriptor } from './resource-client.js';
 
 const G = { group: GROUP, version: VERSION, namespaced: false };
 export const FeatureGateResource: ResourceDescriptor<FeatureGate> = { ...G, plural: 'featuregates', kind: 'FeatureGate', decode: decodeFeatureGate };
+export const APIServerResource: ResourceDescriptor<APIServer> = { ...G, plural: 'apiservers', kind: 'APIServer', decode: decodeAPIServer };
 export const ClusterVersionResource: ResourceDescriptor<ClusterVersion> = { ...G, plural: 'clusterversions', kind: 'ClusterVersion', decode: decodeClusterVersion };
 /** A hosted guest's ClusterVersion, decoded to what the coordinator reads (summarizeGuestClusterVersion): for its cache; never written back. */
 export const GuestClusterVersionResource: ResourceDescriptor<ClusterVersion> = { ...ClusterVersionResource, decode: (v) => summarizeGuestClusterVersion(decodeClusterVersion(v)) };

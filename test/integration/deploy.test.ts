@@ -4,11 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
+import { connect as tlsConnect } from 'node:tls';
+import { apiServerCRDPath } from '../../control-plane/crds.js';
 import { dirname, join, relative } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, RbacAuthorizationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { startOperator, type RunningOperator } from '../../controllers/manager.js';
-import { ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, ResourceClient } from '../../runtime/index.js';
+import { ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, ResourceClient } from '../../runtime/index.js';
 import { createFeatureGateAccess } from '../../sdk/index.js';
 import {
   resolveBinaries, serviceAccountKubeConfig, setClusterVersion, setFeatureGateSpec, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
@@ -129,7 +131,11 @@ describe('deploy manifests', () => {
       await forbidden(new ResourceClient(sa, (await import('../../runtime/index.js')).ClusterOperatorResource).delete('config-operator'));
     }, 120_000);
 
-    it('/metrics and the z-pages over HTTPS: 401 without a token, 403 without the role, 200 with featuregate-metrics-reader (TokenReview + SubjectAccessReview as the operator\'s ServiceAccount)', async () => {
+    it('/metrics and the z-pages over HTTPS, with the cluster\'s TLS profile: 401 without a token, 403 without the role, 200 with featuregate-metrics-reader (TokenReview + SubjectAccessReview as the operator\'s ServiceAccount)', async () => {
+      // The cluster's TLS profile, which secure metrics follow (get/list/watch of apiservers named cluster).
+      await plane.installCRDs([apiServerCRDPath()]);
+      await KubeTransport.for(plane.kubeConfig).request({ method: 'POST', path: '/apis/config.openshift.io/v1/apiservers',
+        body: { apiVersion: 'config.openshift.io/v1', kind: 'APIServer', metadata: { name: 'cluster' }, spec: { tlsSecurityProfile: { type: 'Modern', modern: {} } } } });
       const sa = await serviceAccountKubeConfig(plane, NS, 'featuregate-operator');
       const secure = await startOperator({
         kubeConfig: sa, operatorVersion: '4.23.0', featureGateDir: join('deploy', 'base', 'payload'), namespace: NS,
@@ -159,6 +165,15 @@ describe('deploy manifests', () => {
         const ok = await scrape(await tokenOf('scraper'));
         expect(ok.code).toBe(200);
         expect(ok.body).toContain('controller_runtime_reconcile_total');
+        // Modern, read as the operator's ServiceAccount: a TLS 1.2 client is turned away.
+        await eventually(async () => {
+          const [host, port] = secure.metricsAddress!.split(':');
+          const tls12 = await new Promise<boolean>((resolve) => {
+            const sock = tlsConnect({ host, port: Number(port), rejectUnauthorized: false, maxVersion: 'TLSv1.2' }, () => { sock.end(); resolve(true); });
+            sock.on('error', () => resolve(false));
+          });
+          expect(tls12).toBe(false);
+        }, 20_000);
         // The same role reads the z-pages; no role, no z-pages.
         for (const path of ['/statusz', '/flagz']) {
           expect([path, (await scrape(await tokenOf('scraper'), path)).code, (await scrape(await tokenOf('stranger'), path)).code]).toEqual([path, 200, 403]);

@@ -68,6 +68,10 @@ describe('Helm chart', () => {
     expect(objs['ServiceMonitor/fgc-system/featuregate-operator']).toBeDefined();
     const insecure = byKey(template('--namespace', 'default', '--set', 'metrics.secure=false'));
     expect((insecure['Deployment/default/featuregate-operator'] as unknown as typeof dep).spec.template.spec.containers[0]!.args).toContain('--metrics-secure=false');
+    const modern = byKey(template('--namespace', 'default', '--set', 'metrics.tlsSecurityProfile=Modern'));
+    expect((modern['Deployment/default/featuregate-operator'] as unknown as typeof dep).spec.template.spec.containers[0]!.args).toContain('--tls-security-profile=Modern');
+    expect((byKey(template('--namespace', 'default'))['Deployment/default/featuregate-operator'] as unknown as typeof dep).spec.template.spec.containers[0]!.args
+      .some((a) => a.startsWith('--tls-security-profile'))).toBe(false);
     const bad = spawnSync(helm, ['template', 'fgc', CHART, '--set', 'admission.unknownGates=Refuse'], { encoding: 'utf8' });
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain("at '/admission/unknownGates': value must be one of 'Warn', 'Deny'");
