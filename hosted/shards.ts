@@ -1,11 +1,12 @@
 // Shards of the fleet as Leases, owned by rendezvous hashing over the live replicas.
 //  - Each replica holds its own membership Lease (`featuregates-hosted-member-<identity>`) through the
-//    same LeaderElector as the single-cluster operator. A renewal missed past the renew deadline while the
-//    record has not expired yet (a busy replica whose renewals came late: nobody can have judged it gone) is
-//    not fatal: every write is fenced by its shard's own Lease, so the replica rejoins at once (a new elector
-//    on the same record) instead of exiting into a restart — whose start burst was what made it late. A
-//    membership not renewed for a whole lease duration (others may have moved its shards), taken by another
-//    holder or deleted is fatal: the caller exits and the Deployment restarts the replica.
+//    same LeaderElector as the single-cluster operator. Membership only says who is alive, for the hashing;
+//    every write is fenced by its shard's own Lease. So a renewal that came late — past the renew deadline,
+//    or past the whole lease duration (a replica short of CPU, or paused: others may have judged it gone and
+//    taken its shards through their Leases, which its own fences already refuse) — is not fatal: the replica
+//    rejoins at once (a new elector on the same record) instead of exiting into a restart, whose start burst
+//    would make the next renewal late again. A membership Lease taken by another holder (two replicas with
+//    one identity) or deleted is fatal: the caller exits and the Deployment restarts the replica.
 //  - Every retry period one LIST of the Leases in the namespace tells who is alive (judged on this
 //    process's monotonic clock, api-types/shard.ts) and, by rendezvous hashing, which shards this replica
 //    should own. For each, a LeaderElector on `featuregates-hosted-shard-NN` acquires it (reads only while
@@ -53,7 +54,7 @@ export interface ShardManagerOptions {
   onAcquired(shard: number, fence: () => void): void;
   /** The shard is going (handed back or lost): stop its guests; resolves when nothing of it runs. */
   onLost(shard: number): Promise<void>;
-  /** The membership Lease was lost: the replica must stop (exit non-zero). */
+  /** The membership Lease was taken by another holder or deleted: the replica must stop (exit non-zero). */
   onLostMembership(reason: string): void;
   /** Shards may be claimed (default: always). The coordinator joins while it lists its HCPs and claims once they are listed. */
   claimable?: () => boolean;
@@ -109,15 +110,18 @@ export class ShardManager {
   }
 
   /**
-   * The membership elector: a renew deadline missed before the record expired makes a new one that acquires the
-   * same record again (it still names this replica: one read and one write); anything else ends the replica.
+   * The membership elector: a renewal that came late (past the renew deadline, or the Lease expired) makes a new
+   * one that acquires the same record again (it still names this replica: one read and one write); a record
+   * taken by another holder or deleted ends the replica.
    */
   private memberElector(): LeaderElector {
     return this.elector(memberLeaseName(this.o.identity), {
       onStoppedLeading: (reason, cause) => {
-        if (cause !== 'renew-deadline') return this.o.onLostMembership(reason);
+        if (cause === 'taken') return this.o.onLostMembership(reason);
         if (this.stopping.signal.aborted) return;
-        this.log.warn('membership renewal missed its deadline before the Lease expired; rejoining (shard writes stay fenced by their own Leases)', { reason });
+        this.log.warn(cause === 'expired'
+          ? 'membership not renewed for its whole Lease (others may have taken its shards; their Leases fence its writes); rejoining'
+          : 'membership renewal missed its deadline before the Lease expired; rejoining (shard writes stay fenced by their own Leases)', { reason });
         this.member = this.memberElector();
         this.member.acquire(this.stopping.signal).then(
           () => this.log.info('rejoined the coordinator fleet'),

@@ -3,9 +3,10 @@
 // shard. The shard's owner writes the guest's FeatureGate status after a history change; the proxy answers
 // that PUT with 429 + Retry-After; the owner is paused (SIGSTOP) past its shard Lease, the other replica takes
 // the shard, the throttle is lifted and the old owner resumed (SIGCONT). Counted from the proxy's log by the
-// replica's User-Agent (`… replica/<identity>`): guest writes the old owner sends after it wakes — must be zero;
-// and that the guest's status is right under the new owner. (Paused past its membership Lease too, the owner
-// also exits when it wakes, so the previous build passes that figure too; one late by less rejoins instead.) Then the owner is sent SIGTERM while
+// replica's User-Agent (`… replica/<identity>`): guest writes the old owner sends after it wakes while it does not
+// hold the shard again (before the acquireTime of a new tenure of its own) — must be zero; that the guest's status
+// is right; and that the old owner, paused past its membership Lease too, rejoins instead of exiting (it may then win
+// the shard back by the hashing, and write as its holder). Then the owner is sent SIGTERM while
 // its guest answers the status PUT with `Retry-After: 3600`: its shard hand-back (sessions stop, then the Lease
 // is released) must not wait for the guest — the previous build was still running 40 s later.
 import { join } from 'node:path';
@@ -42,17 +43,19 @@ export async function throttledShard(o: ThrottledShardOptions): Promise<Scenario
     await setClusterVersion(gkc, { history: ['4.22.3'] });
     await publishHostedControlPlane(mkc, { namespace: 'clusters-t', name: 't', kubeconfig: proxy.kubeconfig(guest.adminToken), releaseVersion: '4.22.3' });
     const versions = async () => (await new ResourceClient(gkc, FeatureGateResource, undefined, { timeoutMs: 2000 }).get(FEATURE_GATE_NAME).catch(() => undefined))?.status?.featureGates.map((e) => e.version) ?? [];
-    const holder = async () => (await new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS, timeoutMs: 2000 }).get(shardName(0)).catch(() => undefined))?.spec?.holderIdentity ?? '';
+    const shardLease = async () => (await new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS, timeoutMs: 2000 }).get(shardName(0)).catch(() => undefined))?.spec;
+    const holder = async () => (await shardLease())?.holderIdentity ?? '';
     let sentWrites = 0;
     let sentAny = 0;
     let throttled = 0;
-    let steppedAside = 0;
+    let rejoined = 0;
     let next = 1;
     const history = ['4.22.3'];
     for (let round = 1; round <= o.rounds; round++) {
       for (const id of [`replica-${next++}`, `replica-${next++}`]) if (replicas.procs.size < 2) replicas.start(id);
       await until('guest status written', async () => JSON.stringify(await versions()) === JSON.stringify(history), 60_000, 100);
-      await until('a shard owner', async () => (await holder()) !== '', 30_000, 100);
+      // (The last round's owner, killed, may still be named until its Lease expires.)
+      await until('a running shard owner', async () => replicas.procs.has(await holder()), 30_000, 100);
       const owner = await holder();
       const other = [...replicas.procs.keys()].find((id) => id !== owner)!;
       const ownerProc = replicas.procs.get(owner)!;
@@ -72,21 +75,28 @@ export async function throttledShard(o: ThrottledShardOptions): Promise<Scenario
       const woke = proxy.requests.length;
       const resumedAt = Date.now();
       ownerProc.kill('SIGCONT');
-      await until('guest status right under the new owner', async () => (await versions())[0] === version, 30_000, 100);
+      await until('guest status right', async () => (await versions())[0] === version, 30_000, 100);
       await sleep(3000); // room for a resend, were there one
+      // A write of the old owner counts against it unless the shard Lease names it again and its new tenure
+      // (acquireTime, stamped before the write that opened its fence) began before the write reached the proxy.
+      const lease = await shardLease();
+      const tenureFrom = lease?.holderIdentity === owner && lease.acquireTime ? Date.parse(lease.acquireTime) : Infinity;
       const after = proxy.requests.slice(woke).filter((r) => r.at >= resumedAt && r.userAgent.includes(`replica/${owner}`));
+      const unfenced = after.filter((r) => r.method !== 'GET' && r.at < tenureFrom);
       sentAny += after.length;
-      sentWrites += after.filter((r) => r.method !== 'GET').length;
-      if ((await holder()) !== owner) steppedAside++;
+      sentWrites += unfenced.length;
+      if (ownerProc.exitCode === null && ownerProc.signalCode === null) rejoined++;
       process.stderr.write(`[chaos] throttled shard owner ${round}/${o.rounds}: ${after.length} guest requests by ${owner} after SIGCONT ` +
-        `(${after.map((r) => `${r.method} ${r.path}`).join(', ') || 'none'})\n`);
-      // The old owner (still a member, it may rejoin) leaves; the next round starts a fresh pair.
+        `(${after.map((r) => `${r.method} ${r.path}`).join(', ') || 'none'}), ${unfenced.length} writes while not holding the shard; ` +
+        `${tenureFrom === Infinity ? 'the shard stayed with the other replica' : 'it won the shard back'}\n`);
+      // The old owner (rejoined) leaves; the next round starts a fresh pair.
       ownerProc.kill('SIGKILL');
       replicas.procs.delete(owner);
     }
     // SIGTERM of the owner while its guest throttles for an hour: the hand-back of its shard (its sessions stop,
     // then the Lease is released) must not wait for the guest.
-    await until('a shard owner', async () => (await holder()) !== '', 30_000, 100);
+    // (The old owner, killed above, may have held it again: its Lease expires first.)
+    await until('a running shard owner', async () => replicas.procs.has(await holder()), 30_000, 100);
     if (replicas.procs.size < 2) replicas.start(`replica-${next++}`);
     const owner = await holder();
     const ownerProc = replicas.procs.get(owner)!;
@@ -109,9 +119,9 @@ export async function throttledShard(o: ThrottledShardOptions): Promise<Scenario
     f.add('guest status PUTs of the owner throttled before its pause', throttled, `${o.rounds}`, throttled === o.rounds);
     f.add('SIGTERM of the owner while its guest answers 429 Retry-After: 3600 → exit', exit === 'still running' ? 'still running after 40 s' : `exit ${exit} after ${(exitMs / 1000).toFixed(2)} s`,
       'exit 0 within 15 s (the 10 s request deadline + release)', exit === 0 && exitMs <= 15_000);
-    f.add('guest write requests by the old owner after SIGCONT (proxy log, by User-Agent)', sentWrites, '0', sentWrites === 0);
+    f.add('guest write requests by the old owner after SIGCONT while not holding the shard (proxy log, by User-Agent)', sentWrites, '0', sentWrites === 0);
     f.add('guest requests of any kind by it after SIGCONT', sentAny, 'reported', true);
-    f.add('the shard stayed with the new owner', `${steppedAside}/${o.rounds}`, `${o.rounds}/${o.rounds}`, steppedAside === o.rounds);
+    f.add('the old owner, paused past its membership Lease, still running (rejoined)', `${rejoined}/${o.rounds}`, `${o.rounds}/${o.rounds}`, rejoined === o.rounds);
     return { name: 'hosted shard owner throttled (429 Retry-After) by its guest and paused past its shard Lease', figures: f.list };
   } finally {
     replicas.killAll();

@@ -311,6 +311,32 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     await expectConverged(guests.a, {}, 30_000);
   }), 90_000);
 
+  it('a replica paused past its whole membership Lease rejoins too (its shards were fenced and moved), instead of exiting', () => dumpOnFailure(async () => {
+    // In the 2,010-HCP fleet's wave every replica, short of CPU, went a whole lease duration without a renewal
+    // and exited — all at once (docs/benchmarks.md). Nothing needs the exit: others judge a replica gone by its
+    // membership record and take its shards only through the shard Leases, which fence every write. A replica
+    // with a 4 s Lease (renew deadline 3 s) is stopped 7 s: past its shards' and its membership's Leases.
+    const id = 'replica-paused';
+    replicas.start(id, ['--leader-elect-lease-duration', '4s', '--leader-elect-renew-deadline', '3s', '--leader-elect-retry-period', '1s']);
+    const proc = procs.get(id)!;
+    await eventually(() => expect(logs.get(id)).toContain('shard acquired'), 30_000, 200);
+    proc.kill('SIGSTOP');
+    await new Promise((r) => setTimeout(r, 7_000));
+    proc.kill('SIGCONT');
+    await eventually(() => expect(logs.get(id)).toContain('rejoined the coordinator fleet'), 15_000, 200);
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(proc.exitCode).toBeNull();
+    expect(logs.get(id)).not.toContain('membership Lease lost');
+    const member = await new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS }).get(`featuregates-hosted-member-${id}`);
+    expect(member.spec?.holderIdentity).toBe(id);
+    expect(member.spec?.leaseDurationSeconds).toBe(4);
+    // It holds shards again, and the guests are written whoever owns them.
+    await eventually(() => expect(logs.get(id)!.split('rejoined the coordinator fleet')[1]).toContain('shard acquired'), 30_000, 200);
+    await release(guests.a, '5.0.1');
+    await setClusterVersion(guests.a.kc, { history: ['5.0.1', '5.0.0', '4.23.2'] });
+    await expectConverged(guests.a, {}, 30_000);
+  }), 120_000);
+
   it('an unreachable guest is reported once, then retried at its connection\'s pace, not in a loop of syncs', () => dumpOnFailure(async () => {
     // Published now, so its session (and its work queue's rate limiter) is new.
     const published = Date.now();
