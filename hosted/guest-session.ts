@@ -174,7 +174,9 @@ export class GuestSession {
     this.stopping.abort(new Error(`session ${this.d.key} stopped`));
     await this.provider.disengage(); // aborts the guest requests in flight
     await Promise.all(this.controllers.map((c) => c.stop()));
-    await this.events.flush();
+    // Not flush(): its Events wait their turn at the replica's management pace, and hundreds of sessions stop at
+    // once (a SIGTERM, a shard handed back); the ones not yet sent are dropped.
+    await this.events.close();
     this.d.metrics.forget(this.namespace, this.name);
   }
 

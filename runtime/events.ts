@@ -31,6 +31,12 @@ export interface EventRecorder {
   event(object: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): void;
   /** Resolves when every queued event has been sent (or failed). */
   flush(): Promise<void>;
+  /**
+   * Takes no more events and sends none that has not started: those still queued or waiting for their turn at the
+   * pacer are dropped (one log line says how many); resolves when the send in flight is done. For a stop that must
+   * not wait for a shared pace (a hosted session: hundreds stop at once on a SIGTERM or a shard hand-back).
+   */
+  close(): Promise<void>;
 }
 
 export interface EventRecorderOptions {
@@ -65,10 +71,23 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
   const pending: (() => Promise<void>)[] = [];
   let draining: Promise<void> | undefined;
   let dropped = 0;
+  /** Aborted by close(): the job waiting for its turn at the pacer gives it up. */
+  const closing = new AbortController();
+  let notSent = 0;
 
   const drain = async () => {
-    // A job never throws (send logs its failures); the pacer only delays it.
-    for (let job = pending.shift(); job; job = pending.shift()) await (options.pacer ? options.pacer.run(job) : job());
+    for (let job = pending.shift(); job && !closing.signal.aborted; job = pending.shift()) {
+      if (!options.pacer) {
+        await job(); // a job never throws: send logs its failures
+        continue;
+      }
+      try {
+        await options.pacer.run(job, closing.signal);
+      } catch (e) {
+        if (!closing.signal.aborted) throw e;
+        notSent++; // its turn had not come when the recorder closed
+      }
+    }
     draining = undefined;
   };
 
@@ -113,6 +132,7 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
 
   return {
     event(object, type, reason, message) {
+      if (closing.signal.aborted) return;
       if (pending.length >= MAX_PENDING) {
         if (dropped++ % 100 === 0) log.warn('event queue full; dropping events', { dropped });
         return;
@@ -124,11 +144,17 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
     async flush() {
       while (draining) await draining;
     },
+    async close() {
+      closing.abort();
+      notSent += pending.splice(0).length;
+      while (draining) await draining;
+      if (notSent > 0) log.info('stopping: Events not sent (their turn had not come)', { notSent });
+    },
   };
 }
 
 /** Records nothing. */
-export const noEvents: EventRecorder = { event: () => undefined, flush: async () => undefined };
+export const noEvents: EventRecorder = { event: () => undefined, flush: async () => undefined, close: async () => undefined };
 
 /**
  * An Event's name: the object's name, a dot and `suffix` (client-go's `<name>.<hex>`), within the 253 characters an
