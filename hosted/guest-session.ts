@@ -17,7 +17,7 @@ import {
 } from '../api-types/index.js';
 import {
   ConfigMapResource, Controller, ItemExponentialLimiter, ResourceClient, TerminalError, apiErrorMessage, createEventRecorder, errorCause,
-  isConflict, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type InvolvedObject, type Logger,
+  isConflict, silentLogger, type ClusterAccess, type ControllerSpec, type ClosableEventRecorder, type InvolvedObject, type Logger,
   type FairTurns, type ReleaseCatalog, type WatchSource, type WritePacer,
 } from '../runtime/index.js';
 import type { GuestConnection, GuestTuning } from './guest-connection.js';
@@ -105,7 +105,7 @@ function reasonOf(reason: string | undefined): SyncFailureReason {
 
 export class GuestSession {
   private readonly log: Logger;
-  private readonly events: EventRecorder;
+  private readonly events: ClosableEventRecorder;
   /** The HCP as a watch source: its changes (poke) reach every controller of the session. */
   private readonly hcpListeners = new Set<(name: string) => void>();
   private readonly hcpSource: WatchSource = { addListener: (fn) => { this.hcpListeners.add(fn); return () => this.hcpListeners.delete(fn); } };

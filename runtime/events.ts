@@ -31,6 +31,10 @@ export interface EventRecorder {
   event(object: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): void;
   /** Resolves when every queued event has been sent (or failed). */
   flush(): Promise<void>;
+}
+
+/** The recorder createEventRecorder makes: an EventRecorder that can also be closed. */
+export interface ClosableEventRecorder extends EventRecorder {
   /**
    * Takes no more events and sends none that has not started: those still queued or waiting for their turn at the
    * pacer are dropped (one log line says how many); resolves when the send in flight is done. For a stop that must
@@ -59,7 +63,7 @@ const MAX_PENDING = 1000;
 /** An Event's message is cut to this many characters (and cleaned of control characters). */
 export const MAX_EVENT_MESSAGE_CHARS = 1024;
 
-export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOptions): EventRecorder {
+export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOptions): ClosableEventRecorder {
   // The fence goes with the client: judged right before the PATCH, the POST after it and every resend leave, so
   // a recorder whose process lost its Lease sends nothing more.
   const events = new ResourceClient(kc, EventResource, options.metrics, { namespace: options.namespace, ...(options.fence ? { fence: options.fence } : {}) });
@@ -154,7 +158,7 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
 }
 
 /** Records nothing. */
-export const noEvents: EventRecorder = { event: () => undefined, flush: async () => undefined, close: async () => undefined };
+export const noEvents: EventRecorder = { event: () => undefined, flush: async () => undefined };
 
 /**
  * An Event's name: the object's name, a dot and `suffix` (client-go's `<name>.<hex>`), within the 253 characters an

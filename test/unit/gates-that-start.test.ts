@@ -14,7 +14,7 @@ describe('GatesThatStartController', () => {
   it('reads the API server\'s version once across many FeatureGate events, and says Degraded only for a refused set', async () => {
     let fg: FeatureGate = { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster' }, spec: {} };
     const recorded: string[] = [];
-    const events: EventRecorder = { event: (_o, _t, reason) => { recorded.push(reason); }, flush: async () => undefined, close: async () => undefined };
+    const events: EventRecorder = { event: (_o, _t, reason) => { recorded.push(reason); }, flush: async () => undefined };
     const conditions = new OperatorConditions();
     let reads = 0;
     const reconcile = gatesThatStartReconciler({

@@ -32,7 +32,7 @@ function guest(synced: Promise<void>) {
   } satisfies EngagedGuest;
 }
 
-const events: EventRecorder = { event: () => undefined, flush: async () => undefined, close: async () => undefined };
+const events: EventRecorder = { event: () => undefined, flush: async () => undefined };
 const registry = loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.22'), { operatorVersion: '4.22.1' });
 const catalog = { registry: () => registry };
 

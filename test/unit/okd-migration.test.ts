@@ -14,7 +14,7 @@ function setup(featureSet: string | undefined, payloadHasOKD: boolean) {
   const reconcile = okdMigrationReconciler({
     featureGates: { get: () => fg, addListener: () => () => {} } as never,
     client: { apply: async (obj: FeatureGate, manager: string, force?: boolean) => { applied.push({ obj, manager, force: force ?? false }); return fg; } },
-    events: { event: (_o, _t, reason: string) => { events.push(reason); }, flush: async () => {}, close: async () => {} } as EventRecorder,
+    events: { event: (_o, _t, reason: string) => { events.push(reason); }, flush: async () => {} } as EventRecorder,
     payloadHasOKD, logger,
   });
   return { reconcile, applied, warnings, events };

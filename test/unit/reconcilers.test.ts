@@ -19,7 +19,7 @@ class Cache<T> {
 
 const registry = loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.22'), { operatorVersion: '4.22.1' });
 const recorded: string[] = [];
-const events: EventRecorder = { event: (_o, _t, reason) => { recorded.push(reason); }, flush: async () => undefined, close: async () => undefined };
+const events: EventRecorder = { event: (_o, _t, reason) => { recorded.push(reason); }, flush: async () => undefined };
 
 const deps = (fg: FeatureGate, replaceStatus: (o: FeatureGate) => Promise<FeatureGate>, extra: { sizeLimitBytes?: number; resyncMs?: number } = {}) => {
   const conditions = new OperatorConditions();

@@ -79,7 +79,7 @@ describe('gates that run', () => {
     const none = { get: () => undefined, addListener: () => () => undefined };
     const spec = runningGatesController({
       kubeConfig: { server: 'https://127.0.0.1:1', auth: {} } as unknown as ClusterAccess, featureGates: none, clusterVersions: none,
-      lifecycle: () => { reads++; return new Map(); }, events: { event: () => undefined, flush: async () => undefined, close: async () => undefined },
+      lifecycle: () => { reads++; return new Map(); }, events: { event: () => undefined, flush: async () => undefined },
     });
     expect(reads).toBe(0);
     await spec.reconcile('kube-apiserver', new AbortController().signal);   // no ClusterVersion, no status entry: nothing to check
@@ -95,7 +95,7 @@ describe('gates that run', () => {
       kubeConfig: { getCurrentCluster: () => ({ server: 'https://127.0.0.1:9' }), getCurrentUser: () => ({}) } as unknown as ClusterAccess,
       featureGates: { get: () => fg as never, addListener: () => () => undefined },
       clusterVersions: { get: () => cv as never, addListener: () => () => undefined },
-      lifecycle: () => new Map(), events: { event: () => undefined, flush: async () => undefined, close: async () => undefined },
+      lifecycle: () => new Map(), events: { event: () => undefined, flush: async () => undefined },
       minIntervalMs: 60_000, onChecked: (o) => outcomes.push(o),
     });
     await spec.reconcile('kube-apiserver', new AbortController().signal);
