@@ -80,13 +80,11 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
   let notSent = 0;
 
   const drain = async () => {
-    for (let job = pending.shift(); job && !closing.signal.aborted; job = pending.shift()) {
-      if (!options.pacer) {
-        await job(); // a job never throws: send logs its failures
-        continue;
-      }
+    // close() empties the queue, so the loop ends after the job in hand.
+    for (let job = pending.shift(); job; job = pending.shift()) {
       try {
-        await options.pacer.run(job, closing.signal);
+        // A job never throws (send logs its failures); the pacer only delays it, or gives up its turn on close().
+        await (options.pacer ? options.pacer.run(job, closing.signal) : job());
       } catch (e) {
         if (!closing.signal.aborted) throw e;
         notSent++; // its turn had not come when the recorder closed

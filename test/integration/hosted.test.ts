@@ -20,7 +20,7 @@ import {
 } from '../../api-types/index.js';
 import {
   ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, LeaseResource, ReleaseCatalog, ResourceClient,
-  readKubeconfigFile, type ClusterAccess,
+  readKubeconfigFile, type ClusterAccess, type Lease,
 } from '../../runtime/index.js';
 import {
   UNREACHABLE_GUEST_KUBECONFIG, completeHead, ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, setClusterVersion,
@@ -287,24 +287,33 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     expect(JSON.stringify([...(await records()).values()])).not.toContain(token);
     for (const log of logs.values()) expect(log).not.toContain(token);
   }), 60_000);
-  it('a replica whose membership renewal is late (past its renew deadline, not its Lease) rejoins instead of exiting, and keeps its guests', () => dumpOnFailure(async () => {
-    // A replica too busy to renew its membership in time (the fleet's start burst, docs/benchmarks.md) used to
-    // exit, and its restart was a new burst. Its writes are fenced by its shards' own Leases, and nobody judges
-    // it gone before its membership Lease expires: so it rejoins. A replica with a 15 s Lease (renew deadline
-    // 5 s, renewed every second) is stopped 7 s: past the deadline, well within the Lease.
-    const id = 'replica-late';
-    replicas.start(id, ['--leader-elect-lease-duration', '15s', '--leader-elect-renew-deadline', '5s']);
+  /**
+   * Starts replica `id` with `flags`, stops it (SIGSTOP) 7 s once it holds a shard, resumes it; then it must have
+   * rejoined within `rejoinMs`, still be running 2 s later without having given up its membership, and be named
+   * by its membership Lease, which is returned.
+   */
+  async function pausedThenRejoined(id: string, flags: string[], rejoinMs: number): Promise<Lease> {
+    replicas.start(id, flags);
     const proc = procs.get(id)!;
     await eventually(() => expect(logs.get(id)).toContain('shard acquired'), 30_000, 200);
     proc.kill('SIGSTOP');
     await new Promise((r) => setTimeout(r, 7_000));
     proc.kill('SIGCONT');
-    await eventually(() => expect(logs.get(id)).toContain('rejoined the coordinator fleet'), 10_000, 200);
+    await eventually(() => expect(logs.get(id)).toContain('rejoined the coordinator fleet'), rejoinMs, 200);
     await new Promise((r) => setTimeout(r, 2_000));
     expect(proc.exitCode).toBeNull();
     expect(logs.get(id)).not.toContain('membership Lease lost');
     const member = await new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS }).get(`featuregates-hosted-member-${id}`);
     expect(member.spec?.holderIdentity).toBe(id);
+    return member;
+  }
+
+  it('a replica whose membership renewal is late (past its renew deadline, not its Lease) rejoins instead of exiting, and keeps its guests', () => dumpOnFailure(async () => {
+    // A replica too busy to renew its membership in time (the fleet's start burst, docs/benchmarks.md) used to
+    // exit, and its restart was a new burst. Its writes are fenced by its shards' own Leases, and nobody judges
+    // it gone before its membership Lease expires: so it rejoins. A replica with a 15 s Lease (renew deadline
+    // 5 s, renewed every second) is stopped 7 s: past the deadline, well within the Lease.
+    await pausedThenRejoined('replica-late', ['--leader-elect-lease-duration', '15s', '--leader-elect-renew-deadline', '5s'], 10_000);
     // Its guests are written again: whoever owns A's shard now, an upgrade reaches A's status.
     await release(guests.a, '5.0.0');
     await setClusterVersion(guests.a.kc, { history: ['5.0.0', '4.23.2'] });
@@ -317,18 +326,7 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     // membership record and take its shards only through the shard Leases, which fence every write. A replica
     // with a 4 s Lease (renew deadline 3 s) is stopped 7 s: past its shards' and its membership's Leases.
     const id = 'replica-paused';
-    replicas.start(id, ['--leader-elect-lease-duration', '4s', '--leader-elect-renew-deadline', '3s', '--leader-elect-retry-period', '1s']);
-    const proc = procs.get(id)!;
-    await eventually(() => expect(logs.get(id)).toContain('shard acquired'), 30_000, 200);
-    proc.kill('SIGSTOP');
-    await new Promise((r) => setTimeout(r, 7_000));
-    proc.kill('SIGCONT');
-    await eventually(() => expect(logs.get(id)).toContain('rejoined the coordinator fleet'), 15_000, 200);
-    await new Promise((r) => setTimeout(r, 2_000));
-    expect(proc.exitCode).toBeNull();
-    expect(logs.get(id)).not.toContain('membership Lease lost');
-    const member = await new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS }).get(`featuregates-hosted-member-${id}`);
-    expect(member.spec?.holderIdentity).toBe(id);
+    const member = await pausedThenRejoined(id, ['--leader-elect-lease-duration', '4s', '--leader-elect-renew-deadline', '3s', '--leader-elect-retry-period', '1s'], 15_000);
     expect(member.spec?.leaseDurationSeconds).toBe(4);
     // It holds shards again, and the guests are written whoever owns them.
     await eventually(() => expect(logs.get(id)!.split('rejoined the coordinator fleet')[1]).toContain('shard acquired'), 30_000, 200);
