@@ -2,7 +2,8 @@
 // a reflector of HostedControlPlanes (all namespaces, or those whose Namespace matches a label selector),
 // the shard manager (membership + shard Leases), and per held shard one HeldShard (held-shard.ts: its fence,
 // one GuestSession per HCP of the shard, their records). A session starts when its shard is acquired and stops
-// (without writing) before the shard is handed back or when its HCP goes. Metrics and health are served as by the single-cluster operator.
+// (without writing) before the shard is handed back or lost, or when its HCP goes; a shard whose renewal only came late
+// keeps its sessions until it is held again (shards.ts). Metrics and health are served as by the single-cluster operator.
 import { hostname } from 'node:os';
 import { CONFIG_OPERATOR_NAME, hcpKey, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
 import {
@@ -159,7 +160,14 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
 
   const manager = new ShardManager({
     kubeConfig: kc, namespace: o.namespace, identity, shards, timing, metrics, logger: log,
-    onAcquired: (shard, fence) => {
+    onAcquired: (shard, fence, resumed) => {
+      const lapsed = resumed ? held.get(shard) : undefined;
+      if (lapsed) {
+        // Its sessions kept running; a write the lapsed fence refused was dropped, so they look again.
+        if (lapsed.resume(fence)) for (const s of lapsed.sessions.values()) s.poke();
+        records.changed(shard);
+        return;
+      }
       held.set(shard, new HeldShard(shard, fence));
       records.changed(shard); // a new holder writes the shard's record once (its guests' records replace the last holder's)
       reconcileSessions();

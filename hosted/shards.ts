@@ -14,8 +14,14 @@
 //    so a dead replica's shards move one lease duration after it stopped, not two); a shard it holds but
 //    should no longer own is handed back: its guests are
 //    stopped first (onLost), then the Lease released (empty holder), so the new owner takes it at once.
-//  - A shard Lease lost by a failed renewal stops its guests the same way; the elector is made anew at the
-//    next tick if the shard is still ours. Every write to a guest goes through its shard's fence.
+//  - A shard Lease taken by another holder (or deleted) stops its guests the same way. A renewal that only came
+//    late (past the renew deadline, or the whole lease: a replica short of CPU) lapses the shard instead: its
+//    guests keep their connections and caches, every write refused by the lapsed fence, and a new elector claims
+//    the shard at once; when it holds the Lease again the guests go on under the new fence (onAcquired, resumed).
+//    Stopping ~60 guests at each late renewal and starting them again at the reacquire was the work that made the
+//    next renewals late (the 2,010-HCP fleet never settled). A lapse ends in onLost when the Lease names another
+//    holder, the shard is no longer ours by the hashing, or one lease duration passes without the Lease.
+//    Every write to a guest goes through its shard's fence.
 // Lease writes: one per held shard and one per replica per third of a lease duration (renewInterval),
 // whatever the number of HCPs.
 import type { Registry } from 'prom-client';
@@ -50,8 +56,11 @@ export interface ShardManagerOptions {
   identity: string;
   shards: number;
   timing: LeaderElectionTiming;
-  /** The shard is held: its guests may be started; `fence` throws once it is not held any more. */
-  onAcquired(shard: number, fence: () => void): void;
+  /**
+   * The shard is held: its guests may be started; `fence` throws once it is not held any more. `resumed`: the shard
+   * had lapsed (a late renewal) and was not given up: its guests are still running and go on under this fence.
+   */
+  onAcquired(shard: number, fence: () => void, resumed: boolean): void;
   /** The shard is going (handed back or lost): stop its guests; resolves when nothing of it runs. */
   onLost(shard: number): Promise<void>;
   /** The membership Lease was taken by another holder or deleted: the replica must stop (exit non-zero). */
@@ -83,6 +92,8 @@ export class ShardManager {
   private readonly electors = new Map<number, ShardElector>();
   /** Shards being handed back (guests stopping, then the Lease released). */
   private readonly handingBack = new Set<ShardElector>();
+  /** Shards whose renewal came late, their guests kept until the shard is held again or given up; aborting ends the grace. */
+  private readonly lapsed = new Map<number, AbortController>();
   private readonly stopping = new AbortController();
   private members: string[] = [];
   private loop: Promise<void> | undefined;
@@ -183,11 +194,16 @@ export class ShardManager {
     if (live.join(',') !== this.members.join(',')) this.log.info('coordinator members', { members: live });
     this.members = live;
     this.membersGauge?.set(live.length);
+    for (const s of [...this.lapsed.keys()]) {
+      const holder = this.shardSeen.get(shardName(s))?.lease.spec?.holderIdentity;
+      if (holder && holder !== this.o.identity) void this.giveUpLapsed(s, `its Lease is held by ${holder} now`);
+    }
     for (let s = 0; s < this.o.shards && claim; s++) {
       const ours = shardOwner(s, live) === this.o.identity;
       const e = this.electors.get(s);
       if (ours && !e && ![...this.handingBack].some((h) => h.shard === s)) this.claim(s);
       else if (!ours && e) this.handBack(s, e, 'another replica owns it now');
+      if (!ours) void this.giveUpLapsed(s, 'another replica owns it now');
     }
     this.heldGauge?.set(this.held().length);
   }
@@ -197,7 +213,7 @@ export class ShardManager {
     const o = this.o;
     return new LeaderElector(o.kubeConfig, {
       namespace: o.namespace, name, identity: o.identity, ...o.timing, renewIntervalMs: renewInterval(o.timing),
-      ...(o.metrics ? { metrics: o.metrics } : {}), logger: this.log, ...extra,
+      ...(o.metrics ? { metrics: o.metrics } : {}), logger: this.log, clock: this.clock, ...extra,
     });
   }
 
@@ -208,12 +224,18 @@ export class ShardManager {
       shard, abort, held: false, done: Promise.resolve(),
       elector: this.elector(shardName(shard), {
         ...(seen ? { observedSince: seen } : {}),
-        onStoppedLeading: (reason) => {
-          // Lost (renew failed or taken): its guests stop; the fence already refuses their writes.
-          this.log.warn('shard lost', { shard, reason });
+        onStoppedLeading: (reason, cause) => {
+          // The fence already refuses the shard's writes. Taken: its guests stop. Late: the shard lapses, claimed again now.
           entry.held = false;
           if (this.electors.get(shard) === entry) this.electors.delete(shard);
-          void this.o.onLost(shard);
+          if (cause === 'taken' || this.stopping.signal.aborted) {
+            this.log.warn('shard lost', { shard, reason });
+            void this.o.onLost(shard);
+            return;
+          }
+          this.log.warn('shard renewal late; its guests keep running, their writes refused, while the shard is claimed again', { shard, reason });
+          this.lapse(shard);
+          this.nudge();
         },
       }),
     };
@@ -221,10 +243,32 @@ export class ShardManager {
     entry.done = entry.elector.acquire(AbortSignal.any([abort.signal, this.stopping.signal])).then(() => {
       if (abort.signal.aborted || this.stopping.signal.aborted) return;
       entry.held = true;
-      this.log.info('shard acquired', { shard });
+      const grace = this.lapsed.get(shard);
+      this.lapsed.delete(shard);
+      grace?.abort();
+      this.log.info(grace ? 'shard acquired again; its guests go on' : 'shard acquired', { shard });
       this.heldGauge?.set(this.held().length);
-      this.o.onAcquired(shard, () => entry.elector.fence());
+      this.o.onAcquired(shard, () => entry.elector.fence(), grace !== undefined);
     }, () => undefined /* aborted before it was acquired */);
+  }
+
+  /** A shard whose renewal came late: its guests are kept for one lease duration at most, waiting for the shard to be held again. */
+  private lapse(shard: number): void {
+    const grace = new AbortController();
+    this.lapsed.set(shard, grace);
+    void this.clock.sleep(this.o.timing.leaseDurationMs, AbortSignal.any([grace.signal, this.stopping.signal])).then(() => {
+      if (!grace.signal.aborted && !this.stopping.signal.aborted) void this.giveUpLapsed(shard, 'not held again within a lease duration');
+    });
+  }
+
+  /** A lapsed shard is given up: its guests stop (resolves when nothing of it runs). Nothing to do when it is not lapsed. */
+  private async giveUpLapsed(shard: number, why: string): Promise<void> {
+    const grace = this.lapsed.get(shard);
+    if (!grace) return;
+    this.lapsed.delete(shard);
+    grace.abort();
+    this.log.warn('shard lost', { shard, reason: why });
+    await this.o.onLost(shard);
   }
 
   private handBack(shard: number, e: ShardElector, why: string): void {
@@ -247,7 +291,7 @@ export class ShardManager {
     this.stopping.abort();
     await this.loop;
     for (const [s, e] of [...this.electors]) this.handBack(s, e, 'stopping');
-    await Promise.all([...this.handingBack].map((e) => e.done));
+    await Promise.all([...[...this.handingBack].map((e) => e.done), ...[...this.lapsed.keys()].map((s) => this.giveUpLapsed(s, 'stopping'))]);
     await this.member.release();
   }
 }
