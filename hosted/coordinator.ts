@@ -15,7 +15,7 @@ import { REPLICA_WAKEUPS } from './guest-engagement.js';
 import { GuestSecrets } from './guest-secrets.js';
 import { HeldShard } from './held-shard.js';
 import { GuestSession } from './guest-session.js';
-import type { GuestTuning } from './guest-connection.js';
+import { FIRST_LISTINGS, type GuestTuning } from './guest-connection.js';
 import { hostedMetrics } from './metrics.js';
 import { ShardManager } from './shards.js';
 import { StatusRecords } from './status-records.js';
@@ -89,6 +89,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     hcp !== undefined && selected(hcp) && heldOf(key) !== undefined;
   const managementWrites = new WritePacer(MANAGEMENT_WRITES);
   const replicaWakeups = new FairTurns(new BucketLimiter(REPLICA_WAKEUPS.perSecond, REPLICA_WAKEUPS.burst));
+  const firstListings = new WritePacer(FIRST_LISTINGS);
   // Read at the first running-gate check of any guest, then shared by all.
   let lifecycle: GateLifecycle | undefined;
   const gateLifecycle = () => (lifecycle ??= kubernetesGateLifecycle());
@@ -103,7 +104,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
         h.putRecord(r);
         records.changed(h.shard);
       },
-      metrics: hm, registry: metrics, logger: log, gateLifecycle, managementWrites, replicaWakeups,
+      metrics: hm, registry: metrics, logger: log, gateLifecycle, managementWrites, replicaWakeups, firstListings,
     });
     h.sessions.set(key, session);
     session.start();

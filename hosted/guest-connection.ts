@@ -15,8 +15,8 @@ import type { Registry } from 'prom-client';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterOperator, type ClusterVersion, type FeatureGate } from '../api-types/index.js';
 import {
   ClusterOperatorResource, FeatureGateResource, GuestClusterVersionResource, KubeTransport, MAX_OBJECT_BYTES, withTransportConfig, Reflector, ResourceClient,
-  TerminalError, readUntrustedKubeconfigText, userAgent,
-  type ClusterAccess, type Logger,
+  TerminalError, readUntrustedKubeconfigText, realClock, userAgent,
+  type ClusterAccess, type Logger, type WritePace, type WritePacer,
 } from '../runtime/index.js';
 
 export interface GuestTuning {
@@ -71,6 +71,15 @@ export const GUEST_RELIST_MS = 60 * 60_000;
  */
 export const GUEST_EVENT_RATE = { perSecond: 1, burst: 60 };
 
+/**
+ * How many guests of one replica may be in their first listing at once (the TLS handshake and three lists), and how
+ * long one holds its place at most. Three fresh replicas over 2,000 existing HCPs each opened ~670 guests at once
+ * (run 2010h): the lists queued past their timeout in the replicas' event loops and the guests' servers, the retries
+ * and the late Lease renewals that followed kept the fleet from converging in two minutes. A guest that does not
+ * answer gives its place back after `holdMs`, so slow guests cannot hold the others back for long.
+ */
+export const FIRST_LISTINGS: WritePace & { holdMs: number } = { perSecond: 200, burst: 200, maxInFlight: 16, holdMs: 2_000 };
+
 export class GuestInputError extends Error {
   override name = 'GuestInputError';
 }
@@ -94,8 +103,10 @@ export class GuestConnection {
    * `onHealth` is told when the guest starts failing, answers again, or a first listing arrives. `clusterOperatorName`
    * is the coordinator's own ClusterOperator in the guest (the one object of that kind it watches).
    */
+  /** `firstListings`: the replica's places for guests in their first listing (FIRST_LISTINGS); none: listed at once. */
   constructor(readonly kubeconfigText: string, source: string, identity: string, fence: () => void,
-    onHealth: () => void, tuning: GuestTuning, clusterOperatorName: string, metrics: Registry | undefined, logger: Logger) {
+    onHealth: () => void, tuning: GuestTuning, clusterOperatorName: string, metrics: Registry | undefined, logger: Logger,
+    firstListings?: WritePacer) {
     let untrusted: ClusterAccess | undefined;
     try {
       untrusted = readUntrustedKubeconfigText(kubeconfigText, source, { allowInsecureSkipTLSVerify: tuning.allowInsecureSkipTLSVerify === true });
@@ -122,11 +133,13 @@ export class GuestConnection {
     };
     this.featureGate = new ResourceClient(access, FeatureGateResource, metrics, writes);
     this.clusterOperator = new ResourceClient(access, ClusterOperatorResource, metrics, writes);
+    let failedFirst!: () => void;
+    const firstFailure = new Promise<void>((resolve) => { failedFirst = resolve; });
     const options = {
       logger, ...(metrics ? { metrics } : {}),
       backoffInitialMs: tuning.backoffInitialMs ?? 1_000, backoffMaxMs: tuning.backoffMaxMs ?? DEFAULT_GUEST_BACKOFF_MAX_MS,
       relistIntervalMs: tuning.relistIntervalMs ?? GUEST_RELIST_MS, watchTimeoutSeconds: tuning.watchTimeoutSeconds ?? GUEST_WATCH_SECONDS,
-      onFailing: onHealth, onRecovered: onHealth, maxEventRate: GUEST_EVENT_RATE,
+      onFailing: () => { failedFirst(); onHealth(); }, onRecovered: onHealth, maxEventRate: GUEST_EVENT_RATE,
     };
     this.featureGates = new Reflector(this.featureGate, { ...options, name: FEATURE_GATE_NAME });
     this.clusterVersions = new Reflector(new ResourceClient(access, GuestClusterVersionResource, metrics, bounds), { ...options, name: CLUSTER_VERSION_NAME });
@@ -134,7 +147,6 @@ export class GuestConnection {
     // ClusterVersion first: while the guest cannot be reached only that one reflector tries (one connection
     // attempt per backoff step, not three); the others start once the guest has answered.
     // Each first listing is reported even when it lists nothing (no listener hears an empty one).
-    this.clusterVersions.start();
     void this.clusterVersions.synced.then(() => {
       if (this.stopped) return;
       this.featureGates.start();
@@ -143,6 +155,14 @@ export class GuestConnection {
     });
     this.whenSynced = Promise.all(this.reflectors().map((r) => r.synced)).then(() => undefined);
     void this.whenSynced.then(() => { if (!this.stopped) onHealth(); });
+    // The place is given back once every object is listed, the guest fails or stops, or holdMs passed.
+    const listFirst = () => {
+      if (this.stopped) return Promise.resolve();
+      this.clusterVersions.start();
+      return Promise.race([this.whenSynced, firstFailure, realClock.sleep(FIRST_LISTINGS.holdMs, this.stopping.signal)]);
+    };
+    if (firstListings) firstListings.run(listFirst, this.stopping.signal).catch(() => undefined /* stopped while waiting */);
+    else void listFirst();
   }
 
   get server(): string {

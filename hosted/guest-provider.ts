@@ -6,7 +6,7 @@
 // nothing until it answers again.
 import type { Registry } from 'prom-client';
 import type { HostedControlPlane } from '../api-types/index.js';
-import { TerminalError, type Logger, type ReconcileResult } from '../runtime/index.js';
+import { TerminalError, type Logger, type ReconcileResult, type WritePacer } from '../runtime/index.js';
 import { GuestConnection, GuestInputError, type GuestTuning } from './guest-connection.js';
 import type { GuestEngagement } from './guest-engagement.js';
 import type { GuestSecrets } from './guest-secrets.js';
@@ -25,6 +25,8 @@ export interface GuestProviderDeps {
   /** Use this Secret name and key instead of the HCP's status.kubeConfig. */
   secretOverride?: { name: string; key?: string };
   tuning: GuestTuning;
+  /** The replica's places for guests in their first listing (FIRST_LISTINGS), shared by every session. */
+  firstListings?: WritePacer;
   clusterOperatorName: string;
   registry?: Registry;
   log: Logger;
@@ -76,7 +78,7 @@ export class GuestProvider {
       if (d.stopping.aborted) return {};
       let guest: GuestConnection;
       try {
-        guest = new GuestConnection(text, where, d.identity, d.fence, this.onGuestHealth, d.tuning, d.clusterOperatorName, d.registry, d.log);
+        guest = new GuestConnection(text, where, d.identity, d.fence, this.onGuestHealth, d.tuning, d.clusterOperatorName, d.registry, d.log, d.firstListings);
       } catch (e) {
         throw new TerminalError(e instanceof GuestInputError ? e.message : `${where}: ${(e as Error).message}`,
           { reason: 'MissingKubeconfig', recheckAfterMs: d.waitingRecheckMs });

@@ -72,6 +72,8 @@ export interface GuestSessionDeps {
   managementWrites?: WritePacer;
   /** The replica's turns of engaged guests' wake-ups (REPLICA_WAKEUPS), shared by every session. */
   replicaWakeups?: FairTurns;
+  /** The replica's places for guests in their first listing (FIRST_LISTINGS), shared by every session. */
+  firstListings?: WritePacer;
 }
 
 /**
@@ -138,6 +140,7 @@ export class GuestSession {
     this.provider = new GuestProvider({
       key: d.key, identity: d.identity, fence: d.fence, hcp: d.hcp, secrets: d.secrets, ...(d.secretOverride ? { secretOverride: d.secretOverride } : {}),
       tuning: d.tuning, clusterOperatorName: d.clusterOperatorName, ...(d.registry ? { registry: d.registry } : {}), log: this.log,
+      ...(d.firstListings ? { firstListings: d.firstListings } : {}),
       stopping: this.stopping.signal, waitingRecheckMs: EVENTED_RECHECK_MS,
       enqueue: () => this.connection.enqueue(d.key),
       engage: (guest) => this.engage(guest),

@@ -99,6 +99,8 @@ export class ShardManager {
   private loop: Promise<void> | undefined;
   /** Ends the wait for the next look at the Leases (nudge()). */
   private wake: AbortController | undefined;
+  /** A nudge came during a look (its listing may predate the reason): the next look follows at once. */
+  private nudged = false;
   private readonly heldGauge;
   private readonly membersGauge;
 
@@ -144,6 +146,7 @@ export class ShardManager {
 
   /** Looks at the Leases now instead of at the next retry period (`claimable` has just become true). */
   nudge(): void {
+    this.nudged = true;
     this.wake?.abort();
   }
 
@@ -159,13 +162,14 @@ export class ShardManager {
     const period = this.o.timing.retryPeriodMs;
     while (!this.stopping.signal.aborted) {
       const observing = this.clock.now() - joinedAt < period;
+      this.nudged = false;
       try {
         await this.tick(!observing && (this.o.claimable?.() ?? true));
       } catch (e) {
         this.log.warn('could not list the coordinator Leases; keeping the current shards', { error: apiErrorMessage(e) });
       }
       this.wake = new AbortController();
-      const wait = observing ? Math.max(0, joinedAt + period - this.clock.now()) : period;
+      const wait = observing ? Math.max(0, joinedAt + period - this.clock.now()) : this.nudged ? 0 : period;
       await this.clock.sleep(wait, AbortSignal.any([this.stopping.signal, this.wake.signal]));
     }
   }
@@ -235,7 +239,10 @@ export class ShardManager {
           }
           this.log.warn('shard renewal late; its guests keep running, their writes refused, while the shard is claimed again', { shard, reason });
           this.lapse(shard);
-          this.nudge();
+          // Claimed now by the members last seen, not at the next look: a look's listing waits for the same busy API server.
+          const ours = shardOwner(shard, this.members) === this.o.identity && (this.o.claimable?.() ?? true);
+          if (ours && ![...this.handingBack].some((h) => h.shard === shard)) this.claim(shard);
+          else this.nudge();
         },
       }),
     };
