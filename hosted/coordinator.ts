@@ -165,7 +165,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
       const lapsed = resumed ? held.get(shard) : undefined;
       if (lapsed) {
         // Its sessions kept running; a write the lapsed fence refused was dropped, so they look again.
-        if (lapsed.resume(fence)) for (const s of lapsed.sessions.values()) s.poke();
+        if (lapsed.resume(fence)) for (const s of lapsed.sessions.values()) s.resync();
         records.changed(shard);
         return;
       }

@@ -166,11 +166,21 @@ export class GuestSession {
     for (const c of this.controllers) c.start();
   }
 
-  /** Something this guest depends on changed (its HCP, its Secret): every controller looks now, and a failing guest is tried again now. */
+  /** Something this guest depends on changed (its HCP, its Secret): every controller that reads it looks now, and a failing guest is tried again now. */
   poke(): void {
     const guest = this.provider.guest;
     if (guest?.failing()) guest.retryNow();
     for (const fn of [...this.hcpListeners]) fn(this.d.key);
+  }
+
+  /**
+   * A write of this session was refused by the shard's fence and dropped, and the shard is held again (it had lapsed):
+   * every controller looks again — the engagement's version-bound ones too, which do not read the HCP (poke() does not
+   * reach them: in run 2010i 16 guests kept a status refused in a lapse until their 10-minute resync).
+   */
+  resync(): void {
+    this.poke();
+    this.provider.engagement?.resync();
   }
 
   async stop(): Promise<void> {
