@@ -205,7 +205,7 @@ export class ShardManager {
     for (let s = 0; s < this.o.shards && claim; s++) {
       const ours = shardOwner(s, live) === this.o.identity;
       const e = this.electors.get(s);
-      if (ours && !e && ![...this.handingBack].some((h) => h.shard === s)) this.claim(s);
+      if (ours && !e && !this.isHandingBack(s)) this.claim(s);
       else if (!ours && e) this.handBack(s, e, 'another replica owns it now');
       if (!ours) void this.giveUpLapsed(s, 'another replica owns it now');
     }
@@ -241,7 +241,7 @@ export class ShardManager {
           this.lapse(shard);
           // Claimed now by the members last seen, not at the next look: a look's listing waits for the same busy API server.
           const ours = shardOwner(shard, this.members) === this.o.identity && (this.o.claimable?.() ?? true);
-          if (ours && ![...this.handingBack].some((h) => h.shard === shard)) this.claim(shard);
+          if (ours && !this.isHandingBack(shard)) this.claim(shard);
           else this.nudge();
         },
       }),
@@ -257,6 +257,11 @@ export class ShardManager {
       this.heldGauge?.set(this.held().length);
       this.o.onAcquired(shard, () => entry.elector.fence(), grace !== undefined);
     }, () => undefined /* aborted before it was acquired */);
+  }
+
+  /** The shard is being handed back (its guests stopping, then its Lease released): not claimed again until that is over. */
+  private isHandingBack(shard: number): boolean {
+    return [...this.handingBack].some((h) => h.shard === shard);
   }
 
   /** A shard whose renewal came late: its guests are kept for one lease duration at most, waiting for the shard to be held again. */
