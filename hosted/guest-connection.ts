@@ -98,12 +98,12 @@ export class GuestConnection {
   private readonly stopping = new AbortController();
   private stopped = false;
 
-  /** Throws GuestInputError when the kubeconfig cannot be used (naming `source`, never quoting credentials). */
   /**
+   * Throws GuestInputError when the kubeconfig cannot be used (naming `source`, never quoting credentials).
    * `onHealth` is told when the guest starts failing, answers again, or a first listing arrives. `clusterOperatorName`
-   * is the coordinator's own ClusterOperator in the guest (the one object of that kind it watches).
+   * is the coordinator's own ClusterOperator in the guest (the one object of that kind it watches). `firstListings`:
+   * the replica's places for guests in their first listing (FIRST_LISTINGS); none: listed at once.
    */
-  /** `firstListings`: the replica's places for guests in their first listing (FIRST_LISTINGS); none: listed at once. */
   constructor(readonly kubeconfigText: string, source: string, identity: string, fence: () => void,
     onHealth: () => void, tuning: GuestTuning, clusterOperatorName: string, metrics: Registry | undefined, logger: Logger,
     firstListings?: WritePacer) {
@@ -155,11 +155,17 @@ export class GuestConnection {
     });
     this.whenSynced = Promise.all(this.reflectors().map((r) => r.synced)).then(() => undefined);
     void this.whenSynced.then(() => { if (!this.stopped) onHealth(); });
-    // The place is given back once every object is listed, the guest fails or stops, or holdMs passed.
-    const listFirst = () => {
-      if (this.stopped) return Promise.resolve();
+    // The place is given back once every object is listed, the guest fails or stops, or holdMs passed (the hold's
+    // timer ends with the place: one per guest would otherwise outlive every quick listing by up to holdMs).
+    const listFirst = async () => {
+      if (this.stopped) return;
       this.clusterVersions.start();
-      return Promise.race([this.whenSynced, firstFailure, realClock.sleep(FIRST_LISTINGS.holdMs, this.stopping.signal)]);
+      const placeGiven = new AbortController();
+      try {
+        await Promise.race([this.whenSynced, firstFailure, realClock.sleep(FIRST_LISTINGS.holdMs, AbortSignal.any([placeGiven.signal, this.stopping.signal]))]);
+      } finally {
+        placeGiven.abort();
+      }
     };
     if (firstListings) firstListings.run(listFirst, this.stopping.signal).catch(() => undefined /* stopped while waiting */);
     else void listFirst();
