@@ -1,5 +1,6 @@
 // The parent's side of hollow-guests-process.ts: forks it and asks it one thing at a time over the IPC channel.
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FeatureGateDetails } from '../../api-types/index.js';
@@ -18,6 +19,12 @@ export class HollowGuests {
       proc.once('exit', (code) => reject(new Error(`hollow-guests-process exited ${code}`)));
     });
     return new HollowGuests(proc, kubeconfigs);
+  }
+
+  /** CPU seconds the hollow process has spent so far (user + system, from /proc). */
+  cpuS(): number {
+    const fields = readFileSync(`/proc/${this.proc.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
   }
 
   ask<T>(m: Record<string, unknown>): Promise<T> {

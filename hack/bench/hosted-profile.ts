@@ -3,7 +3,8 @@
 // optionally R reachable guests; after a warm-up, a CPU profile of the idle window (node:inspector) summed
 // by function and by file, and retained heap and RSS per HCP after a full GC, against the same process
 // with no HCP. With --start, the HCPs are published first and the profile covers the coordinator's start
-// until every reachable guest's status is correct (one replica: it holds every shard).
+// until every reachable and hollow guest's status is correct (one replica: it holds every shard; a fresh replica
+// taking over a fleet, as after a restart or a kill -9). Each window also reports the hollow guests' process's CPU.
 //   npm run bench -- hosted-profile [--unreachable 480] [--reachable 0] [--warmup-s 60] [--profile-s 60] [--start]
 //     [--backoff-initial-s S] [--backoff-max-s S] [--no-profile] [--hostile KIND,KIND…] [--changes N] [--hollow 0] [--wave]
 // --hollow N adds N HCPs whose guests are hollow (hollow-guests-process.ts, in a process of their own): what N live
@@ -32,7 +33,7 @@ import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails } from '../../api-types/index.js';
+import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, type FeatureGateDetails } from '../../api-types/index.js';
 import { FeatureGateResource, ReleaseCatalog, ResourceClient, createLogger, readKubeconfigFile } from '../../runtime/index.js';
 import { startHosted } from '../../hosted/index.js';
 import {
@@ -93,12 +94,15 @@ async function profiled(label: string, run: () => Promise<void>): Promise<void> 
   loop.enable();
   const stalls = () => { loop.disable(); return `event-loop delay p50 ${(loop.percentile(50) / 1e6).toFixed(0)} / p99 ${(loop.percentile(99) / 1e6).toFixed(0)} / max ${(loop.max / 1e6).toFixed(0)} ms`; };
   const threads0 = threadCpu();
+  // The hollow guests' process shares the machine's cores: its CPU says whether the guests or the replica set the pace.
+  const hollow0 = hollow?.cpuS();
+  const hollowLine = () => (hollow0 === undefined ? '' : `; the hollow guests' process: ${(hollow!.cpuS() - hollow0).toFixed(2)} s`);
   if (flags['no-profile']) {
     const cpu0 = process.cpuUsage();
     await run();
     const cpu = process.cpuUsage(cpu0);
     say(`${label} (no profiler): CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)}); ${stalls()}`);
-    say(`by thread: ${threadsLine(threads0)}`);
+    say(`by thread: ${threadsLine(threads0)}${hollowLine()}`);
     return;
   }
   const session = new Session();
@@ -144,7 +148,7 @@ async function profiled(label: string, run: () => Promise<void>): Promise<void> 
   }
   const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${v.toFixed(0).padStart(6)} ms  ${k}`).join('\n');
   say(`${label}: ${wallS.toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)}); ${stalls()}`);
-  say(`by thread: ${threadsLine(threads0)}`);
+  say(`by thread: ${threadsLine(threads0)}${hollowLine()}`);
   say(`outside JavaScript: (program) ${outside['(program)'].toFixed(0)} ms (native code V8 does not attribute: TLS, sockets, the profiler), (idle) ${outside['(idle)'].toFixed(0)} ms`);
   say(`by file (self time):\n${top(files, 12)}`);
   say(`by function (self time):\n${top(self, 20)}`);
@@ -203,11 +207,14 @@ if (flags.start) {
     return JSON.stringify(fg?.status?.featureGates) === expected;
   };
   let started: Awaited<ReturnType<typeof coordinator>> | undefined;
-  await profiled(`start → ${R} reachable guests correct (${N} unreachable HCPs)`, async () => {
+  await profiled(`start → ${R} reachable and ${HOLLOW} hollow guests correct (${N} unreachable HCPs)`, async () => {
+    const t0 = nowMs();
     started = await coordinator();
     for (const plane of guests) while (!(await correct(plane))) await sleep(50);
+    if (hollow) say(`start: all ${HOLLOW} hollow guests correct ${(await hollow.allCorrect(JSON.parse(expected) as FeatureGateDetails[], t0, 600)).toFixed(1)} s after it`);
   });
   await started!.stop();
+  hollow?.stop();
   for (const g of guests) await g.stop();
   await mgmt.stop();
   process.exit(0);
