@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import { CONFIG_OPERATOR_NAME, hcpKey, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
 import {
-  BucketLimiter, DEFAULT_LEADER_ELECTION, FairTurns, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient, withTransportConfig,
+  BucketLimiter, DEFAULT_LEADER_ELECTION, FairTurns, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient, realClock, withTransportConfig,
   kubernetesGateLifecycle, serveProcess, silentLogger, type ServingOptions, userAgent, type ClusterAccess, type LeaderElectionTiming,
   type Logger, WritePacer, type WritePace,
 } from '../runtime/index.js';
@@ -88,7 +88,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   const wanted = (key: string, hcp: HostedControlPlane | undefined): boolean =>
     hcp !== undefined && selected(hcp) && heldOf(key) !== undefined;
   const managementWrites = new WritePacer(MANAGEMENT_WRITES);
-  const replicaWakeups = new FairTurns(new BucketLimiter(REPLICA_WAKEUPS.perSecond, REPLICA_WAKEUPS.burst));
+  const replicaWakeups = new FairTurns(new BucketLimiter(REPLICA_WAKEUPS.perSecond, REPLICA_WAKEUPS.burst), realClock, REPLICA_WAKEUPS);
   const firstListings = new WritePacer(FIRST_LISTINGS);
   // Read at the first running-gate check of any guest, then shared by all.
   let lifecycle: GateLifecycle | undefined;

@@ -36,13 +36,16 @@ const VERSION_BOUND = [FEATURE_GATE_CONTROLLER, CLUSTER_OPERATOR_STATUS_CONTROLL
 /** How often a guest's own events may wake its controllers: a token bucket per guest (a change, then its status write's echo, fit in the burst). */
 export const GUEST_WAKEUPS = { perSecond: 2, burst: 10 };
 /**
- * How often the engaged guests of one replica may wake their controllers, all together (the coordinator's FairTurns):
- * a guest's wake-up costs ~10–16 ms of CPU when its status is rewritten (a new TLS connection to write it among them),
- * so a change every guest sees at once — a fleet-wide z-version — is worked through at about a third of a core instead
- * of in one turn of the event loop (670 guests: a 4.4 s stall, long enough on a shared machine for the replica to miss
- * its Lease renewals). The burst keeps a single change as fast as before.
+ * How the engaged guests of one replica may wake their controllers, all together (the coordinator's FairTurns): a
+ * change every guest sees at once — a fleet-wide z-version, or a fresh replica taking over its shards — is not worked
+ * through in one turn of the event loop (a stall long enough, on a shared machine, for the replica to miss its Lease
+ * renewals: docs/benchmarks.md).
+ * At most `maxInFlight` guests' wake-ups are being worked at once (each holds its place until its controllers' queues
+ * are empty, `holdMs` at most: a guest may take a write and never answer), so no more work waits in the event loop
+ * than 32 guests' worth however slow the machine; the bucket bounds the CPU that wake-ups whose work is cheap can take.
+ * (A fixed pace alone set how fast a replica took over its guests even on an idle core.)
  */
-export const REPLICA_WAKEUPS = { perSecond: 25, burst: 10 };
+export const REPLICA_WAKEUPS = { perSecond: 100, burst: 10, maxInFlight: 32, holdMs: 2_000 };
 /**
  * How often the version-bound controllers may be bound to a new version: an upgrade is one rebind (a rollback one
  * more), at once; a guest whose desired version keeps changing is followed at one rebind per 30 s, its controllers
@@ -148,7 +151,9 @@ export class GuestEngagement {
   constructor(private readonly d: GuestEngagementDeps) {
     const { guest } = d;
     this.clock = d.clock ?? realClock;
-    this.pacer = new PacedWatch(new BucketLimiter(GUEST_WAKEUPS.perSecond, GUEST_WAKEUPS.burst, this.clock), this.clock, d.replicaWakeups);
+    // A wake-up holds its place among the replica's turns until every controller it woke has worked its queue through.
+    const settled = () => Promise.all([...this.controllers.values()].map((c) => c.idle()));
+    this.pacer = new PacedWatch(new BucketLimiter(GUEST_WAKEUPS.perSecond, GUEST_WAKEUPS.burst, this.clock), this.clock, d.replicaWakeups, settled);
     this.rebinds = new BucketLimiter(GUEST_REBINDS.perSecond, GUEST_REBINDS.burst, this.clock);
     const view = <T extends { metadata: { name?: string } }>(r: GuestCache<T>) => {
       const paced = this.pacer.source(r);

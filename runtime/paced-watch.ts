@@ -1,7 +1,8 @@
 // Watch sources whose events are paced by one token bucket: a peer whose API server streams changes cannot
 // set the pace of the controllers that watch it. Names reported while a delivery is scheduled join it (each
 // name once), so nothing is lost, only batched: a controller's queue would merge them anyway. With `turns`, a
-// delivery its own bucket allows then waits for its turn among every pacer sharing them (fair-turns.ts).
+// delivery its own bucket allows then waits for its turn among every pacer sharing them (fair-turns.ts), and with
+// `settled` holds its place there until the work it woke is done.
 import { realClock, type Clock } from './clock.js';
 import type { FairTurns } from './fair-turns.js';
 import type { WatchSource } from './controller.js';
@@ -11,8 +12,14 @@ export class PacedWatch {
   private scheduled = false;
   private readonly stopping = new AbortController();
 
-  /** `bucket.when()` says how long the next delivery must wait (a BucketLimiter: per second, burst). */
-  constructor(private readonly bucket: { when(): number }, private readonly clock: Clock = realClock, private readonly turns?: FairTurns) {}
+  private readonly whenStopped = new Promise<void>((resolve) => this.stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
+
+  /**
+   * `bucket.when()` says how long the next delivery must wait (a BucketLimiter: per second, burst). `settled` (with
+   * `turns`): resolves once the work a delivery woke is done — its turn holds a place until then (or this pacer stops).
+   */
+  constructor(private readonly bucket: { when(): number }, private readonly clock: Clock = realClock, private readonly turns?: FairTurns,
+    private readonly settled?: () => Promise<unknown>) {}
 
   /** `source`, its events delivered through this pacer. */
   source(source: WatchSource): WatchSource {
@@ -37,9 +44,14 @@ export class PacedWatch {
     this.scheduled = true;
     const turn = () => {
       this.scheduled = false;
-      if (!this.stopping.signal.aborted) this.deliver();
+      if (this.stopping.signal.aborted) return undefined;
+      this.deliver();
+      return this.turns && this.settled ? Promise.race([this.settled(), this.whenStopped]) : undefined;
     };
-    const take = () => (this.turns && !this.stopping.signal.aborted ? this.turns.ask(turn) : turn());
+    const take = () => {
+      if (this.turns && !this.stopping.signal.aborted) this.turns.ask(turn);
+      else turn();
+    };
     if (delay <= 0) return take();
     void this.clock.sleep(delay, this.stopping.signal).then(take);
   }

@@ -1,7 +1,7 @@
 // The Controller's TerminalError (controller-runtime's terminal error: waited on, not retried with backoff)
-// and PacedWatch (a peer's events through one token bucket), on the fake clock.
+// and PacedWatch (a peer's events through one token bucket, then a replica's shared turns), on the fake clock.
 import { describe, expect, it } from '@jest/globals';
-import { BucketLimiter, Controller, PacedWatch, TerminalError, type WatchSource } from '../../runtime/index.js';
+import { BucketLimiter, Controller, FairTurns, PacedWatch, TerminalError, type WatchSource } from '../../runtime/index.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 class Source implements WatchSource {
@@ -94,5 +94,27 @@ describe('PacedWatch', () => {
     expect(heard.length).toBe(9);
     off();
     expect(inner.listeners).toBe(0);
+  });
+
+  it('with settled work, a delivery holds its place among shared turns until its work is done, or its pacer stops', async () => {
+    const clock = new FakeClock();
+    const turns = new FairTurns(new BucketLimiter(1000, 1000, clock), clock, { maxInFlight: 1, holdMs: 60_000 });
+    const work = [0, 1, 2].map(() => { let done!: () => void; const p = new Promise<void>((r) => { done = r; }); return { p, done }; });
+    const pacers = work.map((w) => new PacedWatch(new BucketLimiter(10, 10, clock), clock, turns, () => w.p));
+    const inners = pacers.map(() => new Source());
+    const heard: number[] = [];
+    pacers.forEach((p, i) => p.source(inners[i]!).addListener(() => heard.push(i)));
+    for (const inner of inners) inner.emit('version');
+    await clock.advance(0);
+    expect(heard).toEqual([0]); // one place: the second waits for the first's work
+    work[0]!.done();
+    await clock.advance(0);
+    expect(heard).toEqual([0, 1]);
+    pacers[1]!.stop(); // a guest let go with its work unsettled gives its place back
+    await clock.advance(0);
+    expect(heard).toEqual([0, 1, 2]);
+    work[2]!.done();
+    await clock.advance(0);
+    expect(turns.inFlight).toBe(0);
   });
 });
