@@ -7,6 +7,8 @@
 // taking over a fleet, as after a restart or a kill -9). Each window also reports the hollow guests' process's CPU.
 //   npm run bench -- hosted-profile [--unreachable 480] [--reachable 0] [--warmup-s 60] [--profile-s 60] [--start]
 //     [--backoff-initial-s S] [--backoff-max-s S] [--no-profile] [--hostile KIND,KIND…] [--changes N] [--hollow 0] [--wave]
+//     [--heap-snapshot FILE]
+// --heap-snapshot FILE writes the heap after the warm-up (read it with `npm run bench -- heap-summary FILE --per N`).
 // --hollow N adds N HCPs whose guests are hollow (hollow-guests-process.ts, in a process of their own): what N live
 // guests cost a replica that holds them all, idle, without N real API servers on the machine.
 // --wave (with --hollow N) profiles every hollow guest's ClusterVersion moving to a new z-version at once (the fleet
@@ -30,6 +32,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
+import { writeHeapSnapshot } from 'node:v8';
 import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +56,7 @@ const { values: flags } = parseArgs({
     'profile-s': { type: 'string', default: '60' }, start: { type: 'boolean', default: false },
     hostile: { type: 'string', default: '' }, 'backoff-initial-s': { type: 'string' }, 'backoff-max-s': { type: 'string' }, 'no-profile': { type: 'boolean', default: false },
     changes: { type: 'string', default: '0' }, hollow: { type: 'string', default: '0' }, wave: { type: 'boolean', default: false },
+    'heap-snapshot': { type: 'string' },
   },
 });
 const N = Number(flags.unreachable);
@@ -230,6 +234,7 @@ const after = mem();
 say(`sessions ${c.sessions().length}; after GC: heap ${before.heapMB.toFixed(1)} → ${after.heapMB.toFixed(1)} MB, external ${before.externalMB.toFixed(1)} → ${after.externalMB.toFixed(1)} MB, ` +
   `RSS ${before.rssMB.toFixed(1)} → ${after.rssMB.toFixed(1)} MB: per HCP heap ${((after.heapMB - before.heapMB) / (N + R + HOLLOW + hostileKinds.length) * 1024).toFixed(0)} KB, ` +
   `RSS ${((after.rssMB - before.rssMB) / (N + R + HOLLOW + hostileKinds.length) * 1024).toFixed(0)} KB`);
+if (flags['heap-snapshot']) say(`heap snapshot: ${writeHeapSnapshot(flags['heap-snapshot'])} (npm run bench -- heap-summary FILE --per ${N + R + HOLLOW + hostileKinds.length})`);
 say(`active resources: ${JSON.stringify(Object.entries(process.getActiveResourcesInfo().reduce<Record<string, number>>((a, r) => ({ ...a, [r]: (a[r] ?? 0) + 1 }), {})))}`);
 
 /** rest_client_requests_total by "method resource code" (management and guest requests alike). */
