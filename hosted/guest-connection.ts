@@ -58,7 +58,8 @@ export const DEFAULT_GUEST_BACKOFF_MAX_MS = 3 * 60_000;
  * Guest watches ask for kube-apiserver's own range for a watch that does not ask (--min-request-timeout 1800 s, up to
  * twice that), not client-go's 5–10 minutes: a replica holds hundreds of guests, three watches each, and each renewal
  * is a request (600 guests renewed ~240 watches a minute at 5–10 minutes). Their liveness does not depend on the
- * length: TCP keep-alive and the reflector's silence bound (150 s, the guest's bookmarks come every minute).
+ * length: the HTTP/2 connection's pings (on HTTP/1.1, for a guest that refuses h2: TCP keep-alive and the reflector's
+ * silence bound, 150 s; the guest's bookmarks come every minute).
  */
 export const GUEST_WATCH_SECONDS: [number, number] = [1800, 3600];
 /** Guest reflectors relist once an hour (the single-cluster default is 10 minutes): the watches resume, the relist is only a net. */
@@ -113,10 +114,11 @@ export class GuestConnection {
     } catch (e) {
       throw new GuestInputError((e as Error).message);
     }
-    // Guests stay on HTTP/1.1 (short watches, pooled sockets): on HTTP/2 the fleet benchmark measured ~1 MB of RSS
-    // per reachable guest (0.09 MB on HTTP/1.1) and a slower fleet start, not yet explained (docs/hosted.md).
+    // HTTP/2 where the guest agrees, as the rest of the project: a guest's watches and writes share one TLS connection
+    // (on HTTP/1.1 each watch held one of its own), which with hundreds of live guests is a replica's memory, its idle
+    // CPU and its take-over handshakes (docs/hosted.md § "Guests over HTTP/2").
     const access = withTransportConfig(untrusted, {
-      userAgent: guestUserAgent(identity), http2: false, ...(tuning.requestTimeoutMs !== undefined ? { timeoutMs: tuning.requestTimeoutMs } : {}),
+      userAgent: guestUserAgent(identity), ...(tuning.requestTimeoutMs !== undefined ? { timeoutMs: tuning.requestTimeoutMs } : {}),
     });
     this.access = access;
     this.transport = KubeTransport.for(access);
