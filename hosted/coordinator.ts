@@ -89,7 +89,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     hcp !== undefined && selected(hcp) && heldOf(key) !== undefined;
   const managementWrites = new WritePacer(MANAGEMENT_WRITES);
   const replicaWakeups = new FairTurns(new BucketLimiter(REPLICA_WAKEUPS.perSecond, REPLICA_WAKEUPS.burst), realClock, REPLICA_WAKEUPS);
-  const firstListings = new WritePacer(FIRST_LISTINGS);
+  const firstListings = new FairTurns(new BucketLimiter(FIRST_LISTINGS.perSecond, FIRST_LISTINGS.burst), realClock, FIRST_LISTINGS);
   // Read at the first running-gate check of any guest, then shared by all.
   let lifecycle: GateLifecycle | undefined;
   const gateLifecycle = () => (lifecycle ??= kubernetesGateLifecycle());

@@ -15,8 +15,8 @@ import type { Registry } from 'prom-client';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterOperator, type ClusterVersion, type FeatureGate } from '../api-types/index.js';
 import {
   ClusterOperatorResource, FeatureGateResource, GuestClusterVersionResource, KubeTransport, MAX_OBJECT_BYTES, withTransportConfig, Reflector, ResourceClient,
-  TerminalError, readUntrustedKubeconfigText, realClock, userAgent,
-  type ClusterAccess, type Logger, type WritePace, type WritePacer,
+  TerminalError, readUntrustedKubeconfigText, userAgent,
+  type ClusterAccess, type FairTurns, type Logger, type TurnPlaces,
 } from '../runtime/index.js';
 
 export interface GuestTuning {
@@ -79,7 +79,7 @@ export const GUEST_EVENT_RATE = { perSecond: 1, burst: 60 };
  * and the late Lease renewals that followed kept the fleet from converging in two minutes. A guest that does not
  * answer gives its place back after `holdMs`, so slow guests cannot hold the others back for long.
  */
-export const FIRST_LISTINGS: WritePace & { holdMs: number } = { perSecond: 200, burst: 200, maxInFlight: 16, holdMs: 2_000 };
+export const FIRST_LISTINGS: { perSecond: number; burst: number } & TurnPlaces = { perSecond: 200, burst: 200, maxInFlight: 16, holdMs: 2_000 };
 
 export class GuestInputError extends Error {
   override name = 'GuestInputError';
@@ -107,7 +107,7 @@ export class GuestConnection {
    */
   constructor(readonly kubeconfigText: string, source: string, identity: string, fence: () => void,
     onHealth: () => void, tuning: GuestTuning, clusterOperatorName: string, metrics: Registry | undefined, logger: Logger,
-    firstListings?: WritePacer) {
+    firstListings?: FairTurns) {
     let untrusted: ClusterAccess | undefined;
     try {
       untrusted = readUntrustedKubeconfigText(kubeconfigText, source, { allowInsecureSkipTLSVerify: tuning.allowInsecureSkipTLSVerify === true });
@@ -157,19 +157,15 @@ export class GuestConnection {
     });
     this.whenSynced = Promise.all(this.reflectors().map((r) => r.synced)).then(() => undefined);
     void this.whenSynced.then(() => { if (!this.stopped) onHealth(); });
-    // The place is given back once every object is listed, the guest fails or stops, or holdMs passed (the hold's
-    // timer ends with the place: one per guest would otherwise outlive every quick listing by up to holdMs).
+    // The place is given back once every object is listed, the guest fails or stops, or (the places' own bound, on
+    // their clock) holdMs passed.
+    const stopped = new Promise<void>((resolve) => this.stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
     const listFirst = async () => {
       if (this.stopped) return;
       this.clusterVersions.start();
-      const placeGiven = new AbortController();
-      try {
-        await Promise.race([this.whenSynced, firstFailure, realClock.sleep(FIRST_LISTINGS.holdMs, AbortSignal.any([placeGiven.signal, this.stopping.signal]))]);
-      } finally {
-        placeGiven.abort();
-      }
+      await Promise.race([this.whenSynced, firstFailure, stopped]);
     };
-    if (firstListings) firstListings.run(listFirst, this.stopping.signal).catch(() => undefined /* stopped while waiting */);
+    if (firstListings) firstListings.ask(listFirst);
     else void listFirst();
   }
 

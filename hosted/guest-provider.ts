@@ -6,7 +6,7 @@
 // nothing until it answers again.
 import type { Registry } from 'prom-client';
 import type { HostedControlPlane } from '../api-types/index.js';
-import { TerminalError, type Logger, type ReconcileResult, type WritePacer } from '../runtime/index.js';
+import { TerminalError, type Logger, type FairTurns, type ReconcileResult } from '../runtime/index.js';
 import { GuestConnection, GuestInputError, type GuestTuning } from './guest-connection.js';
 import type { GuestEngagement } from './guest-engagement.js';
 import type { GuestSecrets } from './guest-secrets.js';
@@ -26,7 +26,7 @@ export interface GuestProviderDeps {
   secretOverride?: { name: string; key?: string };
   tuning: GuestTuning;
   /** The replica's places for guests in their first listing (FIRST_LISTINGS), shared by every session. */
-  firstListings?: WritePacer;
+  firstListings?: FairTurns;
   clusterOperatorName: string;
   registry?: Registry;
   log: Logger;

@@ -73,7 +73,7 @@ export interface GuestSessionDeps {
   /** The replica's turns of engaged guests' wake-ups (REPLICA_WAKEUPS), shared by every session. */
   replicaWakeups?: FairTurns;
   /** The replica's places for guests in their first listing (FIRST_LISTINGS), shared by every session. */
-  firstListings?: WritePacer;
+  firstListings?: FairTurns;
 }
 
 /**

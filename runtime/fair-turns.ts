@@ -9,6 +9,7 @@
 // gets done, not only the clock — on an idle core turns run as fast as the bucket allows, on a starved one no more
 // work is started than `maxInFlight` turns' worth, so the event loop never holds a backlog a Lease renewal would wait
 // behind (client-go bounds a controller's work the same way, by its number of workers).
+// Hosted mode has a second set for guests' first listings (FIRST_LISTINGS).
 import { realClock, type Clock } from './clock.js';
 
 export interface TurnPlaces {

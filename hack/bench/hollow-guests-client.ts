@@ -1,10 +1,10 @@
 // The parent's side of hollow-guests-process.ts: forks it and asks it one thing at a time over the IPC channel.
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FeatureGateDetails } from '../../api-types/index.js';
 import { until } from '../../test/support/timing.js';
+import { usage } from './operator-process.js';
 import { nowMs } from './stats.js';
 
 /** The hollow guests' process: one request at a time over its IPC channel. */
@@ -23,8 +23,7 @@ export class HollowGuests {
 
   /** CPU seconds the hollow process has spent so far (user + system, from /proc). */
   cpuS(): number {
-    const fields = readFileSync(`/proc/${this.proc.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return usage(this.proc.pid!).cpuS;
   }
 
   ask<T>(m: Record<string, unknown>): Promise<T> {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { FIRST_LISTINGS, GuestConnection } from '../../hosted/guest-connection.js';
-import { WritePacer, silentLogger } from '../../runtime/index.js';
+import { BucketLimiter, FairTurns, realClock, silentLogger } from '../../runtime/index.js';
 import { kubeconfigPath } from '../support/cluster.js';
 import { startHostileServer, type HostileServer } from '../support/hostile-server.js';
 
@@ -20,7 +20,7 @@ describe('first listings of guests', () => {
 
   it('a guest that never answers gives its place back; the next guest is listed well before its request would time out', async () => {
     silent = await startHostileServer({ tls: true, answer: () => undefined /* never answers */ });
-    const places = new WritePacer({ perSecond: 1000, burst: 1000, maxInFlight: 1 });
+    const places = new FairTurns(new BucketLimiter(1000, 1000), realClock, { maxInFlight: 1, holdMs: FIRST_LISTINGS.holdMs });
     const guest = (kubeconfig: string, name: string) => {
       // A minute per request: were the place held until the silent guest's request ends, the good one would wait that long.
       const g = new GuestConnection(kubeconfig, name, 'replica-0', () => undefined, () => undefined, { requestTimeoutMs: 60_000 }, 'config-operator',
