@@ -1,7 +1,54 @@
-// Classifying errors from the API: HTTP status (ApiError from our transport, or any error carrying a
-// numeric `code`/`statusCode`, as @kubernetes/client-node's ApiException and watch errors do) and the
-// server's message.
-import { ApiError } from './kube-transport.js';
+// The errors of a call to the API and their classes: ApiError for an HTTP status (with the Status body's reason
+// and message, cut and cleaned: the server is untrusted), RequestTimeoutError when the call's deadline passed,
+// ResponseTooLargeError when a body or watch event passed its bound; and the classification of any error by HTTP
+// status (ApiError, or any error carrying a numeric `code`/`statusCode`, as @kubernetes/client-node's ApiException
+// and watch errors do) and the server's message.
+import { boundedText } from '../api-types/untrusted-text.js';
+
+/** An HTTP error status from the API server. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(readonly code: number, readonly reason: string | undefined, readonly serverMessage: string | undefined,
+    readonly method: string, readonly path: string,
+    /** The Retry-After header in whole seconds, when the server sent one. */
+    readonly retryAfterSeconds?: number) {
+    super(`${method} ${path}: HTTP ${code}${serverMessage ? `: ${serverMessage}` : ''}`);
+  }
+}
+
+/** The reason is a CamelCase word in a Status; anything longer is not one. */
+const MAX_REASON_CHARS = 64;
+
+/** The ApiError of a failed exchange from its status, its error body (a Status, or any text) and Retry-After. */
+export function apiErrorFromBody(code: number, body: string, method: string, path: string, retryAfterSeconds?: number): ApiError {
+  let reason: string | undefined;
+  let message: string | undefined;
+  try {
+    const s = JSON.parse(body) as { reason?: unknown; message?: unknown };
+    if (typeof s.reason === 'string') reason = boundedText(s.reason, MAX_REASON_CHARS);
+    if (typeof s.message === 'string') message = boundedText(s.message);
+  } catch {
+    message = boundedText(body, 300) || undefined;
+  }
+  return new ApiError(code, reason, message, method, path, retryAfterSeconds);
+}
+
+/** The request's deadline passed before a complete answer (connection, headers or body). */
+export class RequestTimeoutError extends Error {
+  override name = 'RequestTimeoutError';
+  readonly code = 'ETIMEDOUT';
+  constructor(readonly method: string, readonly path: string, readonly timeoutMs: number) {
+    super(`${method} ${path}: no answer from the API server within ${timeoutMs} ms`);
+  }
+}
+
+/** A response body or a watch event was larger than the request allows; the request was ended there. */
+export class ResponseTooLargeError extends Error {
+  override name = 'ResponseTooLargeError';
+  constructor(readonly method: string, readonly path: string, readonly limitBytes: number, what = 'response body') {
+    super(`${method} ${path}: the API server's ${what} is larger than ${limitBytes} bytes; not read further`);
+  }
+}
 
 export function statusCode(e: unknown): number | undefined {
   const o = e as { statusCode?: unknown; code?: unknown } | null;

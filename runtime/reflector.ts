@@ -44,7 +44,7 @@ import { BucketLimiter } from './rate-limiter.js';
 import { realClock, type Clock } from './clock.js';
 import { apiErrorMessage, isGone, statusCode } from './api-errors.js';
 import { silentLogger, type Logger } from './logger.js';
-import type { ResourceClient } from './resource-client.js';
+import type { ListerWatcher } from './resource-client.js';
 import type { WatchHandle } from './kube-transport.js';
 
 type Named = { metadata: { name?: string; namespace?: string; resourceVersion?: string } };
@@ -152,7 +152,7 @@ export class Reflector<T extends Named> {
   /** Resolves once the first list has filled the store. */
   readonly synced: Promise<void>;
 
-  constructor(private readonly client: ResourceClient<T>, private readonly options: ReflectorOptions = {}) {
+  constructor(private readonly client: ListerWatcher<T>, private readonly options: ReflectorOptions = {}) {
     this.log = (options.logger ?? silentLogger).with({ reflector: client.resource.plural, ...(options.name ? { name: options.name } : {}) });
     this.backoff = new Backoff(options.backoffInitialMs ?? 800, options.backoffMaxMs ?? 1_600);
     this.clock = options.clock ?? realClock;
@@ -358,7 +358,9 @@ export class Reflector<T extends Named> {
     const [lo, hi] = this.options.watchTimeoutSeconds ?? WATCH_SECONDS;
     const timeoutSeconds = Math.floor(lo + Math.random() * (hi - lo + 1));
     const untilTimedOut = (timeoutSeconds + 15) * 1000;
-    const inactivityMs = this.options.inactivityMs ?? (this.client.transport.pingsConnections ? untilTimedOut : Math.min(untilTimedOut, UNPINGED_SILENCE_MS));
+    // Until the watch's connection is known to be pinged (HTTP/2), the shorter silence of an unpinged one: the
+    // bound only grows when the watch is accepted, so the timer never sleeps past it.
+    let inactivityMs = this.options.inactivityMs ?? Math.min(untilTimedOut, UNPINGED_SILENCE_MS);
     const started = this.clock.now();
     let acceptedAt: number | undefined;
     let handle: WatchHandle | undefined;
@@ -450,13 +452,11 @@ export class Reflector<T extends Named> {
           this.log.error(`malformed ${this.client.resource.plural} ignored`, { object: name, error: (e as Error).message });
         }
       };
-      this.client.transport.watch({
-        path: this.client.path,
+      this.client.watch({
         query: {
           ...(initial ? { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' } : { resourceVersion: this.lastResourceVersion }),
           allowWatchBookmarks: true, timeoutSeconds, fieldSelector: this.fieldSelector(), labelSelector: this.options.labelSelector,
         },
-        resource: this.client.resource.plural,
         signal: waits.signal,
         ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
         onEvent,
@@ -464,6 +464,7 @@ export class Reflector<T extends Named> {
       }).then((h) => {
         handle = h;
         acceptedAt = this.clock.now();
+        if (h.pinged && this.options.inactivityMs === undefined) inactivityMs = untilTimedOut;
         if (settled) h.abort();
         else if (!initial) this.phaseNow = 'Watching';
       }, (e: Error) => finish(e));

@@ -5,8 +5,9 @@
 // "still leader" check) that the transport judges immediately before each attempt leaves.
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
-import { isConflict, isNotFound, statusCode } from './api-errors.js';
-import { KubeTransport, MAX_LIST_BYTES, ResponseTooLargeError, type KubeRequest } from './kube-transport.js';
+import { ResponseTooLargeError, isConflict, isNotFound, statusCode } from './api-errors.js';
+import { KubeTransport, type KubeRequest, type WatchHandle, type WatchRequest } from './kube-transport.js';
+import { MAX_LIST_BYTES } from './response-body.js';
 
 /** Objects per page of a list (client-go's pager asks for 500). */
 export const LIST_PAGE_SIZE = 500;
@@ -44,7 +45,22 @@ export interface ResourceClientOptions {
   namespace?: string;
 }
 
-export class ResourceClient<T extends { metadata: { name?: string; resourceVersion?: string } }> {
+/** A watch of a resource's collection: what the caller asks; the path and the metric label are the resource's. */
+export type CollectionWatch = Omit<WatchRequest, 'path' | 'resource'>;
+
+/**
+ * What a Reflector needs of a resource's API (client-go's ListerWatcher): what it lists and watches, a list and a
+ * watch. ResourceClient is one; a test can hand the reflector another.
+ */
+export interface ListerWatcher<T> {
+  readonly resource: ResourceDescriptor<T>;
+  /** The namespace listed and watched (undefined: all namespaces, or cluster-scoped). */
+  readonly namespace: string | undefined;
+  list(fieldSelector?: string, labelSelector?: string, signal?: AbortSignal): Promise<ListResult<T>>;
+  watch(w: CollectionWatch): Promise<WatchHandle>;
+}
+
+export class ResourceClient<T extends { metadata: { name?: string; resourceVersion?: string } }> implements ListerWatcher<T> {
   readonly transport: KubeTransport;
   readonly kubeConfig: ClusterAccess;
 
@@ -59,11 +75,16 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
     return this.options.namespace;
   }
 
-  /** The URL path of the collection, for watches. */
+  /** The URL path of the collection. */
   get path(): string {
     const { group, version, plural } = this.resource;
     const ns = this.options.namespace ? `/namespaces/${encodeURIComponent(this.options.namespace)}` : '';
     return `${group ? `/apis/${group}` : '/api'}/${version}${ns}/${plural}`;
+  }
+
+  /** Watches the collection; resolves once the server accepted the watch. */
+  watch(w: CollectionWatch): Promise<WatchHandle> {
+    return this.transport.watch({ ...w, path: this.path, resource: this.resource.plural });
   }
 
   private call(r: Omit<KubeRequest, 'resource' | 'metrics'>): Promise<unknown> {
