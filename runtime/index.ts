@@ -29,6 +29,8 @@ export * from './process-alive.js';
 export * from './prometheus.js';
 export * from './rate-limiter.js';
 export * from './reflector.js';
+export * from './reflector-options.js';
+export * from './watch-event.js';
 export * from './resource-client.js';
 export * from './resources.js';
 export * from './self-signed-cert.js';

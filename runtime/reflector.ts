@@ -36,8 +36,6 @@
 // With `watchList` it lists by watching, as client-go's WatchList mode: a watch with sendInitialEvents=true delivers every
 // object, then a bookmark marked k8s.io/initial-events-end, and streams on — one request, authorized as a
 // `watch` (so a cluster-wide watch of one Secret name in every namespace needs `watch` on that name only).
-import type { Registry } from 'prom-client';
-import { boundedText } from '../api-types/untrusted-text.js';
 import { foreignObjectReason, type AskedFor } from '../api-types/object-identity.js';
 import { Backoff } from './backoff.js';
 import { BucketLimiter } from './rate-limiter.js';
@@ -45,80 +43,11 @@ import { realClock, type Clock } from './clock.js';
 import { apiErrorMessage, isGone, statusCode } from './api-errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { ListerWatcher } from './resource-client.js';
+import { HEALTHY_WATCH_MS, UNPINGED_SILENCE_MS, WATCH_SECONDS, type ListenerOptions, type ReflectorListener, type ReflectorOptions, type ReflectorPhase } from './reflector-options.js';
 import type { WatchHandle } from './kube-transport.js';
+import { ForeignObjectError, WatchTooFast, objectKey, readWatchEvent, type WatchEventRules } from './watch-event.js';
 
 type Named = { metadata: { name?: string; namespace?: string; resourceVersion?: string } };
-
-/** client-go's MetaNamespaceKeyFunc. */
-export function objectKey(o: Named): string {
-  const name = o.metadata.name ?? '';
-  return o.metadata.namespace ? `${o.metadata.namespace}/${name}` : name;
-}
-
-export interface ReflectorOptions {
-  /** Watch only this object (fieldSelector metadata.name=<name>). */
-  name?: string;
-  /** Only objects with these labels (a label selector). */
-  labelSelector?: string;
-  /** With `name`: objects of that name in every namespace (the collection must be all namespaces). */
-  watchList?: boolean;
-  logger?: Logger;
-  metrics?: Registry;
-  backoffInitialMs?: number;
-  backoffMaxMs?: number;
-  /** Relist at least this often (jittered +0–10 %). Default 10 minutes. */
-  relistIntervalMs?: number;
-  /** Server-side watch timeout range in seconds. Default [300, 600] (client-go's). */
-  watchTimeoutSeconds?: [number, number];
-  /**
-   * Abort a watch that delivers nothing (not even a bookmark) for this long. Default: its timeout + 15 s on a pinged
-   * (HTTP/2) connection, at most UNPINGED_SILENCE_MS on HTTP/1.1.
-   */
-  inactivityMs?: number;
-  /** Called when list/watch starts failing (the first failure after a success); recovery relists and notifies as usual. */
-  onFailing?: (error: string) => void;
-  /** Called when a listing succeeds after failures (lastError() is undefined again), even if it lists nothing. */
-  onRecovered?: () => void;
-  /** The clock of its backoff, inactivity timer and relist interval (default the real monotonic one). */
-  clock?: Clock;
-  /**
-   * A watch whose objects change faster than this (a token bucket of the reflector's, shared by all its watches:
-   * changes per second, burst) is ended as a failure, and the backoff keeps growing until a watch runs its
-   * course: a peer's object that changes that fast is someone's doing and would otherwise set this process's
-   * pace. Default: no bound.
-   */
-  maxEventRate?: { perSecond: number; burst: number };
-}
-
-/** kube-rs watcher's states: what the reflector is doing now. */
-export type ReflectorPhase = 'Empty' | 'InitPage' | 'InitListed' | 'Watching';
-
-/** client-go's watch timeouts (minWatchTimeout 5 min, up to twice that). */
-export const WATCH_SECONDS: [number, number] = [300, 600];
-/**
- * The longest silence of a watch on a connection nothing pings (HTTP/1.1): the watch cache's first bookmark (~120 s
- * into a watch, measured on kube-apiserver v1.36.3; one a minute after it) and 30 s. A server that sends none has its
- * watches ended this often, a relist each time.
- */
-export const UNPINGED_SILENCE_MS = 150_000;
-
-export type ReflectorListener = (name: string) => void;
-
-export interface ListenerOptions {
-  /** Skip the objects a relist reports unchanged (same resourceVersion): only adds, updates and deletes. */
-  changesOnly?: boolean;
-}
-
-/** A watch ended because its objects changed faster than `maxEventRate`. */
-class WatchTooFast extends Error {}
-
-/** A list or watch answered an object it was not asked for: the whole answer is refused. */
-export class ForeignObjectError extends Error {
-  override name = 'ForeignObjectError';
-}
-
-/** A watch that lived this long ran its course: the backoff starts over, and the next watch starts at once. */
-export const HEALTHY_WATCH_MS = 2_000;
 
 class WatchInactive extends Error {
   constructor(ms: number) {
@@ -391,65 +320,47 @@ export class Reflector<T extends Named> {
         }
       })();
       this.abortWatch = () => finish();
+      const rules: WatchEventRules<T> = {
+        plural: this.client.resource.plural,
+        checkAnswer: (raw) => this.checkAnswer(raw, 'watch'),
+        decode: (raw) => this.client.resource.decode(raw),
+        tooFast: (name) => (changes && !listing && changes.when() > 0
+          ? new WatchTooFast(`${this.client.resource.plural}/${name} changed more than ${bound!.burst} times at over ${bound!.perSecond} a second; watched again after a backoff`)
+          : undefined),
+      };
       const onEvent = (type: string, raw: unknown) => {
         if (settled) return;
         lastEventAt = this.clock.now();
-        const obj = raw as { metadata?: { name?: string; namespace?: string; resourceVersion?: string }; code?: number; message?: string } | null;
-        if (type === 'BOOKMARK') {
-          const bookmark = obj as { metadata?: { resourceVersion?: string; annotations?: Record<string, string> } } | null;
-          if (bookmark?.metadata?.resourceVersion) this.lastResourceVersion = bookmark.metadata.resourceVersion;
-          if (listing && bookmark?.metadata?.annotations?.['k8s.io/initial-events-end'] === 'true') {
-            const items = [...listing.values()];
-            listing = undefined;
-            this.replace(items, this.lastResourceVersion);
-            this.listed();
-            this.phaseNow = 'Watching'; // the same watch streams on
-          }
-          return;
-        }
-        if (type === 'ERROR') {
-          const message = typeof obj?.message === 'string' ? boundedText(obj.message) : 'unknown';
-          finish(Object.assign(new Error(`watch error: ${message}`), { statusCode: obj?.code }));
-          return;
-        }
-        if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') {
-          finish(new ForeignObjectError(`the watch of ${this.client.resource.plural} sent an event of unknown type ${JSON.stringify(boundedText(String(type), 40))}`));
-          return;
-        }
-        try {
-          this.checkAnswer(raw, 'watch');
-        } catch (e) {
-          finish(e as Error);
-          return;
-        }
-        const name = objectKey({ metadata: obj!.metadata! });
-        if (changes && !listing && changes.when() > 0) {
-          // Not decoded, not stored: the next list (after the backoff) reads the object as it is then.
-          finish(new WatchTooFast(`${this.client.resource.plural}/${name} changed more than ${bound!.burst} times at over ` +
-            `${bound!.perSecond} a second; watched again after a backoff`));
-          return;
-        }
-        if (obj?.metadata?.resourceVersion) this.lastResourceVersion = obj.metadata.resourceVersion;
-        if (type === 'DELETED') {
-          if (listing) {
-            listing.delete(name);
+        const step = readWatchEvent(type, raw, rules);
+        if (step.kind === 'end') return finish(step.error);
+        if (step.resourceVersion) this.lastResourceVersion = step.resourceVersion;
+        switch (step.kind) {
+          case 'bookmark':
+            if (listing && step.initialEventsEnd) {
+              const items = [...listing.values()];
+              listing = undefined;
+              this.replace(items, this.lastResourceVersion);
+              this.listed();
+              this.phaseNow = 'Watching'; // the same watch streams on
+            }
             return;
-          }
-          this.store.delete(name);
-          this.emit(name);
-          return;
-        }
-        try {
-          const decoded = this.client.resource.decode(raw);
-          if (listing) {
-            listing.set(name, decoded);
+          case 'delete':
+            if (listing) listing.delete(step.name);
+            else {
+              this.store.delete(step.name);
+              this.emit(step.name);
+            }
             return;
-          }
-          this.store.set(name, decoded);
-          this.emit(name);
-        } catch (e) {
-          // Keep the last good copy; the object is reported, not silently dropped.
-          this.log.error(`malformed ${this.client.resource.plural} ignored`, { object: name, error: (e as Error).message });
+          case 'set':
+            if (listing) listing.set(step.name, step.object);
+            else {
+              this.store.set(step.name, step.object);
+              this.emit(step.name);
+            }
+            return;
+          case 'malformed':
+            // Keep the last good copy; the object is reported, not silently dropped.
+            this.log.error(`malformed ${this.client.resource.plural} ignored`, { object: step.name, error: step.error.message });
         }
       };
       this.client.watch({

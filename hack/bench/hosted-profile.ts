@@ -7,8 +7,10 @@
 // taking over a fleet, as after a restart or a kill -9). Each window also reports the hollow guests' process's CPU.
 //   npm run bench -- hosted-profile [--unreachable 480] [--reachable 0] [--warmup-s 60] [--profile-s 60] [--start]
 //     [--backoff-initial-s S] [--backoff-max-s S] [--no-profile] [--hostile KIND,KIND…] [--changes N] [--hollow 0] [--wave]
-//     [--heap-snapshot FILE]
+//     [--heap-snapshot FILE] [--alloc-profile]
 // --heap-snapshot FILE writes the heap after the warm-up (read it with `npm run bench -- heap-summary FILE --per N`).
+// --alloc-profile samples what the window allocates (V8's sampling heap profiler, objects collected since included)
+// instead of its CPU: bytes by function and file — what the garbage collector then spends its time on.
 // --hollow N adds N HCPs whose guests are hollow (hollow-guests-process.ts, in a process of their own): what N live
 // guests cost a replica that holds them all, idle, without N real API servers on the machine.
 // --wave (with --hollow N) profiles every hollow guest's ClusterVersion moving to a new z-version at once (the fleet
@@ -56,7 +58,7 @@ const { values: flags } = parseArgs({
     'profile-s': { type: 'string', default: '60' }, start: { type: 'boolean', default: false },
     hostile: { type: 'string', default: '' }, 'backoff-initial-s': { type: 'string' }, 'backoff-max-s': { type: 'string' }, 'no-profile': { type: 'boolean', default: false },
     changes: { type: 'string', default: '0' }, hollow: { type: 'string', default: '0' }, wave: { type: 'boolean', default: false },
-    'heap-snapshot': { type: 'string' },
+    'heap-snapshot': { type: 'string' }, 'alloc-profile': { type: 'boolean', default: false },
   },
 });
 const N = Number(flags.unreachable);
@@ -109,8 +111,44 @@ async function profiled(label: string, run: () => Promise<void>): Promise<void> 
     say(`by thread: ${threadsLine(threads0)}${hollowLine()}`);
     return;
   }
+  const keyOf = (f: { functionName: string; url: string; lineNumber: number }) => `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+  const fileOf = (f: { functionName: string; url: string }) => (f.url ? f.url.replace(/^.*node_modules\//, 'node_modules/').replace(/^file:\/\/.*\/(dist|\.cache\/bench-build)\//, '') : f.functionName);
+  const ours = (url: string) => /\/(dist|\.cache\/bench-build)\/(hosted|runtime|controllers|api-types)\//.test(url);
+  const top = (m: Map<string, number>, n: number, unit = 'ms', scale = 1) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${(v / scale).toFixed(0).padStart(6)} ${unit}  ${k}`).join('\n');
   const session = new Session();
   session.connect();
+  if (flags['alloc-profile']) {
+    await session.post('HeapProfiler.enable');
+    await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    const cpu0 = process.cpuUsage();
+    await run();
+    const cpu = process.cpuUsage(cpu0);
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    session.disconnect();
+    const self = new Map<string, number>();
+    const files = new Map<string, number>();
+    const total = new Map<string, number>();
+    let all = 0;
+    type AllocNode = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: AllocNode[] };
+    const walk = (n: AllocNode, stack: Set<string>) => {
+      const key = keyOf(n.callFrame);
+      const here = ours(n.callFrame.url) && !stack.has(key) ? new Set([...stack, key]) : stack;
+      if (n.selfSize > 0) {
+        all += n.selfSize;
+        self.set(key, (self.get(key) ?? 0) + n.selfSize);
+        const file = fileOf(n.callFrame);
+        files.set(file, (files.get(file) ?? 0) + n.selfSize);
+        for (const k of here) total.set(k, (total.get(k) ?? 0) + n.selfSize);
+      }
+      for (const c of n.children) walk(c, here);
+    };
+    walk(profile.head as AllocNode, new Set());
+    say(`${label} (allocation sampling): CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s; ${(all / 1e6).toFixed(1)} MB allocated (sampled every 4 KiB); ${stalls()}`);
+    say(`by file (KB allocated):\n${top(files, 12, 'KB', 1e3)}`);
+    say(`by function (KB allocated):\n${top(self, 20, 'KB', 1e3)}`);
+    say(`this project's functions (KB allocated, callees included):\n${top(total, 30, 'KB', 1e3)}`);
+    return;
+  }
   await session.post('Profiler.enable');
   // 2 ms between samples: at V8's default (1 ms, a larger heap to walk) the profiler cost more CPU than the idle replica.
   await session.post('Profiler.setSamplingInterval', { interval: 2000 });
@@ -128,7 +166,6 @@ async function profiled(label: string, run: () => Promise<void>): Promise<void> 
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parentOf = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
-  const keyOf = (f: { functionName: string; url: string; lineNumber: number }) => `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
   /** Time with each of this project's functions on the stack (inclusive): which of its operations cost what. */
   const total = new Map<string, number>();
   const outside = { '(idle)': 0, '(program)': 0 };
@@ -144,13 +181,12 @@ async function profiled(label: string, run: () => Promise<void>): Promise<void> 
     const onStack = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
       const frame = byId.get(at)!.callFrame;
-      if (/\/(dist|\.cache\/bench-build)\/(hosted|runtime|controllers|api-types)\//.test(frame.url)) onStack.add(keyOf(frame));
+      if (ours(frame.url)) onStack.add(keyOf(frame));
     }
     for (const k of onStack) total.set(k, (total.get(k) ?? 0) + dt);
-    const file = f.url ? f.url.replace(/^.*node_modules\//, 'node_modules/').replace(/^file:\/\/.*\/(dist|\.cache\/bench-build)\//, '') : f.functionName;
+    const file = fileOf(f);
     files.set(file, (files.get(file) ?? 0) + dt);
   }
-  const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${v.toFixed(0).padStart(6)} ms  ${k}`).join('\n');
   say(`${label}: ${wallS.toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)}); ${stalls()}`);
   say(`by thread: ${threadsLine(threads0)}${hollowLine()}`);
   say(`outside JavaScript: (program) ${outside['(program)'].toFixed(0)} ms (native code V8 does not attribute: TLS, sockets, the profiler), (idle) ${outside['(idle)'].toFixed(0)} ms`);
