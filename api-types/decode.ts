@@ -85,12 +85,19 @@ export function decodeFeatureGateDetails(v: unknown, path = ''): FeatureGateDeta
   };
 }
 
-function condition(v: unknown, path: string): Condition {
-  const o = obj(v, path);
-  const c: Condition = {
+/** What every condition has: its type, status and last transition (metav1.Condition and ClusterOperatorStatusCondition). */
+function conditionCore(o: Record<string, unknown>, path: string): Pick<Condition, 'type' | 'status' | 'lastTransitionTime'> {
+  return {
     type: str(o.type, join(path, 'type')),
     status: literal(o.status, join(path, 'status'), ['True', 'False', 'Unknown'] as const),
     lastTransitionTime: str(o.lastTransitionTime, join(path, 'lastTransitionTime')),
+  };
+}
+
+function condition(v: unknown, path: string): Condition {
+  const o = obj(v, path);
+  const c: Condition = {
+    ...conditionCore(o, path),
     reason: str(o.reason, join(path, 'reason')),
     message: str(o.message ?? '', join(path, 'message')),
   };
@@ -174,11 +181,7 @@ export function decodeClusterVersion(v: unknown): ClusterVersion {
 
 function coCondition(v: unknown, path: string): ClusterOperatorStatusCondition {
   const o = obj(v, path);
-  const c: ClusterOperatorStatusCondition = {
-    type: str(o.type, join(path, 'type')),
-    status: literal(o.status, join(path, 'status'), ['True', 'False', 'Unknown'] as const),
-    lastTransitionTime: str(o.lastTransitionTime, join(path, 'lastTransitionTime')),
-  };
+  const c: ClusterOperatorStatusCondition = conditionCore(o, path);
   const reason = optStr(o, 'reason', path);
   const message = optStr(o, 'message', path);
   if (reason !== undefined) c.reason = reason;

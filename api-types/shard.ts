@@ -31,6 +31,14 @@ export function mix32(h: number): number {
   return h >>> 0;
 }
 
+/** The most shards a fleet may be split into (each is a Lease renewed by its holder). */
+export const MAX_SHARDS = 1000;
+
+/** What is wrong with a shard count, or undefined when it is a whole number from 1 to MAX_SHARDS. */
+export function shardCountProblem(shards: number): string | undefined {
+  return Number.isInteger(shards) && shards >= 1 && shards <= MAX_SHARDS ? undefined : `must be a whole number from 1 to ${MAX_SHARDS}`;
+}
+
 /** The shard of an HCP key (`namespace/name`), 0 ≤ shard < shards. */
 export function shardOf(key: string, shards: number): number {
   if (!Number.isInteger(shards) || shards < 1) throw new RangeError(`shards must be a positive integer, got ${shards}`);

@@ -159,6 +159,19 @@ export const LOG_FORMAT_OPTION: OptionSpec = {
   type: 'string', help: 'log lines as json or text (default: text on a terminal, coloured unless NO_COLOR is set; json otherwise)',
 };
 
+/**
+ * The options of a command that runs the operator (`operator`, `start`): the cluster, this payload's version and its
+ * manifests; `without` says what the command does when each is not given.
+ */
+export function operatorRunOptions(without: { kubeconfig: string; version: string; dir: string }): Record<string, OptionSpec> {
+  return {
+    'log-format': LOG_FORMAT_OPTION,
+    kubeconfig: { type: 'string', help: without.kubeconfig },
+    'operator-version': { type: 'string', help: `this payload's version (default: ${without.version})` },
+    'authoritative-feature-gate-dir': { type: 'string', help: `folder of payload FeatureGate manifests (${without.dir})` },
+  };
+}
+
 export function logFormatFlag(v: string | undefined): LogFormat | undefined {
   return v === undefined ? undefined : choiceFlag('--log-format', v, LOG_FORMATS, 'json or text');
 }

@@ -1,14 +1,14 @@
 // `featuregates hosted`: run the coordinator of a HyperShift management cluster's hosted control planes;
 // `featuregates hosted status`: one line per HCP from the management cluster.
 import { stringify } from 'yaml';
-import { hostedStatusTable, parseKubernetesVersionMap } from '../api-types/index.js';
+import { hostedStatusTable, parseKubernetesVersionMap, shardCountProblem } from '../api-types/index.js';
 import { connect, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
 import { runUntilSignalled } from './long-running.js';
 import { DEFAULT_GUEST_BACKOFF_MAX_MS, DEFAULT_SHARDS, HOSTED_RUNNING_GATES_OVERRIDES, HOSTED_RUNNING_GATES_PERIOD_MS, readHostedStatus, startHosted } from '../hosted/index.js';
 import {
   LOG_FORMAT_OPTION, REQUEST_TIMEOUT_OPTION, UsageError, durationFlag, flagzFlags, logFormatOption, outputFlag, overridesFlag, requestTimeoutFlag, sayOnStderr, type CommandSpec,
 } from './args.js';
-import { SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
+import { LEADER_ELECTION_TIMING_OPTIONS, SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
 
 /** NAME[:KEY] */
 export function secretFlag(v: string | undefined): { name: string; key?: string } | undefined {
@@ -50,8 +50,7 @@ export const hostedCommand: CommandSpec = {
     'namespace-selector': { type: 'string', help: 'only HCPs in namespaces with these labels, e.g. hypershift.openshift.io/hosted-control-plane=true' },
     'guest-kubeconfig-secret': { type: 'string', help: 'Secret NAME[:KEY] in each HCP namespace with the guest kubeconfig (default: the HCP\'s status.kubeConfig; key default kubeconfig)' },
     'cluster-operator-name': { type: 'string', help: 'guest ClusterOperator to report Upgradeable to (default config-operator)' },
-    'leader-elect-lease-duration': { type: 'string', help: 'shard and membership Lease duration (default 15s)' },
-    'leader-elect-renew-deadline': { type: 'string', help: 'how long a holder keeps trying to renew before it stops writing (default 10s)' },
+    ...LEADER_ELECTION_TIMING_OPTIONS, // for every shard Lease and the membership
     'leader-elect-retry-period': { type: 'string', help: 'how often the Leases are listed and a claim or a failed renewal retried (default 2s; held Leases are renewed every third of the lease duration)' },
     'allow-insecure-guest-tls': { type: 'boolean', help: 'accept guest kubeconfigs with insecure-skip-tls-verify (test set-ups only; refused by default: a guest kubeconfig is untrusted)' },
     'guest-backoff-max': { type: 'string', help: 'longest wait between tries to reach a failing guest (default 3m; a change of its HostedControlPlane or Secret tries at once)' },
@@ -68,7 +67,8 @@ export const hostedCommand: CommandSpec = {
     const catalog = values['payload-catalog'];
     if (!catalog) throw new UsageError('--payload-catalog is required');
     const shards = values.shards === undefined ? DEFAULT_SHARDS : Number(values.shards);
-    if (!Number.isInteger(shards) || shards < 1 || shards > 1000) throw new UsageError(`--shards must be a whole number from 1 to 1000, got ${JSON.stringify(values.shards)}`);
+    const shardsProblem = shardCountProblem(shards);
+    if (shardsProblem) throw new UsageError(`--shards ${shardsProblem}, got ${JSON.stringify(values.shards)}`);
     const timing = leaderElectionTimingFlags(values);
     const serving = servingFlags(values);
     const guestKubeconfigSecret = secretFlag(values['guest-kubeconfig-secret']);

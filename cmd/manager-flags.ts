@@ -13,6 +13,13 @@ export const SERVING_OPTIONS: Record<string, OptionSpec> = {
   'tls-security-profile': { type: 'string', help: 'TLS profile of secure metrics: cluster (default: follow APIServer/cluster\'s tlsSecurityProfile, re-applied on change; Intermediate where that API is not served), Old, Intermediate or Modern' },
 };
 
+/** client-go's leader-election timing, for the operator's Lease and for every shard and membership Lease of hosted mode. */
+export const LEADER_ELECTION_TIMING_OPTIONS: Record<string, OptionSpec> = {
+  'leader-elect-lease-duration': { type: 'string', help: 'how long another replica waits after the last renewal it saw before taking a Lease over (default 15s; OpenShift\'s operator 137s)' },
+  'leader-elect-renew-deadline': { type: 'string', help: 'how long a holder keeps trying to renew before it stops writing (default 10s; OpenShift\'s operator 107s; the operator then exits)' },
+  'leader-elect-retry-period': { type: 'string', help: 'how often to try to acquire or renew the Lease (default 2s; OpenShift\'s operator 26s)' },
+};
+
 function booleanFlag(v: string | undefined, flag: string, fallback: boolean): boolean {
   if (v === undefined) return fallback;
   if (v === 'true' || v === 'false') return v === 'true';

@@ -4,17 +4,14 @@ import { runUntilSignalled } from './long-running.js';
 import { CONFIG_OPERATOR_NAME } from '../api-types/index.js';
 import { startOperator } from '../controllers/manager.js';
 import { RUNNING_GATES_PERIOD_MS } from '../controllers/running-gates.js';
-import { clusterProfileFlag, flagzFlags, componentCA, componentsFlag, durationFlag, overridesFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
-import { SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
+import { clusterProfileFlag, flagzFlags, componentCA, componentsFlag, durationFlag, overridesFlag, parseDuration, payloadVersionFlag, UsageError, type CommandSpec, logFormatOption, operatorRunOptions } from './args.js';
+import { LEADER_ELECTION_TIMING_OPTIONS, SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
 
 export const operatorCommand: CommandSpec = {
   name: 'operator',
   usage: 'featuregates operator [--kubeconfig P] [--operator-version V] --authoritative-feature-gate-dir D [options]',
   options: {
-    'log-format': LOG_FORMAT_OPTION,
-    kubeconfig: { type: 'string', help: 'kubeconfig file (default: $KUBECONFIG, then in-cluster)' },
-    'operator-version': { type: 'string', help: 'this payload version (default: $OPERATOR_IMAGE_VERSION)' },
-    'authoritative-feature-gate-dir': { type: 'string', help: 'folder of payload FeatureGate manifests (required)' },
+    ...operatorRunOptions({ kubeconfig: 'kubeconfig file (default: $KUBECONFIG, then in-cluster)', version: '$OPERATOR_IMAGE_VERSION', dir: 'required' }),
     'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed' },
     'cluster-operator-name': { type: 'string', help: `ClusterOperator to report to (default ${CONFIG_OPERATOR_NAME})` },
     'running-gates-period': { type: 'string', help: 'how often kube-apiserver\'s running gates are checked against FeatureGate status besides on a change (default 10m; 0 turns the check off)' },
@@ -24,9 +21,7 @@ export const operatorCommand: CommandSpec = {
     ...SERVING_OPTIONS,
     'leader-elect': { type: 'boolean', help: 'hold a Lease before running controllers (for several replicas)' },
     'leader-election-namespace': { type: 'string', help: 'namespace of the Lease (default: the pod namespace)' },
-    'leader-elect-lease-duration': { type: 'string', help: 'how long followers wait after the last observed renewal before taking over (default 15s; OpenShift 137s)' },
-    'leader-elect-renew-deadline': { type: 'string', help: 'how long the leader keeps trying to renew before it stops writing and exits (default 10s; OpenShift 107s)' },
-    'leader-elect-retry-period': { type: 'string', help: 'how often to try to acquire or renew the Lease (default 2s; OpenShift 26s)' },
+    ...LEADER_ELECTION_TIMING_OPTIONS,
     'degraded-inertia': { type: 'string', help: 'how long a sync error persists before Degraded=True (default 2m)' },
     'okd-build': { type: 'boolean', help: 'this is an OKD build: feature set OKD allows upgrades (upstream: SCOS builds)' },
   },

@@ -17,7 +17,7 @@ import { packageRoot } from '../runtime/version.js';
 import type { LocalCluster } from '../control-plane/local-cluster.js';
 import { formatTable } from './status.js';
 import { formatVerify } from './verify.js';
-import { payloadVersionFlag, type CommandSpec, LOG_FORMAT_OPTION, logFormatOption } from './args.js';
+import { payloadVersionFlag, type CommandSpec, logFormatOption, operatorRunOptions } from './args.js';
 
 const EXAMPLE_VERSION = '4.22.0';
 
@@ -65,10 +65,7 @@ export const startCommand: CommandSpec = {
   name: 'start',
   usage: 'featuregates start [--kubeconfig P] [--operator-version V] [--authoritative-feature-gate-dir D]',
   options: {
-    'log-format': LOG_FORMAT_OPTION,
-    kubeconfig: { type: 'string', help: 'run against this cluster instead of a local control plane' },
-    'operator-version': { type: 'string', help: `payload version (default: $OPERATOR_IMAGE_VERSION, else ${EXAMPLE_VERSION})` },
-    'authoritative-feature-gate-dir': { type: 'string', help: 'payload manifests (default: the example set in deploy/base/payload)' },
+    ...operatorRunOptions({ kubeconfig: 'run against this cluster instead of a local control plane', version: `$OPERATOR_IMAGE_VERSION, else ${EXAMPLE_VERSION}`, dir: 'default: the example set in deploy/base/payload' }),
   },
   async run(values) {
     const version = values['operator-version'] ?? process.env.OPERATOR_IMAGE_VERSION ?? EXAMPLE_VERSION;

@@ -5,7 +5,7 @@
 // (without writing) before the shard is handed back or lost, or when its HCP goes; a shard whose renewal only came late
 // keeps its sessions until it is held again (shards.ts). Metrics and health are served as by the single-cluster operator.
 import { hostname } from 'node:os';
-import { CONFIG_OPERATOR_NAME, hcpKey, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
+import { CONFIG_OPERATOR_NAME, hcpKey, shardCountProblem, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
 import {
   BucketLimiter, DEFAULT_LEADER_ELECTION, FairTurns, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient, realClock, withTransportConfig,
   kubernetesGateLifecycle, serveProcess, silentLogger, type ServingOptions, userAgent, type ClusterAccess, type LeaderElectionTiming,
@@ -62,7 +62,8 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   const log = o.logger ?? silentLogger;
   const identity = o.identity ?? hostname();
   const shards = o.shards ?? DEFAULT_SHARDS;
-  if (!Number.isInteger(shards) || shards < 1 || shards > 1000) throw new Error(`--shards must be a whole number from 1 to 1000, got ${shards}`);
+  const problem = shardCountProblem(shards);
+  if (problem) throw new Error(`--shards ${problem}, got ${shards}`);
   const catalog = new ReleaseCatalog(o.payloadCatalog);
   log.info('payload catalog', { dir: o.payloadCatalog, releases: catalog.releases() });
   const kc = withTransportConfig(o.kubeConfig, { userAgent: userAgent('featuregates-hosted'), logger: log });

@@ -2,7 +2,7 @@
 // the joining or leaving member's share, and member liveness judged on the observer's monotonic clock.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { MemberLiveness, fnv1a32, mix32, ownedShards, shardOf, shardOwner, type MemberRecord } from '../../api-types/index.js';
+import { MAX_SHARDS, MemberLiveness, fnv1a32, mix32, ownedShards, shardCountProblem, shardOf, shardOwner, type MemberRecord } from '../../api-types/index.js';
 
 const memberName = fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/);
 const STABLE = [2, 3, 4, 6];
@@ -22,6 +22,11 @@ describe('shardOf', () => {
   it('refuses a shard count that is not a positive whole number', () => {
     expect(() => shardOf('a/b', 0)).toThrow('shards must be a positive integer, got 0');
     expect(() => shardOf('a/b', 1.5)).toThrow(RangeError);
+  });
+
+  it('says what is wrong with a shard count (the CLI and the coordinator refuse with it): whole, from 1 to MAX_SHARDS', () => {
+    expect([0, 1.5, -3, 1001, Number.NaN].map(shardCountProblem)).toEqual(Array(5).fill('must be a whole number from 1 to 1000'));
+    expect([1, 32, MAX_SHARDS].map(shardCountProblem)).toEqual([undefined, undefined, undefined]);
   });
 
   it('spreads 500 HCP keys over 32 shards with no shard above 2.5x its share', () => {
