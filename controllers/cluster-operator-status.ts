@@ -6,7 +6,7 @@ import {
   DEGRADED_INERTIA_MS, FEATURE_GATE_NAME, clusterOperatorConditions, jsonEqual, rfc3339, type ClusterOperator, type ClusterOperatorStatus,
   type FeatureGate, type ObjectReference, type OperandVersion, API_VERSION,
 } from '../api-types/index.js';
-import { apiErrorMessage, isConflict, isNotFound, type ControllerSpec, type ReconcileResult, type Reflector, type ResourceClient } from '../runtime/index.js';
+import { apiErrorMessage, isNotFound, type ControllerSpec, type ReconcileResult, type Reflector, type ResourceClient } from '../runtime/index.js';
 import { RESYNC_MS } from './feature-gate-status.js';
 import type { OperatorConditions } from './operator-conditions.js';
 
@@ -69,16 +69,16 @@ export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps)
       try {
         co = await deps.client.create({ apiVersion: API_VERSION, kind: 'ClusterOperator', metadata: { name: deps.name }, spec: {} });
       } catch (e) {
-        if (!isConflict(e)) throw new Error(`creating ClusterOperator ${deps.name}: ${apiErrorMessage(e)}`, { cause: e });
-        return { requeue: true }; // created concurrently: the cache catches up
+        // A 409 (created concurrently: the cache catches up) stays in the cause: the controller retries it with backoff.
+        throw new Error(`creating ClusterOperator ${deps.name}: ${apiErrorMessage(e)}`, { cause: e });
       }
     }
     const desired = desiredClusterOperatorStatus(co.status, deps, version);
-    if (jsonEqual(desired, co.status)) return { requeueAfterMs: deps.resyncMs ?? RESYNC_MS };
+    if (jsonEqual(desired, co.status)) return {};
     try {
       await deps.client.replaceStatus({ ...co, status: desired });
     } catch (e) {
-      if (isConflict(e) || isNotFound(e)) return { requeue: true }; // stale cache: retry with backoff
+      if (isNotFound(e)) return { requeue: true }; // stale cache: retry with backoff (a 409 too, from its cause)
       throw new Error(`updating ClusterOperator ${deps.name} status: ${apiErrorMessage(e)}`, { cause: e });
     }
     // Degraded under inertia flips later without any event: look again soon.
@@ -108,5 +108,6 @@ export function clusterOperatorStatusController(deps: ClusterOperatorStatusDeps)
     reconcile: clusterOperatorStatusReconciler(deps),
     watches: [{ source: deps.clusterOperators, keys: key }, { source: deps.featureGates, keys: onFeatureGate }, { source: deps.conditions, keys: key }],
     initialKeys: [deps.name],
+    resyncEveryMs: deps.resyncMs ?? RESYNC_MS,
   };
 }

@@ -1,14 +1,15 @@
 // FeatureGateController: keeps FeatureGate/cluster status true for every version in ClusterVersion
 // history. Triggered by FeatureGate and ClusterVersion changes; reads from caches only; writes /status
 // (PUT with the cached resourceVersion, through the leader fence) only when the desired status differs;
-// a 409 goes through the rate limiter (the cache catches up); resyncs every minute from the cache.
+// a 409 goes through the rate limiter (the cache catches up); resyncs every minute from the cache; a sync that
+// fails sets FeatureGateControllerDegraded (both declared in its spec, run by runtime/controller.ts).
 import {
   CLUSTER_VERSION_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, desiredFeatureGates, featureGatesEqual,
   gateNames, jsonEqual, resolveFeatureGateDetails, serializedSizeBytes, syncDegraded, type ClusterVersion, type FeatureGate, type FeatureGateDetails,
   type EnabledDisabled, type FeatureSetRegistry, API_VERSION,
 } from '../api-types/index.js';
 import {
-  NotLeaderError, apiErrorMessage, counter, errorCause, gauge, isConflict, silentLogger, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
+  apiErrorMessage, counter, gauge, silentLogger, singleKeyController, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
   type Reflector, type ResourceClient,
 } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
@@ -56,7 +57,6 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
   const versions = deps.metrics && gauge(deps.metrics, 'featuregates_status_versions', 'Number of versions in FeatureGate/cluster status', []);
   const writes = deps.metrics && counter(deps.metrics, 'featuregates_status_writes_total', 'FeatureGate status writes made by this process', []);
   const limit = deps.sizeLimitBytes ?? ETCD_REQUEST_LIMIT_BYTES;
-  const resync = { requeueAfterMs: deps.resyncMs ?? RESYNC_MS };
   // The spec's resolution, kept while the spec and the release stay the same (most events change only status or ClusterVersion).
   let resolved: { spec: FeatureGate['spec']; release: OperatorRelease; current: FeatureGateDetails } | undefined;
   // The status size is measured once per distinct status, not at every look.
@@ -65,7 +65,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
   const sync = async (release: OperatorRelease): Promise<ReconcileResult> => {
     const fg = deps.featureGates.get(FEATURE_GATE_NAME);
     const cv = deps.clusterVersions.get(CLUSTER_VERSION_NAME);
-    if (!fg || !cv) return resync;
+    if (!fg || !cv) return {};
     if (!resolved || !jsonEqual(fg.spec, resolved.spec) || resolved.release.version !== release.version || resolved.release.registry !== release.registry) {
       try {
         resolved = { spec: fg.spec, release, current: resolveFeatureGateDetails(fg.spec, release.registry, release.version) };
@@ -84,7 +84,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
     versions?.set(desired.length);
     if (featureGatesEqual(desired, fg.status?.featureGates)) {
       deps.onSettled?.(false);
-      return resync;
+      return {};
     }
     const next: FeatureGate = { ...fg, status };
     const bytes = serializedSizeBytes(next);
@@ -96,10 +96,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
     try {
       await deps.client.replaceStatus(next);
     } catch (e) {
-      if (isConflict(e)) {
-        log.info('FeatureGate changed while writing its status; retrying with backoff');
-        return { requeue: true };
-      }
+      // A 409 (someone wrote first) stays in the cause: the controller retries it with backoff, not as Degraded.
       throw new Error(`updating FeatureGate status: ${apiErrorMessage(e)}`, { cause: e });
     }
     writes?.inc();
@@ -107,30 +104,22 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
     log.info('FeatureGate status updated', { version: release.version, versions: desired.map((d) => d.version) });
     deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME, ...(fg.metadata.uid ? { uid: fg.metadata.uid } : {}) },
       'Normal', 'FeatureGateUpdate', featureGateUpdateMessage(fg, release.version, gateNames(current)));
-    return resync;
+    return {};
   };
 
   return async () => {
     const release = deps.release();
-    if (!release) return {};
-    try {
-      const result = await sync(release);
-      deps.conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, undefined));
-      return result;
-    } catch (e) {
-      if (!errorCause(e, NotLeaderError)) deps.conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, (e as Error).message));
-      throw e;
-    }
+    return release ? sync(release) : {};
   };
 }
 
-/** The controller: its reconciler and the watches that trigger it. */
+/** The controller: its reconciler, the watches that trigger it, its resync and its Degraded condition. */
 export function featureGateStatusController(deps: FeatureGateStatusDeps): ControllerSpec {
-  const toSingleton = () => [FEATURE_GATE_NAME];
-  return {
-    name: FEATURE_GATE_CONTROLLER,
+  return singleKeyController({
+    name: FEATURE_GATE_CONTROLLER, key: FEATURE_GATE_NAME,
     reconcile: featureGateStatusReconciler(deps),
-    watches: [{ source: deps.featureGates, keys: toSingleton }, { source: deps.clusterVersions, keys: toSingleton }],
-    initialKeys: [FEATURE_GATE_NAME],
-  };
+    sources: [deps.featureGates, deps.clusterVersions],
+    resyncEveryMs: deps.resyncMs ?? RESYNC_MS,
+    degradedOnError: (message) => deps.conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, message)),
+  });
 }

@@ -10,7 +10,7 @@
 import {
   API_VERSION, FEATURE_GATE_NAME, GateRulesError, checkSpecGates, jsonEqual, type FeatureGate, type FeatureSetRegistry, type GateProblem,
 } from '../api-types/index.js';
-import { gauge, silentLogger, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult, type Reflector } from '../runtime/index.js';
+import { gauge, silentLogger, singleKeyController, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult, type Reflector } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
 import type { OperatorConditions } from './operator-conditions.js';
 
@@ -47,10 +47,10 @@ export function gatesThatStartReconciler(deps: GatesThatStartDeps): () => Promis
   let last: { spec: FeatureGate['spec']; version: string; message: string | undefined } | undefined;
   return async () => {
     const fg = deps.featureGates.get(FEATURE_GATE_NAME);
-    if (!fg) return { requeueAfterMs: RECHECK_MS };
+    if (!fg) return {};
     const version = await deps.kubernetesVersion();
-    if (!version) return { requeueAfterMs: RECHECK_MS };
-    if (last && last.version === version && jsonEqual(last.spec, fg.spec)) return { requeueAfterMs: RECHECK_MS };
+    if (!version) return {};
+    if (last && last.version === version && jsonEqual(last.spec, fg.spec)) return {};
     let problems: GateProblem[];
     let kube: string;
     try {
@@ -61,7 +61,7 @@ export function gatesThatStartReconciler(deps: GatesThatStartDeps): () => Promis
       deps.conditions.set({ type: CONDITION, status: 'False', reason: 'AsExpected', message: '' });
       refused?.set(0);
       last = { spec: fg.spec, version, message: undefined };
-      return { requeueAfterMs: RECHECK_MS };
+      return {};
     }
     const message = problems.length ? gatesThatStartMessage(kube, problems) : undefined;
     refused?.set(problems.length);
@@ -74,15 +74,13 @@ export function gatesThatStartReconciler(deps: GatesThatStartDeps): () => Promis
         'Warning', 'FeatureGatesRefusedByComponents', message);
     }
     last = { spec: fg.spec, version, message };
-    return { requeueAfterMs: RECHECK_MS };
+    return {};
   };
 }
 
+/** Looks again every RECHECK_MS besides on a change: the cluster's Kubernetes version can move under a spec that stays. */
 export function gatesThatStartController(deps: GatesThatStartDeps): ControllerSpec {
-  return {
-    name: GATES_THAT_START_CONTROLLER,
-    reconcile: gatesThatStartReconciler(deps),
-    watches: [{ source: deps.featureGates, keys: () => [FEATURE_GATE_NAME] }],
-    initialKeys: [FEATURE_GATE_NAME],
-  };
+  return singleKeyController({
+    name: GATES_THAT_START_CONTROLLER, key: FEATURE_GATE_NAME, reconcile: gatesThatStartReconciler(deps), sources: [deps.featureGates], resyncEveryMs: RECHECK_MS,
+  });
 }

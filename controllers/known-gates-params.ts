@@ -11,7 +11,7 @@ import {
   resolveFeatureSet, type ClusterVersion, type ConfigMap, type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
-  ConfigMapResource, isConflict, ResourceClient, silentLogger, type ClusterAccess, type ControllerSpec, type Logger, type ReconcileResult,
+  ConfigMapResource, singleKeyController, ResourceClient, silentLogger, type ClusterAccess, type ControllerSpec, type Logger, type ReconcileResult,
   type Reflector,
 } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
@@ -66,19 +66,15 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
     const rules = await startParams();
     if (lastData && !desiredKnownGatesData(lastData, deps.operatorVersion, known, history, rules)) return {};
     let data: Record<string, string> | undefined;
-    try {
-      const { stored } = await configMaps.upsert(KNOWN_GATES_CONFIGMAP, (current) => {
-        data = desiredKnownGatesData(current?.data, deps.operatorVersion, known, history, rules);
-        if (!data) return undefined;
-        return current ? { ...current, data } : { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: KNOWN_GATES_CONFIGMAP, namespace: deps.namespace }, data };
-      });
-      if (!data) {
-        lastData = stored?.data ?? {};
-        return {};
-      }
-    } catch (e) {
-      if (isConflict(e)) return { requeue: true };
-      throw e;
+    // A 409 (someone wrote first) is the controller's to retry with backoff.
+    const { stored } = await configMaps.upsert(KNOWN_GATES_CONFIGMAP, (current) => {
+      data = desiredKnownGatesData(current?.data, deps.operatorVersion, known, history, rules);
+      if (!data) return undefined;
+      return current ? { ...current, data } : { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: KNOWN_GATES_CONFIGMAP, namespace: deps.namespace }, data };
+    });
+    if (!data) {
+      lastData = stored?.data ?? {};
+      return {};
     }
     lastData = data;
     return {};
@@ -86,10 +82,7 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
 }
 
 export function knownGatesParamsController(deps: KnownGatesParamsDeps): ControllerSpec {
-  return {
-    name: KNOWN_GATES_CONTROLLER,
-    reconcile: knownGatesParamsReconciler(deps),
-    watches: [{ source: deps.clusterVersions, keys: () => [KNOWN_GATES_CONFIGMAP] }],
-    initialKeys: [KNOWN_GATES_CONFIGMAP],
-  };
+  return singleKeyController({
+    name: KNOWN_GATES_CONTROLLER, key: KNOWN_GATES_CONFIGMAP, reconcile: knownGatesParamsReconciler(deps), sources: [deps.clusterVersions],
+  });
 }

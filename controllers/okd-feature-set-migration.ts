@@ -6,7 +6,7 @@
 // could then not be computed at all); that is said once in the log instead.
 import { API_VERSION, FEATURE_GATE_NAME, FeatureSets, type FeatureGate } from '../api-types/index.js';
 import type { ControllerSpec, EventRecorder, Logger, ReconcileResult, Reflector, ResourceClient } from '../runtime/index.js';
-import { silentLogger } from '../runtime/index.js';
+import { silentLogger, singleKeyController } from '../runtime/index.js';
 
 export const OKD_MIGRATION_CONTROLLER = 'OKDFeatureSetMigrationController';
 
@@ -41,10 +41,5 @@ export function okdMigrationReconciler(deps: OKDMigrationDeps) {
 }
 
 export function okdMigrationController(deps: OKDMigrationDeps): ControllerSpec {
-  return {
-    name: OKD_MIGRATION_CONTROLLER,
-    reconcile: okdMigrationReconciler(deps),
-    watches: [{ source: deps.featureGates, keys: () => [FEATURE_GATE_NAME] }],
-    initialKeys: [FEATURE_GATE_NAME],
-  };
+  return singleKeyController({ name: OKD_MIGRATION_CONTROLLER, key: FEATURE_GATE_NAME, reconcile: okdMigrationReconciler(deps), sources: [deps.featureGates] });
 }

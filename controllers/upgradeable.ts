@@ -3,7 +3,7 @@
 // HostedControlPlane asks for counts too (`requested`): a NoUpgrade choice there blocks even while the
 // guest refuses the spec (upgradeBlockingFeatureSet).
 import { FEATURE_GATE_NAME, featureGatesUpgradeable, upgradeBlockingFeatureSet, type FeatureGate } from '../api-types/index.js';
-import type { ControllerSpec, ControllerWatch, ReconcileResult, Reflector, WatchSource } from '../runtime/index.js';
+import { singleKeyController, type ControllerSpec, type ReconcileResult, type Reflector, type WatchSource } from '../runtime/index.js';
 import type { OperatorConditions } from './operator-conditions.js';
 
 export const UPGRADEABLE_CONTROLLER = 'FeatureUpgradeableController';
@@ -27,8 +27,8 @@ export function upgradeableReconciler(deps: UpgradeableDeps) {
 }
 
 export function upgradeableController(deps: UpgradeableDeps): ControllerSpec {
-  const toSingleton = () => [FEATURE_GATE_NAME];
-  const watches: ControllerWatch[] = [{ source: deps.featureGates, keys: toSingleton }];
-  if (deps.requested) watches.push({ source: deps.requested, keys: toSingleton });
-  return { name: UPGRADEABLE_CONTROLLER, reconcile: upgradeableReconciler(deps), watches, initialKeys: [FEATURE_GATE_NAME] };
+  return singleKeyController({
+    name: UPGRADEABLE_CONTROLLER, key: FEATURE_GATE_NAME, reconcile: upgradeableReconciler(deps),
+    sources: deps.requested ? [deps.featureGates, deps.requested] : [deps.featureGates],
+  });
 }

@@ -10,6 +10,10 @@
 //    yet) is not retried with backoff: the key waits for a watched change, or its own recheck delay; it is
 //    logged when its message changes, not at every attempt; like controller-runtime's, it does not forget the
 //    key's earlier failures (only a success does), so the next failure goes on with the backoff where it was;
+//  - declared in the spec, not written in each reconciler (library-go's factory): `resyncEveryMs` looks at a key
+//    again after a reconcile that asked for nothing itself; `degradedOnError` is told each reconcile's error (or
+//    undefined) for the controller's Degraded condition; a 409 anywhere in an error's cause chain is a conflict;
+//    `singleKeyController` builds the spec of a controller of one object;
 //  - stop() aborts the signal each reconcile is given (clients built with it end their requests in flight at
 //    once), then waits for the reconciles in flight; an exception a reconcile throws is that key's error, never
 //    the process's.
@@ -52,6 +56,34 @@ export interface ControllerSpec {
   /** Keys to enqueue when the controller starts. */
   initialKeys?: string[];
   concurrency?: number;
+  /**
+   * Look at a key again this long after a reconcile of it that asked for nothing itself (library-go's
+   * ResyncEvery): a net under the watches, declared once instead of returned from every branch.
+   */
+  resyncEveryMs?: number;
+  /**
+   * Told how each reconcile ended, as the controller's Degraded condition wants it (library-go's
+   * WithSyncDegradedOnError): the error's message, or undefined after a success or a conflict (someone wrote
+   * first; the retry will tell). Not told for a reconcile that stop() ended or the leader fence refused, nor for
+   * a TerminalError that is `pending` (nothing has failed, nothing has succeeded).
+   */
+  degradedOnError?: (message: string | undefined) => void;
+}
+
+/**
+ * The spec of a controller of one object (library-go's factory for a singleton: every watched change, and the
+ * start, enqueue its one key).
+ */
+export function singleKeyController(spec: Omit<ControllerSpec, 'watches' | 'initialKeys'> & { key: string; sources: WatchSource[] }): ControllerSpec {
+  const { key, sources, ...rest } = spec;
+  const toKey = () => [key];
+  return { ...rest, watches: sources.map((source) => ({ source, keys: toKey })), initialKeys: [key] };
+}
+
+/** A 409 anywhere in the error's cause chain (a reconciler may wrap what the client threw). */
+function conflictCause(e: unknown): boolean {
+  for (let c: unknown = e, depth = 0; c !== undefined && c !== null && depth < 8; c = (c as { cause?: unknown }).cause, depth++) if (isConflict(c)) return true;
+  return false;
 }
 
 export interface ControllerOptions {
@@ -181,9 +213,10 @@ export class Controller {
     try {
       const result = (await this.spec.reconcile(key, this.stopping.signal)) ?? {};
       this.terminal.delete(key);
-      if (result.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
+      const after = result.requeueAfterMs ?? (result.requeue ? undefined : this.spec.resyncEveryMs);
+      if (after !== undefined && after > 0) {
         this.queue.forget(key);
-        this.queue.addAfter(key, result.requeueAfterMs);
+        this.queue.addAfter(key, after);
         outcome = 'requeue_after';
       } else if (result.requeue) {
         this.queue.addRateLimited(key);
@@ -213,7 +246,7 @@ export class Controller {
         this.terminal.set(key, terminal.message);
         if (!pending) this.m?.errors.inc();
         outcome = pending ? 'requeue_after' : 'error';
-      } else if (isConflict(e)) {
+      } else if (conflictCause(e)) {
         this.log.info('conflict: the object changed since it was read; retrying with backoff', { key, retries: this.queue.numRequeues(key) });
         this.queue.addRateLimited(key);
         outcome = 'requeue';
@@ -228,7 +261,12 @@ export class Controller {
       this.m?.active.dec();
     }
     this.m?.reconciles[outcome].inc();
-    if (told) this.onReconciled?.(key, failure);
+    if (told) {
+      this.onReconciled?.(key, failure);
+      if (!errorCause(failure, TerminalError)?.options.pending) {
+        this.spec.degradedOnError?.(failure === undefined || conflictCause(failure) ? undefined : (failure as Error)?.message ?? String(failure));
+      }
+    }
     return outcome;
   }
 }

@@ -10,6 +10,7 @@ import { clusterOperatorStatusController, clusterOperatorStatusReconciler } from
 import { OperatorConditions } from '../../controllers/operator-conditions.js';
 import { clusterVersion, featureGate, historyEntry } from '../support/objects.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
+import { runOnFakeClock } from '../support/controller-run.js';
 
 class Cache<T> {
   constructor(private readonly objects: Record<string, T>) {}
@@ -40,7 +41,7 @@ describe('FeatureGate status reconciler', () => {
     const written: FeatureGate[] = [];
     const { deps: d } = deps(featureGate('cluster'), async (o) => { written.push(o); return o; });
     const r = await featureGateStatusReconciler(d)('cluster');
-    expect(r).toEqual({ requeueAfterMs: 60_000 });
+    expect(r).toEqual({}); // the resync is the controller's (below)
     expect(written).toHaveLength(1);
     expect(written[0]?.metadata.resourceVersion).toBe('7');
     expect(written[0]?.status?.featureGates.map((e) => e.version)).toEqual(['4.22.1']);
@@ -51,12 +52,20 @@ describe('FeatureGate status reconciler', () => {
   // collected by major GCs over the whole heap). Its inputs are watched and relisted, so a guest looks every 10 minutes.
   it('looks again after its resync period: a minute by default, what it is given otherwise', async () => {
     const written: FeatureGate[] = [];
+    const after = async (spec: ReturnType<typeof featureGateStatusController>, ms: number) => {
+      const { controller, clock, times } = await runOnFakeClock(spec);
+      await clock.advance(ms - 1);
+      expect(times).toEqual([0]);
+      await clock.advance(1);
+      expect(times).toEqual([0, ms]);
+      await controller.stop();
+    };
     const { deps: d } = deps(featureGate('cluster'), async (o) => { written.push(o); return o; }, { resyncMs: 600_000 });
-    expect(await featureGateStatusReconciler(d)('cluster')).toEqual({ requeueAfterMs: 600_000 }); // after a write
+    await after(featureGateStatusController(d), 600_000); // after a write
     const settled: FeatureGate = { ...featureGate('cluster'), status: written[0]!.status! };
     const refuse = async (): Promise<FeatureGate> => { throw new Error('nothing to write'); };
-    expect(await featureGateStatusReconciler(deps(settled, refuse, { resyncMs: 600_000 }).deps)('cluster')).toEqual({ requeueAfterMs: 600_000 });
-    expect(await featureGateStatusReconciler(deps(settled, refuse).deps)('cluster')).toEqual({ requeueAfterMs: 60_000 });
+    await after(featureGateStatusController(deps(settled, refuse, { resyncMs: 600_000 }).deps), 600_000);
+    await after(featureGateStatusController(deps(settled, refuse).deps), 60_000);
   });
 
   it('reads its release at every sync: none (a hosted guest not accepted yet) writes and says nothing; a new one is resolved anew', async () => {
@@ -77,8 +86,14 @@ describe('FeatureGate status reconciler', () => {
 
   it('a 409 is a rate-limited requeue, not an immediate one and not Degraded', async () => {
     const { deps: d, conditions } = deps(featureGate('cluster'), async () => { throw Object.assign(new Error('conflict'), { code: 409 }); });
-    expect(await featureGateStatusReconciler(d)('cluster')).toEqual({ requeue: true });
+    const { controller, clock, times } = await runOnFakeClock(featureGateStatusController(d));
+    expect(times).toEqual([0]);
+    await clock.advance(4);
+    expect(times).toEqual([0]); // not at once: the rate limiter's first step is 5 ms
+    await clock.advance(1);
+    expect(times).toEqual([0, 5]);
     expect(conditions.all().find((c) => c.type === 'FeatureGateControllerDegraded')?.status).toBe('False');
+    await controller.stop();
   });
 
   it('guards the size of the whole object that would be sent, not only its status', async () => {
@@ -88,12 +103,14 @@ describe('FeatureGate status reconciler', () => {
     const { deps: d, conditions } = deps(big, async (o) => { sent.push(o); return o; }, { sizeLimitBytes: 4000 });
     await expect(featureGateStatusReconciler(d)('cluster')).rejects.toThrow(/FeatureGate\/cluster would be \d+ bytes .* over the 4000-byte request limit; not written/);
     expect(sent).toEqual([]);
+    await (await runOnFakeClock(featureGateStatusController(d))).controller.stop();
     expect(conditions.all().find((c) => c.type === 'FeatureGateControllerDegraded')).toMatchObject({ status: 'True', reason: 'SyncError' });
   });
 
   it('a feature set the payload does not know degrades with upstream\'s message', async () => {
     const { deps: d, conditions } = deps(featureGate('cluster', { featureSet: 'NoSuchSet' as never }), async (o) => o);
     await expect(featureGateStatusReconciler(d)('cluster')).rejects.toThrow(/^unable to determine FeatureGateDetails from FeatureSets: /);
+    await (await runOnFakeClock(featureGateStatusController(d))).controller.stop();
     expect(conditions.all().find((c) => c.type === 'FeatureGateControllerDegraded')?.message).toMatch(/^unable to determine FeatureGateDetails from FeatureSets: /);
   });
 
@@ -154,16 +171,22 @@ describe('ClusterOperator status reconciler', () => {
   it('with its status as desired, looks again after its resync period: a minute by default, what it is given otherwise', async () => {
     const conditions = new OperatorConditions(() => new Date('2026-01-01T00:00:00Z'));
     const written: ClusterOperator[] = [];
-    const make = (current: ClusterOperator, resyncMs?: number) => clusterOperatorStatusReconciler({
+    const make = (current: ClusterOperator, resyncMs?: number) => clusterOperatorStatusController({
       name: 'config-operator', operatorVersion: () => '4.22.1', namespace: 'openshift-config-operator', conditions,
       clusterOperators: new Cache({ 'config-operator': current }), featureGates: new Cache<FeatureGate>({}),
       client: { create: async (o) => o, replaceStatus: async (o) => { written.push(o); return o; } },
       now: () => new Date('2026-01-01T00:00:00Z'), ...(resyncMs ? { resyncMs } : {}),
     });
-    await make(co())();
+    await make(co()).reconcile('config-operator', new AbortController().signal);
     const settled = written[0]!;
-    expect(await make(settled)()).toEqual({ requeueAfterMs: 60_000 });
-    expect(await make(settled, 600_000)()).toEqual({ requeueAfterMs: 600_000 });
+    for (const [resyncMs, ms] of [[undefined, 60_000], [600_000, 600_000]] as const) {
+      const { controller, clock, times } = await runOnFakeClock(make(settled, resyncMs));
+      await clock.advance(ms - 1);
+      expect(times).toEqual([0]);
+      await clock.advance(1);
+      expect(times).toEqual([0, ms]);
+      await controller.stop();
+    }
     expect(written).toHaveLength(1);
   });
 
@@ -213,5 +236,15 @@ describe('ClusterOperator status reconciler', () => {
       client: { create: async (o) => o, replaceStatus: async () => { throw Object.assign(new Error('gone'), { code: 404 }); } },
     });
     expect(await reconcile()).toEqual({ requeue: true });
+    // A 409 is thrown (wrapped, its cause kept) and the controller requeues it with backoff.
+    const conflict = clusterOperatorStatusController({
+      name: 'config-operator', operatorVersion: () => '4.22.1', namespace: 'ns', conditions: new OperatorConditions(),
+      clusterOperators: new Cache({ 'config-operator': co() }), featureGates: new Cache<FeatureGate>({}),
+      client: { create: async (o) => o, replaceStatus: async () => { throw Object.assign(new Error('conflict'), { code: 409 }); } },
+    });
+    const { controller, clock, times } = await runOnFakeClock(conflict);
+    await clock.advance(5);
+    expect(times).toEqual([0, 5]);
+    await controller.stop();
   });
 });
