@@ -12,7 +12,7 @@ import {
   BrokenPayloadError, CLUSTER_VERSION_NAME, CONFIG_OPERATOR_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, FeatureSets, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
-  apiServerVersion, readAtMostEvery, ClusterOperatorResource, ClusterVersionResource, Controller, Registry, registerStatusFeatureMetrics, FeatureGateResource, LeaderElector, userAgent, Reflector, ResourceClient, createEventRecorder, withTransportConfig,
+  apiServerVersion, readAtMostEvery, ClusterOperatorResource, ClusterVersionResource, Controller, Registry, registerStatusFeatureMetrics, FeatureGateResource, LeaderElector, userAgent, Reflector, ResourceClient, createEventRecorder, withTransportConfig, RunnableGroups,
   componentAccess, kubernetesGateLifecycle, loadRegistry, serveProcess, silentLogger, type ServingOptions, type ControllerSpec, type LeaderElectionTiming, type Logger, 
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/index.js';
@@ -101,7 +101,8 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const kc = withTransportConfig(options.kubeConfig, { userAgent: userAgent('featuregates-operator'), logger: log });
   const abort = new AbortController();
   let stopped = false;
-  const controllers: Controller[] = [];
+  // Stopped in the reverse order: the controllers, the accessor, the Events still queued, the caches, the Lease, the endpoint.
+  const runnables = new RunnableGroups(['serving', 'election', 'caches', 'events', 'accessor', 'controllers'] as const, log);
 
   const elector = options.leaderElect ? new LeaderElector(kc, {
     namespace: options.leaderElectionNamespace ?? namespace,
@@ -113,7 +114,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       // Nothing is written from here on: the fence already refuses, and the controllers stop.
       stopped = true;
       abort.abort(new Error('leader election lost'));
-      void Promise.all(controllers.map((c) => c.stop())).then(() => (options.onLostLeadership ?? ((r: string) => { log.error('leader election lost; the caller did not say what to do', { reason: r }); }))(reason));
+      void runnables.stopGroup('controllers').then(() => (options.onLostLeadership ?? ((r: string) => { log.error('leader election lost; the caller did not say what to do', { reason: r }); }))(reason));
     },
   }) : undefined;
   const fence = elector ? () => elector.fence() : undefined;
@@ -137,11 +138,14 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const synced = () => reflectors.every((r) => r.hasSynced());
 
   const serving = await serveProcess(options, { kc, registry: metrics, certName: 'featuregates-metrics', ready: synced, logger: log });
+  runnables.add('serving', serving);
+  if (elector) runnables.add('election', { stop: () => elector.release() });
   log.info('serving', {
     metrics: serving.metricsAddress, ...(serving.metricsAddress ? { metricsScheme: serving.secure ? 'https' : 'http' } : {}), health: serving.healthAddress,
   });
 
   const events = createEventRecorder(kc, { namespace, component: 'featuregate-coordinator', logger: log, metrics, ...(fence ? { fence } : {}) });
+  runnables.add('events', { stop: () => events.flush() });
   const conditions = OperatorConditions.atStart();
 
   // Over the manager's own caches: no second pair of watches.
@@ -150,12 +154,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     // The operator itself uses no gates, so a change needs no restart (a component would exit here).
     onChange: ({ previous }) => { if (previous) log.info('feature gates of this version changed'); },
   });
-  const run = (spec: ControllerSpec) => {
-    if (stopped) return;
-    const c = new Controller(spec, { metrics, logger: log });
-    controllers.push(c);
-    c.start();
-  };
+  const run = (spec: ControllerSpec) => runnables.add('controllers', new Controller(spec, { metrics, logger: log }));
 
   const runClusterOperatorStatus = () => run(clusterOperatorStatusController({
     name: coName, operatorVersion: () => options.operatorVersion, namespace, clusterOperators, featureGates, client: coClient, conditions,
@@ -163,7 +162,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   }));
 
   const main = async (): Promise<void> => {
-    for (const r of reflectors) r.start();
+    for (const r of reflectors) runnables.add('caches', r);
     if (elector) await elector.acquire(abort.signal);
     if (stopped) return;
     await Promise.race([Promise.all(reflectors.map((r) => r.synced)), new Promise((_, reject) => abort.signal.addEventListener('abort', () => reject(abort.signal.reason as Error), { once: true }))]);
@@ -196,7 +195,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
         ...(options.runningGatesOverrides ? { overrides: options.runningGatesOverrides } : {}),
       }));
     }
-    accessor.start();
+    runnables.add('accessor', accessor);
     log.info('waiting for FeatureGate status to hold this version', { version: options.operatorVersion });
     const initial = accessor.waitForInitial({ timeoutMs: options.initialWaitMs ?? 5 * 60_000, signal: abort.signal });
     initial.catch(() => undefined);
@@ -234,12 +233,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     async stop() {
       stopped = true;
       abort.abort(new Error('operator stopping'));
-      await Promise.all(controllers.map((c) => c.stop()));
-      await accessor.stop();
-      await events.flush();
-      await Promise.all(reflectors.map((r) => r.stop()));
-      await elector?.release();
-      await serving.stop();
+      await runnables.stopAndWait();
     },
   };
 }

@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import { CONFIG_OPERATOR_NAME, hcpKey, shardCountProblem, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
 import {
-  BucketLimiter, DEFAULT_LEADER_ELECTION, FairTurns, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient, realClock, withTransportConfig,
+  BucketLimiter, DEFAULT_LEADER_ELECTION, FairTurns, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient, realClock, withTransportConfig, RunnableGroups,
   kubernetesGateLifecycle, serveProcess, silentLogger, type ServingOptions, userAgent, type ClusterAccess, type LeaderElectionTiming,
   type Logger, WritePacer, type WritePace,
 } from '../runtime/index.js';
@@ -83,7 +83,10 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   const secrets = new GuestSecrets(kc, (namespace) => {
     for (const [key, s] of sessionEntries()) if (key.startsWith(`${namespace}/`)) s.poke();
   }, log, metrics);
-  let stopping = false;
+  // Stopped in the reverse order: the shards (their sessions, then their Leases and the membership), the status
+  // records, the caches, the endpoint.
+  const runnables = new RunnableGroups(['serving', 'caches', 'records', 'shards'] as const, log);
+  runnables.add('records', records);
 
   const selected = (hcp: HostedControlPlane) => !namespaces || namespaces.get(hcp.metadata.namespace) !== undefined;
   const wanted = (key: string, hcp: HostedControlPlane | undefined): boolean =>
@@ -119,7 +122,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   };
   /** One HCP was added, changed or deleted: its session alone starts, syncs or stops. */
   const reconcileSession = (key: string) => {
-    if (stopping) return;
+    if (runnables.stopped) return;
     const h = heldOf(key);
     const s = h?.sessions.get(key);
     const want = wanted(key, hcps.get(key));
@@ -133,7 +136,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   /** Walks every HCP: starts the sessions of held shards' HCPs, stops those no longer held or selected. */
   const reconcileAll = () => {
     reconcileQueued = false;
-    if (stopping) return;
+    if (runnables.stopped) return;
     const want = new Set<string>();
     for (const hcp of hcps.list()) {
       const key = hcpKey(hcp);
@@ -188,9 +191,11 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     kc, registry: metrics, certName: 'featuregates-hosted-metrics', ready: () => joined && hcps.hasSynced() && (namespaces?.hasSynced() ?? true), logger: log,
   });
   log.info('serving', { metrics: serving.metricsAddress, health: serving.healthAddress, identity, namespace: o.namespace, shards });
-
-  hcps.start();
-  namespaces?.start();
+  runnables.add('serving', serving);
+  runnables.add('caches', secrets);
+  runnables.add('caches', hcps);
+  if (namespaces) runnables.add('caches', namespaces);
+  runnables.add('shards', { stop: () => manager.stop() }); // joined below, once the HCPs are listed
   // The replica joins while its HCPs are listed (at fleet size the listing takes seconds): its first retry
   // period after joining only observes the Leases anyway. It claims shards once the HCPs are listed.
   const listed = Promise.all([hcps.synced, namespaces?.synced]).then(() => manager.nudge());
@@ -205,12 +210,6 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     identity, metrics, metricsAddress: serving.metricsAddress, healthAddress: serving.healthAddress, ready,
     heldShards: () => manager.held(),
     sessions: () => sessionEntries().map(([key]) => key).sort(),
-    async stop() {
-      stopping = true;
-      await manager.stop(); // stops every session, then releases the shard Leases and the membership
-      await records.stop();
-      await Promise.all([hcps.stop(), namespaces?.stop(), secrets.stop()]);
-      await serving.stop();
-    },
+    stop: () => runnables.stopAndWait(),
   };
 }
