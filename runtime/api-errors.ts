@@ -75,8 +75,16 @@ export function apiErrorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** `e` or the first error of its `cause` chain that is an instance of `type` (reconcilers wrap what a client threw). */
-export function errorCause<T extends Error>(e: unknown, type: abstract new (...args: never[]) => T): T | undefined {
-  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 8; c = c.cause, depth++) if (c instanceof type) return c;
+/** `e` or the first error of its `cause` chain (at most 8 deep) that `test` accepts (reconcilers wrap what a client threw). */
+export function causeWhere(e: unknown, test: (c: unknown) => boolean): unknown {
+  for (let c: unknown = e, depth = 0; c !== undefined && c !== null && depth < 8; c = c instanceof Error ? c.cause : undefined, depth++) if (test(c)) return c;
   return undefined;
 }
+
+/** `e` or the first error of its `cause` chain that is an instance of `type`. */
+export function errorCause<T extends Error>(e: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  return causeWhere(e, (c) => c instanceof type) as T | undefined;
+}
+
+/** A 409 in `e` or anywhere in its cause chain. */
+export const isConflictCause = (e: unknown): boolean => causeWhere(e, isConflict) !== undefined;

@@ -20,7 +20,7 @@
 // Metrics: controller_runtime_reconcile_total{result}, _errors_total, _time_seconds, _active_workers,
 // _max_concurrent_reconciles, plus the queue's workqueue_*.
 import type { Registry } from 'prom-client';
-import { apiErrorMessage, errorCause, isConflict } from './api-errors.js';
+import { apiErrorMessage, errorCause, isConflictCause } from './api-errors.js';
 import type { Clock } from './clock.js';
 import { NotLeaderError } from './leader-election.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -78,12 +78,6 @@ export function singleKeyController(spec: Omit<ControllerSpec, 'watches' | 'init
   const { key, sources, ...rest } = spec;
   const toKey = () => [key];
   return { ...rest, watches: sources.map((source) => ({ source, keys: toKey })), initialKeys: [key] };
-}
-
-/** A 409 anywhere in the error's cause chain (a reconciler may wrap what the client threw). */
-function conflictCause(e: unknown): boolean {
-  for (let c: unknown = e, depth = 0; c !== undefined && c !== null && depth < 8; c = (c as { cause?: unknown }).cause, depth++) if (isConflict(c)) return true;
-  return false;
 }
 
 export interface ControllerOptions {
@@ -209,6 +203,7 @@ export class Controller {
     this.m?.active.inc();
     let outcome: ReconcileOutcome;
     let failure: unknown;
+    let conflict = false;
     let told = true;
     try {
       const result = (await this.spec.reconcile(key, this.stopping.signal)) ?? {};
@@ -227,6 +222,7 @@ export class Controller {
       }
     } catch (e) {
       failure = e;
+      conflict = isConflictCause(e);
       const terminal = errorCause(e, TerminalError);
       if (this.stopping.signal.aborted) {
         this.log.info('reconcile ended: the controller is stopping', { key, error: apiErrorMessage(e) });
@@ -246,7 +242,7 @@ export class Controller {
         this.terminal.set(key, terminal.message);
         if (!pending) this.m?.errors.inc();
         outcome = pending ? 'requeue_after' : 'error';
-      } else if (conflictCause(e)) {
+      } else if (conflict) {
         this.log.info('conflict: the object changed since it was read; retrying with backoff', { key, retries: this.queue.numRequeues(key) });
         this.queue.addRateLimited(key);
         outcome = 'requeue';
@@ -264,7 +260,7 @@ export class Controller {
     if (told) {
       this.onReconciled?.(key, failure);
       if (!errorCause(failure, TerminalError)?.options.pending) {
-        this.spec.degradedOnError?.(failure === undefined || conflictCause(failure) ? undefined : (failure as Error)?.message ?? String(failure));
+        this.spec.degradedOnError?.(failure === undefined || conflict ? undefined : (failure as Error)?.message ?? String(failure));
       }
     }
     return outcome;
