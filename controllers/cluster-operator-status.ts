@@ -6,7 +6,7 @@ import {
   DEGRADED_INERTIA_MS, FEATURE_GATE_NAME, clusterOperatorConditions, jsonEqual, rfc3339, type ClusterOperator, type ClusterOperatorStatus,
   type FeatureGate, type ObjectReference, type OperandVersion, API_VERSION,
 } from '../api-types/index.js';
-import { apiErrorMessage, isNotFound, type ControllerSpec, type ReconcileResult, type Reflector, type ResourceClient } from '../runtime/index.js';
+import { apiErrorMessage, isConflict, isNotFound, type ControllerSpec, type ReconcileResult, type Reflector, type ResourceClient } from '../runtime/index.js';
 import { RESYNC_MS } from './feature-gate-status.js';
 import type { OperatorConditions } from './operator-conditions.js';
 
@@ -69,8 +69,8 @@ export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps)
       try {
         co = await deps.client.create({ apiVersion: API_VERSION, kind: 'ClusterOperator', metadata: { name: deps.name }, spec: {} });
       } catch (e) {
-        // A 409 (created concurrently: the cache catches up) stays in the cause: the controller retries it with backoff.
-        throw new Error(`creating ClusterOperator ${deps.name}: ${apiErrorMessage(e)}`, { cause: e });
+        if (!isConflict(e)) throw new Error(`creating ClusterOperator ${deps.name}: ${apiErrorMessage(e)}`, { cause: e });
+        return { requeue: true }; // created concurrently: the cache catches up
       }
     }
     const desired = desiredClusterOperatorStatus(co.status, deps, version);
@@ -78,7 +78,8 @@ export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps)
     try {
       await deps.client.replaceStatus({ ...co, status: desired });
     } catch (e) {
-      if (isNotFound(e)) return { requeue: true }; // stale cache: retry with backoff (a 409 too, from its cause)
+      // Stale cache: retried with backoff, and no failure (a hosted session would warn of an error).
+      if (isConflict(e) || isNotFound(e)) return { requeue: true };
       throw new Error(`updating ClusterOperator ${deps.name} status: ${apiErrorMessage(e)}`, { cause: e });
     }
     // Degraded under inertia flips later without any event: look again soon.

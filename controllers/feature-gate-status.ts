@@ -9,7 +9,7 @@ import {
   type EnabledDisabled, type FeatureSetRegistry, API_VERSION,
 } from '../api-types/index.js';
 import {
-  apiErrorMessage, counter, gauge, silentLogger, singleKeyController, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
+  apiErrorMessage, counter, gauge, isConflict, silentLogger, singleKeyController, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
   type Reflector, type ResourceClient,
 } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
@@ -96,7 +96,11 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
     try {
       await deps.client.replaceStatus(next);
     } catch (e) {
-      // A 409 (someone wrote first) stays in the cause: the controller retries it with backoff, not as Degraded.
+      // A 409 (someone wrote first) is no failure: retried with backoff, not reported (a hosted session would warn of an error).
+      if (isConflict(e)) {
+        log.info('FeatureGate changed while writing its status; retrying with backoff');
+        return { requeue: true };
+      }
       throw new Error(`updating FeatureGate status: ${apiErrorMessage(e)}`, { cause: e });
     }
     writes?.inc();

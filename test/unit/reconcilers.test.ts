@@ -236,7 +236,7 @@ describe('ClusterOperator status reconciler', () => {
       client: { create: async (o) => o, replaceStatus: async () => { throw Object.assign(new Error('gone'), { code: 404 }); } },
     });
     expect(await reconcile()).toEqual({ requeue: true });
-    // A 409 is thrown (wrapped, its cause kept) and the controller requeues it with backoff.
+    // A 409 too: through the controller, a retry with backoff (5 ms, its first step).
     const conflict = clusterOperatorStatusController({
       name: 'config-operator', operatorVersion: () => '4.22.1', namespace: 'ns', conditions: new OperatorConditions(),
       clusterOperators: new Cache({ 'config-operator': co() }), featureGates: new Cache<FeatureGate>({}),
