@@ -199,7 +199,7 @@ export class Controller {
 
   /** Runs one reconcile and applies controller-runtime's result handling. */
   private async process(key: string): Promise<ReconcileOutcome> {
-    const start = Date.now();
+    const start = this.queue.clock.now();
     this.m?.active.inc();
     let outcome: ReconcileOutcome;
     let failure: unknown;
@@ -253,7 +253,7 @@ export class Controller {
         outcome = 'error';
       }
     } finally {
-      this.m?.time.observe((Date.now() - start) / 1000);
+      this.m?.time.observe((this.queue.clock.now() - start) / 1000);
       this.m?.active.dec();
     }
     this.m?.reconciles[outcome].inc();

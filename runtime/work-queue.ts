@@ -31,8 +31,7 @@ function inFlightGauge(registry: Registry, name: string, help: string, value: (q
     set = queues;
     inFlightQueues.set(g, queues);
     g.collect = () => {
-      const now = Date.now();
-      for (const q of queues) g.set({ name: q.name, controller: q.name }, value(q, now));
+      for (const q of queues) g.set({ name: q.name, controller: q.name }, value(q, q.clock.now()));
     };
   }
   return set;
@@ -48,7 +47,8 @@ export class WorkQueue {
   /** Keys waiting for a delayed add: when (monotonic) and how to cancel that wait. */
   private readonly waiting = new Map<string, { at: number; cancel: AbortController }>();
   private readonly limiter: RateLimiter;
-  private readonly clock: Clock;
+  /** Times the delays and the durations the metrics report (the same clock for both). */
+  readonly clock: Clock;
   private shuttingDown = false;
   private readonly m;
   private readonly gaugeSets: Set<WorkQueue>[] = [];
@@ -83,7 +83,7 @@ export class WorkQueue {
     if (this.shuttingDown || this.dirty.has(key)) return;
     this.m?.adds.inc();
     this.dirty.add(key);
-    this.addedAt.set(key, Date.now());
+    this.addedAt.set(key, this.clock.now());
     if (this.processing.has(key)) return;
     this.push(key);
   }
@@ -135,7 +135,7 @@ export class WorkQueue {
   /** Processing of `key` ended; it is queued again if it was added meanwhile. */
   done(key: string): void {
     const start = this.processing.get(key);
-    if (start !== undefined) this.m?.workDuration.observe((Date.now() - start) / 1000);
+    if (start !== undefined) this.m?.workDuration.observe((this.clock.now() - start) / 1000);
     this.processing.delete(key);
     if (this.dirty.has(key) && !this.shuttingDown) this.push(key);
   }
@@ -175,7 +175,7 @@ export class WorkQueue {
   private take(key: string): string {
     this.m?.depth.set(this.queue.length);
     this.dirty.delete(key);
-    const now = Date.now();
+    const now = this.clock.now();
     this.m?.queueDuration.observe((now - (this.addedAt.get(key) ?? now)) / 1000);
     this.addedAt.delete(key);
     this.processing.set(key, now);

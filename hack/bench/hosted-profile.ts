@@ -24,7 +24,7 @@
 // throttle, huge-error, no-newline, long-history, cycling), its guest served by another process
 // (hostile-guests-process.ts), so the figures are the coordinator's alone.
 // (run.sh runs node without --expose-gc; this script re-executes itself with it, and with OPERATOR_NODE_FLAGS when set.)
-import { sleep } from '../../test/support/timing.js';
+import { sleep, until } from '../../test/support/timing.js';
 import { operatorNodeFlags } from './operator-process.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
 import { HollowGuests } from './hollow-guests-client.js';
@@ -250,7 +250,7 @@ if (flags.start) {
   await profiled(`start → ${R} reachable and ${HOLLOW} hollow guests correct (${N} unreachable HCPs)`, async () => {
     const t0 = nowMs();
     started = await coordinator();
-    for (const plane of guests) while (!(await correct(plane))) await sleep(50);
+    await Promise.all(guests.map((plane, i) => until(`start: guest ${i} correct`, () => correct(plane), 600_000, 50)));
     if (hollow) say(`start: all ${HOLLOW} hollow guests correct ${(await hollow.allCorrect(JSON.parse(expected) as FeatureGateDetails[], t0, 600)).toFixed(1)} s after it`);
   });
   await started!.stop();

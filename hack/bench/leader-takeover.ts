@@ -4,8 +4,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
-import { median, ms, nowMs } from './stats.js';
-import { sleep } from '../../test/support/timing.js';
+import { median, ms } from './stats.js';
+import { sleep, until } from '../../test/support/timing.js';
 import { operatorNodeFlags, spawnOperatorProcess } from './operator-process.js';
 
 const RUNS = Number(process.env.RUNS ?? 5);
@@ -19,18 +19,16 @@ const start = (): ChildProcess => spawnOperatorProcess(plane.kubeconfigPath, '4.
 const samples: number[] = [];
 let procs = [start(), start()];
 for (let i = 0; i < RUNS; i++) {
+  const holding = async (p: ChildProcess) => (await holder()).includes(`_${p.pid}_`);
   let leader: ChildProcess | undefined;
-  while (!leader) {
-    const h = await holder();
-    leader = procs.find((p) => h.includes(`_${p.pid}_`));
-    if (!leader) await sleep(100);
-  }
+  await until(`run ${i + 1}: one of the two operators holds the Lease`, async () => {
+    for (const p of procs) if (await holding(p)) leader = p;
+    return leader !== undefined;
+  }, 60_000, 100);
   await sleep(3000 + Math.random() * 2000); // land the kill anywhere in the renew cycle
   const follower = procs.find((p) => p !== leader)!;
-  leader.kill('SIGKILL');
-  const t0 = nowMs();
-  while (!(await holder()).includes(`_${follower.pid}_`)) await sleep(50);
-  samples.push(nowMs() - t0);
+  leader!.kill('SIGKILL');
+  samples.push(await until(`run ${i + 1}: the follower takes the Lease after kill -9`, () => holding(follower), 60_000, 50));
   procs = [follower, start()];
 }
 for (const p of procs) p.kill('SIGKILL');

@@ -21,7 +21,7 @@ import {
 import { shardName } from '../../api-types/index.js';
 import { dashboardQueries, inputSeries, metricNames, metricNamesIn, type Phase, type TargetScrape } from '../support/alert-series.js';
 import { servingAddress, spawnCLI } from '../support/cli.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { hostedReplicas } from '../support/hosted-replicas.js';
 import { PAYLOAD_ROOT, kubernetesGatesPayload } from '../support/payloads.js';
 import { tempDirs } from '../support/temp.js';

@@ -19,7 +19,7 @@ import { MAX_UNTRUSTED_MESSAGE_CHARS, type FeatureGate } from '../../api-types/i
 import { kubeconfigPath } from '../support/cluster.js';
 import { ensureNamespace } from '../../sdk/testing/index.js';
 import { Registry } from 'prom-client';
-import { eventually, sleep } from '../support/eventually.js';
+import { eventually, sleep } from '../support/timing.js';
 import { startHostileServer, status, type HostileServer } from '../support/hostile-server.js';
 
 const servers: HostileServer[] = [];

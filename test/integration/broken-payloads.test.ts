@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ClusterOperatorResource, FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { runCLI, spawnCLI } from '../support/cli.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCLI, spawnCLI } from '../support/cli.js';
 import { kubeconfigPath } from '../support/cluster.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { processesMentioning } from '../support/processes.js';
 import { tempDirs } from '../support/temp.js';
 import { bundledCRDPaths, resolveBinaries, setClusterVersion, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';

@@ -8,7 +8,7 @@ import { bundledCRDPaths, startControlPlane } from '../../sdk/testing/index.js';
 import { kubeConfig } from '../support/cluster.js';
 import { featureGate, uniqueName } from '../support/objects.js';
 import { processesMentioning as running } from '../support/processes.js';
-import { sleep } from '../support/eventually.js';
+import { sleep } from '../support/timing.js';
 import { tempDirs } from '../support/temp.js';
 
 const processesMentioning = (needle: string) => running(needle, 'start-and-wait');

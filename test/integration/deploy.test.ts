@@ -16,7 +16,7 @@ import {
   resolveBinaries, serviceAccountKubeConfig, setClusterVersion, setFeatureGateSpec, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { runCLI, spawnCLI } from '../support/cli.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { forbidden } from '../support/forbidden.js';
 import { tempDirs } from '../support/temp.js';
 

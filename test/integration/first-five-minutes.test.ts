@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { spawnCLI } from '../support/cli.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();

@@ -12,7 +12,7 @@ import { KNOWN_GATES_CONFIGMAP } from '../../api-types/index.js';
 import { ConfigMapResource, KubeTransport, apiServerVersion, ResourceClient, loadRegistry } from '../../runtime/index.js';
 import { knownGatesParamsReconciler } from '../../controllers/known-gates-params.js';
 import { bundledCRDPaths, ensureNamespace, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 
 const NS = 'featuregate-coordinator';

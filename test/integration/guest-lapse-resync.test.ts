@@ -12,7 +12,7 @@ import { GuestEngagement } from '../../hosted/guest-engagement.js';
 import { FeatureGateResource, NotLeaderError, ReleaseCatalog, ResourceClient, readKubeconfigFile, silentLogger, type EventRecorder } from '../../runtime/index.js';
 import { setClusterVersion } from '../../sdk/testing/index.js';
 import { kubeconfigPath } from '../support/cluster.js';
-import { eventually, sleep } from '../support/eventually.js';
+import { eventually, sleep } from '../support/timing.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 
 describe('a guest engagement after a lapse of its shard', () => {

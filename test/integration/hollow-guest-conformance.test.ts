@@ -13,7 +13,7 @@ import {
   ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, setHostedFeatureGate, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { hostedReplicas } from '../support/hosted-replicas.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 import { join } from 'node:path';
 import { EVENT_WINDOW, startHollowGuests, type HollowFleet } from '../support/hollow-guests.js';

@@ -17,7 +17,7 @@ import { memberLeaseName } from '../../hosted/shards.js';
 import { GuestProvider } from '../../hosted/guest-provider.js';
 import { shardName } from '../../api-types/index.js';
 import { MANAGEMENT_WRITES, startHosted, type HostedOptions, type RunningCoordinator } from '../../hosted/index.js';
-import { eventually, sleep } from '../support/eventually.js';
+import { eventually, sleep } from '../support/timing.js';
 import { peakConcurrency, startThrottleProxy, type ProxiedRequest } from '../support/throttle-proxy.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 

@@ -17,7 +17,7 @@ import {
   setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { spawnCLI } from '../support/cli.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { forbidden } from '../support/forbidden.js';
 import { tempDirs } from '../support/temp.js';
 

@@ -18,7 +18,7 @@ import {
 } from '../../sdk/testing/index.js';
 import { runCLI } from '../support/cli.js';
 import { startThrottleProxy, type ThrottleProxy } from '../support/throttle-proxy.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { hostedReplicas } from '../support/hosted-replicas.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 

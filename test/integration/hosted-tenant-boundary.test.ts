@@ -18,7 +18,7 @@ import {
   startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { hostedReplicas } from '../support/hosted-replicas.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { startHostileGuest, type HostileGuest, type HostileKind } from '../support/hostile-guests.js';
 import { startThrottleProxy, type ThrottleProxy } from '../support/throttle-proxy.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';

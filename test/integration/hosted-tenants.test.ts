@@ -25,7 +25,7 @@ import {
 } from '../../sdk/testing/index.js';
 import { runCLI } from '../support/cli.js';
 import { hostedReplicas } from '../support/hosted-replicas.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { startHostileGuest } from '../support/hostile-guests.js';
 import { startHostileServer, status, type HostileServer } from '../support/hostile-server.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';

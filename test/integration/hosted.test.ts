@@ -29,7 +29,7 @@ import {
 import { shardName } from '../../api-types/index.js';
 import { runCLI } from '../support/cli.js';
 import { hostedReplicas } from '../support/hosted-replicas.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 import { tempDirs } from '../support/temp.js';
 

@@ -19,7 +19,7 @@ import { startBlackholeProxy, type BlackholeProxy } from '../../hack/chaos/black
 import { writeKubeconfigFor } from '../../hack/chaos/lib.js';
 import { startThrottleProxy, type ThrottleProxy } from '../support/throttle-proxy.js';
 import { kubeconfigPath } from '../support/cluster.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();

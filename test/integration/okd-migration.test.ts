@@ -11,7 +11,7 @@ import { parseAllDocuments } from 'yaml';
 import { ClusterOperatorResource, FeatureGateResource, KubeTransport, ResourceClient } from '../../runtime/index.js';
 import { resolveBinaries, serviceAccountKubeConfig, setClusterVersion, setFeatureGateSpec, startControlPlane, upstreamCRDPaths, type ControlPlane } from '../../sdk/testing/index.js';
 import { runCLI, spawnCLI } from '../support/cli.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();

@@ -10,7 +10,7 @@ import { ClusterOperatorResource, EventResource, FeatureGateResource, ResourceCl
 import { startOperator, type RunningOperator } from '../../controllers/manager.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { runCLI } from '../support/cli.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 
 describe('the operator and a spec the components would refuse', () => {

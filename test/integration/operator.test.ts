@@ -9,7 +9,7 @@ import { startOperator, type RunningOperator } from '../../controllers/manager.j
 import {
   bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
-import { eventually, sleep } from '../support/eventually.js';
+import { eventually, sleep } from '../support/timing.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 
 const dir = (release: string) => join(PAYLOAD_ROOT, 'releases', `release-${release}`);

@@ -8,7 +8,7 @@ import type { CoreEvent } from '../../api-types/index.js';
 import { EventResource, ResourceClient, WritePacer, createEventRecorder, createLogger, loadKubeConfig, type ClusterAccess } from '../../runtime/index.js';
 import { ensureNamespace } from '../../sdk/testing/index.js';
 import { kubeconfigPath } from '../support/cluster.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 const NS = 'paced-events';

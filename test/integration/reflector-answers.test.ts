@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { FeatureGateResource, Reflector, ResourceClient, readKubeconfigText } from '../../runtime/index.js';
 import { startHostileServer, type HostileServer } from '../support/hostile-server.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 
 interface Scripted { type: string; kind: unknown; name: unknown; namespace: unknown; padding: number }
 /** A watch's events, then it ends at once or after `holdMs`. */

@@ -5,7 +5,7 @@ import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import { FeatureGateResource, KubeTransport, Reflector, ResourceClient, SecretResource } from '../../runtime/index.js';
 import { kubeConfig } from '../support/cluster.js';
-import { eventually, sleep } from '../support/eventually.js';
+import { eventually, sleep } from '../support/timing.js';
 import { featureGate, uniqueName } from '../support/objects.js';
 
 describe('Reflector', () => {

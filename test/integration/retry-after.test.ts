@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ApiError, KubeTransport, MAX_RETRY_AFTER_RETRIES, StaticKubeConfig, readKubeconfigText } from '../../runtime/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { spawnCLI } from '../support/cli.js';
-import { eventually, sleep } from '../support/eventually.js';
+import { eventually, sleep } from '../support/timing.js';
 import { startThrottleProxy, type ProxiedRequest, type ThrottleProxy } from '../support/throttle-proxy.js';
 import { tempDirs } from '../support/temp.js';
 

@@ -12,7 +12,7 @@ import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPla
 import { readFileSync } from 'node:fs';
 import { runCLI } from '../support/cli.js';
 import { startComponent } from '../support/components.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { kubernetesGatesPayload } from '../support/payloads.js';
 import { tempDirs } from '../support/temp.js';
 

@@ -6,7 +6,7 @@ import {
   bundledCRDPaths, setClusterVersion, setFeatureGateStatus, startControlPlane, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { FeatureGateResource, ResourceClient } from '../../runtime/index.js';
-import { eventually, sleep } from '../support/eventually.js';
+import { eventually, sleep } from '../support/timing.js';
 
 describe('FeatureGateAccess', () => {
   let plane: ControlPlane;

@@ -8,7 +8,7 @@ import { MEMBER_LEASE_PREFIX, ShardManager } from '../../hosted/shards.js';
 import { shardName } from '../../api-types/index.js';
 import { ensureNamespace } from '../../sdk/testing/index.js';
 import { kubeConfig } from '../support/cluster.js';
-import { eventually, sleep } from '../support/eventually.js';
+import { eventually, sleep } from '../support/timing.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { uniqueName } from '../support/objects.js';
 

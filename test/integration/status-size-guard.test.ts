@@ -9,7 +9,7 @@ import { ETCD_REQUEST_LIMIT_BYTES, serializedSizeBytes } from '../../api-types/i
 import { ClusterOperatorResource, FeatureGateResource, ResourceClient } from '../../runtime/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateStatus, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { spawnCLI } from '../support/cli.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();

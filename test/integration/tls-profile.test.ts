@@ -11,7 +11,7 @@ import { apiServerCRDPath } from '../../control-plane/crds.js';
 import { KubeTransport, readKubeconfigFile, type ClusterAccess } from '../../runtime/index.js';
 import { bundledCRDPaths, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { servingAddress, spawnCLI } from '../support/cli.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 
 interface Handshake { ok: boolean; protocol?: string | null; cipher?: string; error?: string }

@@ -10,7 +10,7 @@ import { createFeatureGateAccess } from '../../sdk/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { auditSetup, readAuditWrites } from '../support/audit.js';
 import { PAYLOAD_DIR } from '../../hack/chaos/lib.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 
 describe('User-Agent', () => {
   const audit = auditSetup({ reads: true });

@@ -12,7 +12,7 @@ import type { VerifyReport } from '../../api-types/index.js';
 import { KubeTransport, readKubeconfigFile } from '../../runtime/index.js';
 import { bundledCRDPaths, serviceAccountKubeConfig, setClusterVersion, setFeatureGateStatus, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { runCLI } from '../support/cli.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../support/timing.js';
 import { kubernetesGatesPayload } from '../support/payloads.js';
 import { tempDirs } from '../support/temp.js';
 

@@ -75,13 +75,16 @@ describe('WorkQueue', () => {
 
   it('computes in-flight gauges on scrape', async () => {
     const registry = new Registry();
-    const q = new WorkQueue('inflight', { metrics: registry });
+    const clock = new FakeClock();
+    const q = new WorkQueue('inflight', { metrics: registry, clock });
     q.add('k');
+    await clock.advance(2_000); // queued for 2 s
     await q.get();
-    await new Promise((r) => setTimeout(r, 30));
+    await clock.advance(30_000); // in flight for 30 s
     const text = await registry.metrics();
-    const longest = Number(/workqueue_longest_running_processor_seconds\{name="inflight",controller="inflight"\} ([\d.e-]+)/.exec(text)?.[1]);
-    expect(longest).toBeGreaterThan(0.01);
+    expect(text).toMatch(/workqueue_longest_running_processor_seconds\{name="inflight",controller="inflight"\} 30\n/);
+    expect(text).toMatch(/workqueue_unfinished_work_seconds\{name="inflight",controller="inflight"\} 30\n/);
+    expect(text).toMatch(/workqueue_queue_duration_seconds_sum\{name="inflight",controller="inflight"\} 2\n/);
     q.done('k');
     expect(await registry.metrics()).toMatch(/workqueue_longest_running_processor_seconds\{name="inflight",controller="inflight"\} 0\n/);
     q.shutDown();
