@@ -8,9 +8,10 @@
 import { join } from 'node:path';
 import { desiredGates, parsePayloadVersion, renderKubeAPIServerArgs, startableGates, type FeatureGateDetails, type VerifyReport } from '../api-types/index.js';
 import {
-  checkComponent, createLogger, clusterConfigured, kubernetesGateLifecycle, LOCAL_KUBERNETES_MINOR, loadKubeConfig, readFeatureGate, readStatus,
+  checkComponent, createLogger, clusterConfigured, kubernetesGateLifecycle, LOCAL_KUBERNETES_MINOR, loadKubeConfig, readStatus,
   renderedStatusEntry, requireSupportedNode, type ClusterAccess,
 } from '../runtime/index.js';
+import { createFeatureGateAccess } from '../sdk/index.js';
 import { followDesiredVersion, type LocalRollout } from './local-rollout.js';
 import { startOperator } from '../controllers/manager.js';
 import { packageRoot } from '../runtime/version.js';
@@ -36,14 +37,18 @@ function apiServerGateArgs(entry: FeatureGateDetails): string[] {
   return renderKubeAPIServerArgs({ enabledNames: [...gates].filter(([, v]) => v).map(([n]) => n), disabledNames: [...gates].filter(([, v]) => !v).map(([n]) => n) });
 }
 
-/** `version`'s status entry once the operator has written it (the operator of that version writes it soon after it starts). */
+/**
+ * `version`'s gates once the operator has written them (the operator of that version writes them soon after it
+ * starts), awaited by the SDK's own accessor: a watch, not a poll.
+ */
 async function statusEntry(kc: ClusterAccess, version: string, timeoutMs = 60_000): Promise<FeatureGateDetails> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const entry = (await readFeatureGate(kc).catch(() => undefined))?.status?.featureGates.find((e) => e.version === version);
-    if (entry) return entry;
-    if (Date.now() > deadline) throw new Error(`FeatureGate/cluster has no status entry for ${version} after ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 500));
+  const access = createFeatureGateAccess({ kubeConfig: kc, desiredVersion: version, component: 'featuregates-start', waitWarnings: false });
+  access.start();
+  try {
+    const gates = await access.waitForInitial({ timeoutMs });
+    return { version, enabled: gates.enabledNames.map((name) => ({ name })), disabled: gates.disabledNames.map((name) => ({ name })) };
+  } finally {
+    await access.stop();
   }
 }
 
