@@ -96,11 +96,19 @@ export function supportedKubernetesMinors(): string[] {
   return Object.keys(KUBERNETES_GATE_RULES).sort((a, b) => cmp(minorOf(a, ''), minorOf(b, '')));
 }
 
+/** Each minor's rules once built: a process builds only the minors it asks for, once each. */
+const built = new Map<string, KubernetesGateRules>();
+
 /** The rules of a Kubernetes minor, or a GateRulesError naming the supported ones. */
 export function kubernetesGateRules(kubernetesVersion: string): KubernetesGateRules {
   const minor = text(minorOf(kubernetesVersion, 'Kubernetes version'));
-  const rules = KUBERNETES_GATE_RULES[minor];
-  if (!rules) throw new GateRulesError(`no feature-gate rules for Kubernetes ${minor}; this build knows ${supportedKubernetesMinors().join(', ')}`);
+  let rules = built.get(minor);
+  if (!rules) {
+    const build = KUBERNETES_GATE_RULES[minor];
+    if (!build) throw new GateRulesError(`no feature-gate rules for Kubernetes ${minor}; this build knows ${supportedKubernetesMinors().join(', ')}`);
+    rules = build();
+    built.set(minor, rules);
+  }
   return rules;
 }
 

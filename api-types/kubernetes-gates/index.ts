@@ -6,8 +6,8 @@ import { KUBERNETES_1_35 } from './kube-1.35.js';
 import { KUBERNETES_1_36 } from './kube-1.36.js';
 import { KUBERNETES_1_37 } from './kube-1.37.js';
 
-/** The rules of each supported Kubernetes minor ("1.36"), from that release's own files. */
-export const KUBERNETES_GATE_RULES: Readonly<Record<string, KubernetesGateRules>> = {
+/** The rules of each supported Kubernetes minor ("1.36"), from that release's own files, built when called. */
+export const KUBERNETES_GATE_RULES: Readonly<Record<string, () => KubernetesGateRules>> = {
   '1.33': KUBERNETES_1_33,
   '1.34': KUBERNETES_1_34,
   '1.35': KUBERNETES_1_35,

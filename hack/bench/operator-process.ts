@@ -31,13 +31,15 @@ export interface OperatorSpawnOptions {
   /** The operator's stderr (its log) on a pipe instead of ignored. */
   pipeStderr?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Another build's CLI (its dist/cli/featuregates.js) instead of FGC_OPERATOR_CLI or this one. */
+  cli?: string;
 }
 
 export function spawnOperatorProcess(kubeconfigPath: string, version: string, nodeFlags: string[] = operatorNodeFlags, o: OperatorSpawnOptions = {}): ChildProcess {
   return spawnFeaturegates(['operator', '--kubeconfig', kubeconfigPath, '--operator-version', version,
     '--authoritative-feature-gate-dir', join(packageRoot(), 'deploy', 'base', 'payload'),
     '--metrics-bind-address', '0', '--health-probe-bind-address', '127.0.0.1:0', ...(o.args ?? [])],
-  { nodeFlags, cli: OPERATOR_CLI, stdout: 'ignore', stderr: o.pipeStderr ? 'pipe' : 'ignore', ...(o.env ? { env: o.env } : {}) });
+  { nodeFlags, cli: o.cli ?? OPERATOR_CLI, stdout: 'ignore', stderr: o.pipeStderr ? 'pipe' : 'ignore', ...(o.env ? { env: o.env } : {}) });
 }
 
 export function exited(p: ChildProcess): Promise<void> {

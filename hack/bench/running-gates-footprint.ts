@@ -4,6 +4,8 @@
 // /metrics), RSS after the work, then an idle minute and RSS (and anonymous RSS, /proc/<pid>/smaps_rollup) at its end.
 //   npm run bench -- running-gates-footprint     (RUNS=2, CHANGES=60; one process ~70 s; the image's node flags
 //                                                 unless OPERATOR_NODE_FLAGS is set)
+//   BASELINE_CLI=<another build's dist/cli/featuregates.js> adds a third process per run: that build, check on —
+//   this build's footprint against an older one's in the same run.
 // Also where it goes, at the end of the idle minute: V8's heap (total / used) and the memory outside it (external),
 // reported by the process itself through a preload on SIGUSR2.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,7 +26,12 @@ const reports = join(dir, 'reports.jsonl');
 writeFileSync(preload, `process.on('SIGUSR2', () => { const m = process.memoryUsage();
   require('node:fs').appendFileSync(${JSON.stringify(reports)}, JSON.stringify({ heapTotal: m.heapTotal, heapUsed: m.heapUsed, external: m.external }) + '\\n'); });`);
 const flags = [...nodeFlagsOrImage(), '--require', preload];
-const variants = { 'check on (default period)': [], 'check off (--running-gates-period 0)': ['--running-gates-period', '0'] } as const;
+const BASELINE_CLI = process.env.BASELINE_CLI;
+const variants: Record<string, { args: string[]; cli?: string }> = {
+  'check on (default period)': { args: [] },
+  'check off (--running-gates-period 0)': { args: ['--running-gates-period', '0'] },
+  ...(BASELINE_CLI ? { [`baseline ${BASELINE_CLI}, check on`]: { args: [], cli: BASELINE_CLI } } : {}),
+};
 
 const anonymousMB = (pid: number) => Number(/^Anonymous:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1]) / 1024;
 const cluster = await startBenchCluster();
@@ -43,8 +50,8 @@ function readLines(): string[] {
 }
 try {
   for (let run = 0; run < RUNS; run++) {
-    for (const [name, args] of Object.entries(variants)) {
-      const { proc } = await cluster.startOperator((kubeconfig, version) => spawnOperatorProcess(kubeconfig, version, flags, { args: [...args] }));
+    for (const [name, { args, cli }] of Object.entries(variants)) {
+      const { proc } = await cluster.startOperator((kubeconfig, version) => spawnOperatorProcess(kubeconfig, version, flags, { args, ...(cli ? { cli } : {}) }));
       for (let i = 0; i < CHANGES; i++) await operatorChange(cluster.kc, cluster.fgs, cluster.watcher, i);
       const row = rows.get(name)!;
       row.afterWork.push(usage(proc.pid!).rssMB);
