@@ -2,7 +2,8 @@
 //
 // The transport needs only two things from a kubeconfig: the server, and the TLS material and headers to put
 // on a request (ClusterAccess — a client-node KubeConfig has both, so SDK callers pass theirs). Loading
-// @kubernetes/client-node costs ~0.8 s and ~90 MB (its generated API: thousands of modules), so the
+// @kubernetes/client-node costs most of a second and tens of MB (its generated API: thousands of modules;
+// docs/benchmarks.md § "Where start-up, memory and CPU went"), so the
 // common credentials are read here: certificate authority, client certificate and key (files or data),
 // bearer token or token file, basic auth, insecure-skip-tls-verify, tls-server-name, and the in-cluster
 // service account. Only a user with an `exec` plugin or an `auth-provider` loads client-node, lazily,

@@ -1,7 +1,7 @@
 // prom-client's Registry and Gauge, loaded file by file (counters and histograms are runtime/metric-families.ts).
 // Its index also loads the Pushgateway (http, https, zlib) and the default process metrics (perf_hooks, GC
-// observers): ~20 MB of RSS and ~60 ms at start that a process serving no metrics never uses. The default
-// metrics load on demand, when /metrics is served. prom-client is pinned (package.json);
+// observers): RSS and start time a process serving no metrics never uses (docs/benchmarks.md § "Where start-up,
+// memory and CPU went"). The default metrics load on demand, when /metrics is served. prom-client is pinned (package.json);
 // test/unit/prometheus.test.ts checks that these are the very classes its index exports, so an upgrade that
 // moves them fails there.
 import { createRequire } from 'node:module';
