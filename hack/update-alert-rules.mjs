@@ -2,7 +2,7 @@
 // source of the alerts: deploy/prometheus/rules/operator.rules.yaml → deploy/prometheus/alerts/prometheusrule.yaml,
 // deploy/prometheus/rules/hosted.rules.yaml → deploy/prometheus/hosted/prometheusrule.yaml. The Helm chart reads
 // the rules files itself. `--check`: write nothing, exit 1 when a written file is not what it would be
-// (test/integration/alerts.test.ts runs it).
+// (test/integration/monitoring-install.test.ts runs it).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds promtool (Prometheus's own rule checker, the version pinned in hack/promtool/go.mod) from the Go
 # module proxy into .cache/promtool/<version>/promtool, once; prints its path. Used by the alert tests
-# (test/integration/alerts.test.ts: promtool check rules / test rules). PROMTOOL=<path> uses another.
+# (test/integration/operator-alerts.test.ts, hosted-alerts.test.ts: promtool check rules / test rules). PROMTOOL=<path> uses another.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 log() { printf '[promtool %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }

@@ -3,7 +3,7 @@
 // hosted Component with its ServiceMonitor) and the Helm charts (metrics.prometheusRule, metrics.dashboard) render
 // them with the rules file's groups and the dashboard file as they are, opt-in only; and a real kube-apiserver with
 // the Prometheus operator's own CRDs (hack/promtool/prometheus-operator-crds.sh, from its Go module) accepts every
-// PrometheusRule and ServiceMonitor we ship. promtool's checks of the rules themselves: alerts.test.ts.
+// PrometheusRule and ServiceMonitor we ship. promtool's checks of the rules themselves: operator-alerts.test.ts, hosted-alerts.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
