@@ -20,9 +20,7 @@
 // Phases: footprint (RSS at 0 HCPs, UNREACHABLE, then 1 / 10 / GUESTS reachable) → idle CPU and Lease writes
 // → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
 // guests correct) → kill -9 of one replica (its guests written again) → audit: guest writes by non-holders.
-import { type ChildProcess } from 'node:child_process';
-import { OPERATOR_CLI, spawnFeaturegates } from '../../test/support/cli.js';
-import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardOf, type FeatureGate, type FeatureGateDetails } from '../../api-types/index.js';
@@ -34,6 +32,8 @@ import { shardName } from '../../api-types/index.js';
 import { HOSTILE_KINDS, startHostileGuest } from '../../test/support/hostile-guests.js';
 import { auditSetup, readAuditWrites } from '../../test/support/audit.js';
 import { startBenchCluster } from './bench-cluster.js';
+import { leaseTimeline } from './lease-timeline.js';
+import { saveReplicaLogs, spawnHostedReplica, type Replica } from './fleet-replicas.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
 import { HollowGuests } from './hollow-guests-client.js';
 import { exited, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
@@ -65,7 +65,6 @@ const say = (s: string) => process.stdout.write(`${s}\n`);
 process.setMaxListeners(100); // one exit hook per control plane
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
-interface Replica { id: string; proc: ChildProcess }
 interface Guest { i: number; plane: ControlPlane; kc: ClusterAccess; key: string; audit: string; watcher?: FeatureGateWatcher }
 
 const catalog = new ReleaseCatalog(CATALOG);
@@ -82,40 +81,14 @@ const hollowKey = (i: number) => `clusters-w${i}/w${i}`;
 const onFailure: (() => unknown)[] = [];
 
 function spawnReplica(mgmt: ControlPlane, id: string): Replica {
-  const log = openSync(join(mgmt.dir, `${id}.log`), 'a');
-  const proc = spawnFeaturegates(['hosted', '--kubeconfig', mgmt.kubeconfigPath, '--payload-catalog', CATALOG, '--namespace', NS,
-    '--identity', id, '--shards', String(SHARDS), '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-format', 'json'],
-  { nodeFlags: NODE_FLAGS, cli: OPERATOR_CLI, stdout: 'ignore', stderr: log });
-  closeSync(log);
-  onFailure.push(() => { if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL'); });
-  return { id, proc };
+  const replica = spawnHostedReplica(mgmt, id, { catalog: CATALOG, namespace: NS, shards: SHARDS, nodeFlags: NODE_FLAGS });
+  onFailure.push(() => { if (replica.proc.exitCode === null && replica.proc.signalCode === null) replica.proc.kill('SIGKILL'); });
+  return replica;
 }
 
 async function guestCorrect(g: Guest): Promise<boolean> {
   const fg = await new ResourceClient(g.kc, FeatureGateResource).get(FEATURE_GATE_NAME);
   return JSON.stringify(fg.status?.featureGates) === JSON.stringify([expected]);
-}
-
-/** Shard Lease holders sampled every 100 ms (for the audit check). */
-function leaseTimeline(mkc: ClusterAccess) {
-  const samples: { at: number; holders: Map<string, string> }[] = [];
-  const leases = new ResourceClient<Lease>(mkc, LeaseResource, undefined, { namespace: NS });
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      try {
-        const { items } = await leases.list();
-        samples.push({ at: Date.now(), holders: new Map(items.map((l) => [l.metadata.name, l.spec?.holderIdentity ?? ''])) });
-      } catch { /* the API server is busy; next sample */ }
-      await sleep(100);
-    }
-  })();
-  return {
-    samples,
-    holderAt: (lease: string, t: number) => [...samples].reverse().find((s) => s.at <= t)?.holders.get(lease),
-    holderAfter: (lease: string, t: number) => samples.find((s) => s.at >= t)?.holders.get(lease),
-    async stop() { running = false; await loop; },
-  };
 }
 
 async function main(): Promise<void> {
@@ -146,7 +119,7 @@ async function main(): Promise<void> {
   say(`baseline: single-cluster operator start → first status write ${base.startMs.toFixed(0)} ms`);
 
   await ensureNamespace(mkc, NS);
-  const timeline = leaseTimeline(mkc);
+  const timeline = leaseTimeline(mkc, NS);
   let replicas = [...Array(REPLICAS).keys()].map((k) => spawnReplica(mgmt, `replica-${k}`));
   const rss = () => sum(replicas.map((r) => usage(r.proc.pid!).rssMB));
   await sleep(15_000);
@@ -406,7 +379,7 @@ async function main(): Promise<void> {
   if (flags.json) writeFileSync(flags.json, `${JSON.stringify(rows, null, 2)}\n`);
   hollow?.stop();
   for (const r of replicas) r.proc.kill('SIGKILL');
-  saveReplicaLogs(mgmt.dir);
+  say(`replica logs: ${saveReplicaLogs(mgmt.dir)}`);
   for (const g of guests) await g.watcher?.stop();
   await baseline.stop();
   for (const g of guests) await g.plane.stop();
@@ -414,19 +387,11 @@ async function main(): Promise<void> {
   say(`total ${((Date.now() - t00) / 1000).toFixed(0)} s`);
 }
 
-/** The replicas' logs (both generations) outlive the management control plane's directory — a failed run's too. */
-function saveReplicaLogs(dir: string): void {
-  const logs = join(packageRoot(), '.cache', 'bench', 'hosted-fleet-logs');
-  rmSync(logs, { recursive: true, force: true });
-  mkdirSync(logs, { recursive: true });
-  for (const f of readdirSync(dir).filter((n) => /^replica-\d+\.log$/.test(n))) copyFileSync(join(dir, f), join(logs, f));
-  say(`replica logs: ${logs}`);
-}
 /** The management plane's directory, once it exists (for the logs of a run that fails). */
 let managementDir: string | undefined;
 
 await main().catch(async (e: unknown) => {
-  if (managementDir) saveReplicaLogs(managementDir);
+  if (managementDir) say(`replica logs: ${saveReplicaLogs(managementDir)}`);
   for (const stop of onFailure) await Promise.resolve().then(stop).catch(() => undefined);
   throw e;
 });

@@ -1,0 +1,30 @@
+// The hosted-fleet benchmark's coordinator replicas: `featuregates hosted` processes logging JSON into the management
+// plane's directory, and those logs kept under .cache/bench once the plane's directory is gone.
+import type { ChildProcess } from 'node:child_process';
+import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot, type ControlPlane } from '../../sdk/testing/index.js';
+import { OPERATOR_CLI, spawnFeaturegates } from '../../test/support/cli.js';
+
+export interface Replica { id: string; proc: ChildProcess }
+
+export interface ReplicaOptions { catalog: string; namespace: string; shards: number; nodeFlags: string[] }
+
+/** One replica, its stderr (the log) appended to `<management dir>/<id>.log`. */
+export function spawnHostedReplica(mgmt: ControlPlane, id: string, o: ReplicaOptions): Replica {
+  const log = openSync(join(mgmt.dir, `${id}.log`), 'a');
+  const proc = spawnFeaturegates(['hosted', '--kubeconfig', mgmt.kubeconfigPath, '--payload-catalog', o.catalog, '--namespace', o.namespace,
+    '--identity', id, '--shards', String(o.shards), '--metrics-bind-address', '0', '--health-probe-bind-address', '0', '--log-format', 'json'],
+  { nodeFlags: o.nodeFlags, cli: OPERATOR_CLI, stdout: 'ignore', stderr: log });
+  closeSync(log);
+  return { id, proc };
+}
+
+/** The replicas' logs (both generations) copied out of the management plane's directory `dir`; returns where. */
+export function saveReplicaLogs(dir: string): string {
+  const logs = join(packageRoot(), '.cache', 'bench', 'hosted-fleet-logs');
+  rmSync(logs, { recursive: true, force: true });
+  mkdirSync(logs, { recursive: true });
+  for (const f of readdirSync(dir).filter((n) => /^replica-\d+\.log$/.test(n))) copyFileSync(join(dir, f), join(logs, f));
+  return logs;
+}
