@@ -83,7 +83,31 @@ describe('GuestEngagement', () => {
     }
   });
 
-  it('follows a guest whose version keeps changing at GUEST_REBINDS\' pace, on its clock: three at once, then one per 30 s', async () => {
+  it('an honest guest upgraded every 20 s is bound to each version at once, however many upgrades (hostile-tenants chaos: it waited ~20 s at one per 30 s)', async () => {
+    const clock = new FakeClock();
+    const g = guest(Promise.resolve());
+    g.clusterVersions.objects.version = clusterVersion('version', [historyEntry('4.22.0')]);
+    const e = new GuestEngagement({
+      guest: g, hcpKey: 'clusters-a/a', catalog, requested: { ...source(), spec: () => undefined }, clusterOperatorName: 'config-operator',
+      events, logger: silentLogger, recheckAfterMs: 600_000, onReconciled: () => undefined, onStopped: () => undefined, clock,
+    });
+    try {
+      await clock.advance(0);
+      const history = ['4.22.0'];
+      for (let z = 1; z <= 8; z++) {
+        await clock.advance(20_000);
+        history.unshift(`4.22.${z}`);
+        g.clusterVersions.objects.version = clusterVersion('version', history.map((v) => historyEntry(v)));
+        g.clusterVersions.changed('version');
+        await clock.advance(0);
+        expect(e.version()).toBe(`4.22.${z}`);
+      }
+    } finally {
+      await e.stop();
+    }
+  });
+
+  it('follows a guest whose version keeps changing at GUEST_REBINDS\' pace, on its clock: three at once, then one per rebind period', async () => {
     const clock = new FakeClock();
     const g = guest(Promise.resolve());
     const setVersion = async (v: string) => {
