@@ -36,6 +36,14 @@ const events: EventRecorder = { event: () => undefined, flush: async () => undef
 const registry = loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.22'), { operatorVersion: '4.22.1' });
 const catalog = { registry: () => registry };
 
+/** An engagement of `g` on a fake clock, its HCP asking nothing (the version-binding tests). */
+function engageOnClock(g: ReturnType<typeof guest>, clock: FakeClock): GuestEngagement {
+  return new GuestEngagement({
+    guest: g, hcpKey: 'clusters-a/a', catalog, requested: { ...source(), spec: () => undefined }, clusterOperatorName: 'config-operator',
+    events, logger: silentLogger, recheckAfterMs: 600_000, onReconciled: () => undefined, onStopped: () => undefined, clock,
+  });
+}
+
 describe('GuestEngagement', () => {
   it('lets go of every source it listened to when it stops (100 re-engagements leave no listener behind)', async () => {
     const requested = { ...source(), spec: () => undefined };
@@ -87,10 +95,7 @@ describe('GuestEngagement', () => {
     const clock = new FakeClock();
     const g = guest(Promise.resolve());
     g.clusterVersions.objects.version = clusterVersion('version', [historyEntry('4.22.0')]);
-    const e = new GuestEngagement({
-      guest: g, hcpKey: 'clusters-a/a', catalog, requested: { ...source(), spec: () => undefined }, clusterOperatorName: 'config-operator',
-      events, logger: silentLogger, recheckAfterMs: 600_000, onReconciled: () => undefined, onStopped: () => undefined, clock,
-    });
+    const e = engageOnClock(g, clock);
     try {
       await clock.advance(0);
       const history = ['4.22.0'];
@@ -116,10 +121,7 @@ describe('GuestEngagement', () => {
       await clock.advance(0);
     };
     g.clusterVersions.objects.version = clusterVersion('version', [historyEntry('4.22.0')]);
-    const e = new GuestEngagement({
-      guest: g, hcpKey: 'clusters-a/a', catalog, requested: { ...source(), spec: () => undefined }, clusterOperatorName: 'config-operator',
-      events, logger: silentLogger, recheckAfterMs: 600_000, onReconciled: () => undefined, onStopped: () => undefined, clock,
-    });
+    const e = engageOnClock(g, clock);
     try {
       await clock.advance(0);
       expect(e.version()).toBe('4.22.0'); // the first bind: one token of three
