@@ -13,22 +13,20 @@
 // of thousands of live guests fits on one machine. `--hollow 1980 --guests 20 --unreachable 0 --hostile 10` is
 // issue 46's fleet of 2,010. With hollow guests the benchmark adds a wave (every guest's ClusterVersion moves to a
 // new z-version at once → all statuses correct, then back) and counts them in the start and kill -9 phases.
+// --hostile N adds N HCPs whose guests are hostile in-process servers (test/support/hostile-guests.ts, its kinds in
+// turn), published after the unreachable ones: `--unreachable 470 --hostile 10` is issue 33's fleet of 500.
 // --json FILE writes the rows for scripts.
-// --hostile N adds N HCPs whose guests are hostile in-process servers (test/support/hostile-guests.ts: throttling
-// forever, 2 MiB errors, newline-free streams, 3,000 history entries, a cycling ClusterVersion; in turn), published
-// after the unreachable ones: `--unreachable 470 --hostile 10` is issue 33's fleet of 500.
 // Phases: footprint (RSS at 0 HCPs, UNREACHABLE, then 1 / 10 / GUESTS reachable) → idle CPU and Lease writes
 // → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
 // guests correct) → kill -9 of one replica (its guests written again) → audit: guest writes by non-holders.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardOf, type FeatureGate, type FeatureGateDetails } from '../../api-types/index.js';
+import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardName, shardOf, type FeatureGate, type FeatureGateDetails } from '../../api-types/index.js';
 import { FeatureGateResource, LeaseResource, ReleaseCatalog, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
 import {
   UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, setFeatureGateStatus, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
-import { shardName } from '../../api-types/index.js';
 import { HOSTILE_KINDS, startHostileGuest } from '../../test/support/hostile-guests.js';
 import { auditSetup, readAuditWrites } from '../../test/support/audit.js';
 import { startBenchCluster } from './bench-cluster.js';
@@ -37,7 +35,7 @@ import { saveReplicaLogs, spawnHostedReplica, type Replica } from './fleet-repli
 import { FeatureGateWatcher } from './fg-watcher.js';
 import { HollowGuests } from './hollow-guests-client.js';
 import { exited, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
-import { median, nowMs, percentile } from './stats.js';
+import { median, nowMs, percentile, spread } from './stats.js';
 import { operatorChange, rawWrite } from './status-change.js';
 import { sleep, until } from '../../test/support/timing.js';
 
@@ -74,12 +72,10 @@ const WAVE_VERSION = '4.22.1';
 const expectedWave: FeatureGateDetails = resolveFeatureGateDetails({}, catalog.registry(WAVE_VERSION, ClusterProfiles.IBMCloudManaged), WAVE_VERSION);
 /** Rows for --json. */
 const rows: Record<string, unknown> = {};
-
 const hollowKey = (i: number) => `clusters-w${i}/w${i}`;
 
 /** What a run that fails must still stop: its replicas and baseline operator outlive it otherwise (they are not in a process group of its own). */
 const onFailure: (() => unknown)[] = [];
-
 function spawnReplica(mgmt: ControlPlane, id: string): Replica {
   const replica = spawnHostedReplica(mgmt, id, { catalog: CATALOG, namespace: NS, shards: SHARDS, nodeFlags: NODE_FLAGS });
   onFailure.push(() => { if (replica.proc.exitCode === null && replica.proc.signalCode === null) replica.proc.kill('SIGKILL'); });
@@ -317,6 +313,7 @@ async function main(): Promise<void> {
   await sleep(2_000);
   const ownedHollow = [...Array(HOLLOW).keys()].filter((i) => holders.get(shardName(shardOf(hollowKey(i), SHARDS))) === victim.id);
   const killedAt = nowMs();
+  const killedWall = Date.now();
   victim.proc.kill('SIGKILL');
   await exited(victim.proc);
   // Its hollow guests' statuses emptied at the kill: written again once their shards are taken over.
@@ -331,6 +328,12 @@ async function main(): Promise<void> {
   const hollowKillS = await hollowRewritten;
   rows.killRewrittenS = Math.max(hollowKillS, ...takeovers.map((t) => t / 1000));
   if (hollow) say(`kill -9: its ${ownedHollow.length} hollow guests written again ${hollowKillS.toFixed(1)} s after the kill`);
+  // The row in two parts: the Leases (each of its shards seen held by a survivor) and the work after them.
+  const takenS = (shard: number) => ((timeline.takenFrom(shardName(shard), victim.id, killedWall) ?? NaN) - killedWall) / 1000;
+  const shardTaken = Array.from({ length: SHARDS }, (_, s) => s).filter((s) => holders.get(shardName(s)) === victim.id).map(takenS);
+  const afterShard = owned.map((g, i) => takeovers[i]! / 1000 - takenS(shardOf(g.key, SHARDS)));
+  say(`kill -9: its ${shardTaken.length} shards taken over ${spread(shardTaken, (n) => `${n.toFixed(1)} s`)} after the kill (min / median / max; ` +
+    `Leases sampled every 100 ms); its reachable guests written ${afterShard.length ? spread(afterShard, (n) => `${n.toFixed(2)} s`) : 'n/a'} after that`);
   replicas = replicas.slice(1);
   say(`kill -9 of ${victim.id} (owned ${owned.length} of the reachable guests): written again after ${takeovers.length ? `${(Math.max(...takeovers) / 1000).toFixed(1)} s (max), ${(median(takeovers) / 1000).toFixed(1)} s (median)` : 'n/a'} ` +
     `(goal ≤ lease duration + 5 s = ${LEASE.duration + 5} s)`);
@@ -386,7 +389,6 @@ async function main(): Promise<void> {
   await mgmt.stop();
   say(`total ${((Date.now() - t00) / 1000).toFixed(0)} s`);
 }
-
 /** The management plane's directory, once it exists (for the logs of a run that fails). */
 let managementDir: string | undefined;
 

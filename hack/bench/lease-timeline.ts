@@ -21,6 +21,8 @@ export function leaseTimeline(mkc: ClusterAccess, namespace: string) {
     samples,
     holderAt: (lease: string, t: number) => [...samples].reverse().find((s) => s.at <= t)?.holders.get(lease),
     holderAfter: (lease: string, t: number) => samples.find((s) => s.at >= t)?.holders.get(lease),
+    /** When, from `t` on, `lease` was first seen held by someone other than `from` (undefined: not yet). */
+    takenFrom: (lease: string, from: string, t: number) => samples.find((s) => s.at >= t && ![undefined, '', from].includes(s.holders.get(lease)))?.at,
     async stop() { running = false; await loop; },
   };
 }
