@@ -5,7 +5,7 @@
 // guest whose ClusterVersion keeps changing is followed at a bounded pace (GUEST_REBINDS).
 import { describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
-import { GUEST_REBINDS, GuestEngagement, type EngagedGuest } from '../../hosted/guest-engagement.js';
+import { GUEST_REBINDS, GuestEngagement, type EngagedGuest, type GuestEngagementDeps } from '../../hosted/guest-engagement.js';
 import { BucketLimiter, ClusterOperatorResource, FairTurns, FeatureGateResource, ResourceClient, loadRegistry, readKubeconfigText, silentLogger, type EventRecorder } from '../../runtime/index.js';
 import type { ClusterVersion } from '../../api-types/index.js';
 import { UNREACHABLE_GUEST_KUBECONFIG } from '../../sdk/testing/hosted-fleet.js';
@@ -36,11 +36,11 @@ const events: EventRecorder = { event: () => undefined, flush: async () => undef
 const registry = loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.22'), { operatorVersion: '4.22.1' });
 const catalog = { registry: () => registry };
 
-/** An engagement of `g` on a fake clock, its HCP asking nothing (the version-binding tests). */
-function engageOnClock(g: ReturnType<typeof guest>, clock: FakeClock): GuestEngagement {
+/** An engagement of `g`, its HCP asking nothing, with `more` for what a test sets (a fake clock, the replica's turns…). */
+function engage(g: ReturnType<typeof guest>, more: Partial<GuestEngagementDeps> = {}): GuestEngagement {
   return new GuestEngagement({
     guest: g, hcpKey: 'clusters-a/a', catalog, requested: { ...source(), spec: () => undefined }, clusterOperatorName: 'config-operator',
-    events, logger: silentLogger, recheckAfterMs: 600_000, onReconciled: () => undefined, onStopped: () => undefined, clock,
+    events, logger: silentLogger, recheckAfterMs: 600_000, onReconciled: () => undefined, onStopped: () => undefined, ...more,
   });
 }
 
@@ -49,11 +49,7 @@ describe('GuestEngagement', () => {
     const requested = { ...source(), spec: () => undefined };
     const g = guest(new Promise<void>(() => undefined));
     for (let i = 0; i < 100; i++) {
-      const e = new GuestEngagement({
-        guest: g, hcpKey: 'clusters-a/a', catalog, requested, clusterOperatorName: 'config-operator',
-        events, logger: silentLogger, recheckAfterMs: 60_000, onReconciled: () => undefined, onStopped: () => undefined,
-      });
-      await e.stop();
+      await engage(g, { requested, recheckAfterMs: 60_000 }).stop();
     }
     expect(requested.listeners.size).toBe(0);
     for (const r of [g.featureGates, g.clusterVersions, g.clusterOperators]) expect(r.listeners.size).toBe(0);
@@ -68,10 +64,7 @@ describe('GuestEngagement', () => {
     const guests = [guest(Promise.resolve()), guest(Promise.resolve())];
     const engagements = guests.map((g) => {
       g.clusterVersions.objects.version = clusterVersion('version', [historyEntry('4.22.0')]);
-      return new GuestEngagement({
-        guest: g, hcpKey: 'clusters-a/a', catalog, requested: { ...source(), spec: () => undefined }, clusterOperatorName: 'config-operator',
-        events, logger: silentLogger, recheckAfterMs: 600_000, onReconciled: () => undefined, onStopped: () => undefined, clock, replicaWakeups,
-      });
+      return engage(g, { clock, replicaWakeups });
     });
     try {
       await clock.advance(0);
@@ -95,7 +88,7 @@ describe('GuestEngagement', () => {
     const clock = new FakeClock();
     const g = guest(Promise.resolve());
     g.clusterVersions.objects.version = clusterVersion('version', [historyEntry('4.22.0')]);
-    const e = engageOnClock(g, clock);
+    const e = engage(g, { clock });
     try {
       await clock.advance(0);
       const history = ['4.22.0'];
@@ -121,7 +114,7 @@ describe('GuestEngagement', () => {
       await clock.advance(0);
     };
     g.clusterVersions.objects.version = clusterVersion('version', [historyEntry('4.22.0')]);
-    const e = engageOnClock(g, clock);
+    const e = engage(g, { clock });
     try {
       await clock.advance(0);
       expect(e.version()).toBe('4.22.0'); // the first bind: one token of three
