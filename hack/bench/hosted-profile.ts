@@ -27,6 +27,7 @@
 import { sleep, until } from '../../test/support/timing.js';
 import { operatorNodeFlags } from './operator-process.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
+import { allocationProfileLines, cpuProfileLines, type AllocationProfile, type CpuProfile } from './profile-summary.js';
 import { HollowGuests } from './hollow-guests-client.js';
 import { median, nowMs, percentile } from './stats.js';
 import { operatorChange } from './status-change.js';
@@ -111,10 +112,6 @@ async function profiled(label: string, run: () => Promise<void>): Promise<void> 
     say(`by thread: ${threadsLine(threads0)}${hollowLine()}`);
     return;
   }
-  const keyOf = (f: { functionName: string; url: string; lineNumber: number }) => `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
-  const fileOf = (f: { functionName: string; url: string }) => (f.url ? f.url.replace(/^.*node_modules\//, 'node_modules/').replace(/^file:\/\/.*\/(dist|\.cache\/bench-build)\//, '') : f.functionName);
-  const ours = (url: string) => /\/(dist|\.cache\/bench-build)\/(hosted|runtime|controllers|api-types)\//.test(url);
-  const top = (m: Map<string, number>, n: number, unit = 'ms', scale = 1) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${(v / scale).toFixed(0).padStart(6)} ${unit}  ${k}`).join('\n');
   const session = new Session();
   session.connect();
   if (flags['alloc-profile']) {
@@ -125,28 +122,9 @@ async function profiled(label: string, run: () => Promise<void>): Promise<void> 
     const cpu = process.cpuUsage(cpu0);
     const { profile } = await session.post('HeapProfiler.stopSampling');
     session.disconnect();
-    const self = new Map<string, number>();
-    const files = new Map<string, number>();
-    const total = new Map<string, number>();
-    let all = 0;
-    type AllocNode = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: AllocNode[] };
-    const walk = (n: AllocNode, stack: Set<string>) => {
-      const key = keyOf(n.callFrame);
-      const here = ours(n.callFrame.url) && !stack.has(key) ? new Set([...stack, key]) : stack;
-      if (n.selfSize > 0) {
-        all += n.selfSize;
-        self.set(key, (self.get(key) ?? 0) + n.selfSize);
-        const file = fileOf(n.callFrame);
-        files.set(file, (files.get(file) ?? 0) + n.selfSize);
-        for (const k of here) total.set(k, (total.get(k) ?? 0) + n.selfSize);
-      }
-      for (const c of n.children) walk(c, here);
-    };
-    walk(profile.head as AllocNode, new Set());
+    const { bytes: all, lines } = allocationProfileLines(profile as AllocationProfile);
     say(`${label} (allocation sampling): CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s; ${(all / 1e6).toFixed(1)} MB allocated (sampled every 4 KiB); ${stalls()}`);
-    say(`by file (KB allocated):\n${top(files, 12, 'KB', 1e3)}`);
-    say(`by function (KB allocated):\n${top(self, 20, 'KB', 1e3)}`);
-    say(`this project's functions (KB allocated, callees included):\n${top(total, 30, 'KB', 1e3)}`);
+    for (const l of lines) say(l);
     return;
   }
   await session.post('Profiler.enable');
@@ -160,39 +138,9 @@ async function profiled(label: string, run: () => Promise<void>): Promise<void> 
   const cpu = process.cpuUsage(cpu0);
   const { profile } = await session.post('Profiler.stop');
   session.disconnect();
-  const self = new Map<string, number>();
-  const files = new Map<string, number>();
-  const dt = (profile.endTime - profile.startTime) / (profile.samples?.length ?? 1) / 1000;
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parentOf = new Map<number, number>();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
-  /** Time with each of this project's functions on the stack (inclusive): which of its operations cost what. */
-  const total = new Map<string, number>();
-  const outside = { '(idle)': 0, '(program)': 0 };
-  for (const id of profile.samples ?? []) {
-    const n = byId.get(id)!;
-    const f = n.callFrame;
-    if (f.functionName === '(idle)' || f.functionName === '(program)') {
-      outside[f.functionName] += dt;
-      continue;
-    }
-    const key = keyOf(f);
-    self.set(key, (self.get(key) ?? 0) + dt);
-    const onStack = new Set<string>();
-    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
-      const frame = byId.get(at)!.callFrame;
-      if (ours(frame.url)) onStack.add(keyOf(frame));
-    }
-    for (const k of onStack) total.set(k, (total.get(k) ?? 0) + dt);
-    const file = fileOf(f);
-    files.set(file, (files.get(file) ?? 0) + dt);
-  }
   say(`${label}: ${wallS.toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s (user ${(cpu.user / 1e6).toFixed(2)}, system ${(cpu.system / 1e6).toFixed(2)}); ${stalls()}`);
   say(`by thread: ${threadsLine(threads0)}${hollowLine()}`);
-  say(`outside JavaScript: (program) ${outside['(program)'].toFixed(0)} ms (native code V8 does not attribute: TLS, sockets, the profiler), (idle) ${outside['(idle)'].toFixed(0)} ms`);
-  say(`by file (self time):\n${top(files, 12)}`);
-  say(`by function (self time):\n${top(self, 20)}`);
-  say(`this project's functions (total time, callees included):\n${top(total, 30)}`);
+  for (const l of cpuProfileLines(profile as CpuProfile)) say(l);
 }
 
 const catalogDir = join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'payload-featuregates', 'releases');
