@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { packageRoot, type ControlPlane } from '../../sdk/testing/index.js';
 import { OPERATOR_CLI, spawnFeaturegates } from '../../test/support/cli.js';
 
+/** The payload catalog the hosted benchmarks' replicas read (the fixtures' releases, 4.15 → 5.1). */
+export const BENCH_PAYLOAD_CATALOG = join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'payload-featuregates', 'releases');
+
 export interface Replica { id: string; proc: ChildProcess }
 
 export interface ReplicaOptions { catalog: string; namespace: string; shards: number; nodeFlags: string[] }

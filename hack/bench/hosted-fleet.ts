@@ -20,18 +20,17 @@
 // → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
 // guests correct) → kill -9 of one replica (its guests written again) → audit: guest writes by non-holders.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardName, shardOf, type FeatureGate, type FeatureGateDetails } from '../../api-types/index.js';
 import { FeatureGateResource, LeaseResource, ReleaseCatalog, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
 import {
-  UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, setFeatureGateStatus, startControlPlane, upstreamCRDPaths, type ControlPlane,
+  UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, setFeatureGateStatus, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { HOSTILE_KINDS, startHostileGuest } from '../../test/support/hostile-guests.js';
 import { auditSetup, readAuditWrites } from '../../test/support/audit.js';
 import { startBenchCluster } from './bench-cluster.js';
 import { leaseTimeline } from './lease-timeline.js';
-import { saveReplicaLogs, spawnHostedReplica, type Replica } from './fleet-replicas.js';
+import { BENCH_PAYLOAD_CATALOG, saveReplicaLogs, spawnHostedReplica, type Replica } from './fleet-replicas.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
 import { HollowGuests } from './hollow-guests-client.js';
 import { exited, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
@@ -56,7 +55,7 @@ const IDLE_S = Number(flags['idle-s']);
 const SHARDS = Number(flags.shards);
 const RESTARTS = Number(flags.restarts);
 const NS = 'featuregate-hosted';
-const CATALOG = join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'payload-featuregates', 'releases');
+const CATALOG = BENCH_PAYLOAD_CATALOG;
 const LEASE = { duration: 15, renew: 10, retry: 2 };
 const NODE_FLAGS = nodeFlagsOrImage();
 const say = (s: string) => process.stdout.write(`${s}\n`);

@@ -27,6 +27,7 @@
 import { sleep, until } from '../../test/support/timing.js';
 import { operatorNodeFlags } from './operator-process.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
+import { BENCH_PAYLOAD_CATALOG } from './fleet-replicas.js';
 import { allocationProfileLines, cpuProfileLines, type AllocationProfile, type CpuProfile } from './profile-summary.js';
 import { HollowGuests } from './hollow-guests-client.js';
 import { median, nowMs, percentile } from './stats.js';
@@ -43,7 +44,7 @@ import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, type Fea
 import { FeatureGateResource, ReleaseCatalog, ResourceClient, createLogger, readKubeconfigFile } from '../../runtime/index.js';
 import { startHosted } from '../../hosted/index.js';
 import {
-  UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
+  UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 
 if (typeof globalThis.gc !== 'function') {
@@ -143,7 +144,7 @@ async function profiled(label: string, run: () => Promise<void>): Promise<void> 
   for (const l of cpuProfileLines(profile as CpuProfile)) say(l);
 }
 
-const catalogDir = join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'payload-featuregates', 'releases');
+const catalogDir = BENCH_PAYLOAD_CATALOG;
 
 const mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths() });
 const mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;

@@ -9,6 +9,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { eventually, sleep, until } from '../../test/support/timing.js';
+import { usage } from './operator-process.js';
 import { allocationProfileLines, cpuProfileLines, type AllocationProfile, type CpuProfile } from './profile-summary.js';
 
 const { values: flags } = parseArgs({
@@ -19,11 +20,7 @@ const { values: flags } = parseArgs({
 });
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
-/** A process's CPU seconds so far (user + system, /proc/PID/stat). */
-const cpuS = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
+const cpuS = (pid: number) => usage(pid).cpuS;
 
 function findPid(): number {
   if (flags.pid) return Number(flags.pid);

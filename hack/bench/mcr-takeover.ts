@@ -16,7 +16,7 @@ import { isShardName, type ConfigMap, type Lease } from '../../api-types/index.j
 import { ConfigMapResource, LeaseResource, ResourceClient, readKubeconfigFile } from '../../runtime/index.js';
 import { UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, startControlPlane, ensureNamespace } from '../../sdk/testing/index.js';
 import { sleep, until } from '../../test/support/timing.js';
-import { spawnHostedReplica } from './fleet-replicas.js';
+import { BENCH_PAYLOAD_CATALOG, spawnHostedReplica } from './fleet-replicas.js';
 import { leaseTimeline } from './lease-timeline.js';
 import { nodeFlagsOrImage } from './operator-process.js';
 import { median } from './stats.js';
@@ -48,15 +48,25 @@ for (const ns of clusters) {
 interface Side {
   name: string;
   leaseNamespace: string;
-  isShare: (lease: string) => boolean;
+  /** A Lease fencing a share of the work (a shard, a cluster). */
+  isShare(lease: string): boolean;
+  /** Shares the three must hold before the kill, and which those are (multicluster-runtime fences every namespace). */
+  expected: number;
+  counted(lease: string): boolean;
+  /** The Leases a round leaves, deleted after it. */
+  leftByRound(lease: string): boolean;
+  /** The bench's cluster a share Lease fences, where a survivor's reconcile of it is timed too. */
+  clusterOf?(lease: string): string | undefined;
   start(round: number, k: number): { id: string; proc: ChildProcess };
 }
+const mcrCluster = (lease: string) => (MCR_FENCE.test(lease) && clusters.includes(lease.replace(MCR_FENCE, '')) ? lease.replace(MCR_FENCE, '') : undefined);
 /** Every reconcile a multicluster-runtime peer printed: {atMs, peer, cluster}. */
 const reconciles: { atMs: number; peer: string; cluster: string }[] = [];
 const sides: Side[] = [
   {
     name: 'multicluster-runtime v0.24.1 (defaults: fence 20 s renewed every 10 s, peers 30 s / 10 s, probe 5 s)',
-    leaseNamespace: 'kube-system', isShare: (l) => MCR_FENCE.test(l),
+    leaseNamespace: 'kube-system', isShare: (l) => MCR_FENCE.test(l), expected: clusters.length, counted: (l) => mcrCluster(l) !== undefined,
+    leftByRound: (l) => /^mcr-(shard|peer)-/.test(l), clusterOf: mcrCluster,
     start(round, k) {
       const id = `mcr-${round}-${k}`;
       const proc = spawn(MCR_PEER, ['--kubeconfig', mgmt.kubeconfigPath, '--peer', id], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -71,35 +81,37 @@ const sides: Side[] = [
   },
   {
     name: `featuregates hosted (${SHARDS} shards: Lease 15 s renewed every 5 s, looks every 2 s)`,
-    leaseNamespace: NS, isShare: isShardName,
+    leaseNamespace: NS, isShare: isShardName, expected: SHARDS, counted: () => true, leftByRound: () => true,
     start(round, k) {
       return spawnHostedReplica(mgmt, `ours-${round}-${k}`, {
-        catalog: join(packageRoot(), 'test', 'fixtures', 'openshift-api', 'payload-featuregates', 'releases'), namespace: NS, shards: SHARDS, nodeFlags: nodeFlagsOrImage(),
+        catalog: BENCH_PAYLOAD_CATALOG, namespace: NS, shards: SHARDS, nodeFlags: nodeFlagsOrImage(),
       });
     },
   },
 ];
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+/** Every peer and replica started: none outlives the benchmark, whether it ends or fails. */
+const spawned: ChildProcess[] = [];
+process.on('exit', () => { for (const p of spawned) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL'); });
 const results: Record<string, { firstS: number[]; lastS: number[]; reconciledS: number[] }> = {};
 for (const side of sides) {
   const r = results[side.name] = { firstS: [] as number[], lastS: [] as number[], reconciledS: [] as number[] };
   for (let round = 0; round < RUNS; round++) {
     const timeline = leaseTimeline(mkc, side.leaseNamespace);
     const procs = [0, 1, 2].map((k) => side.start(round, k));
+    spawned.push(...procs.map((p) => p.proc));
     const ids = new Set(procs.map((p) => p.id));
     const shares = () => {
       const last = timeline.samples.at(-1)?.holders ?? new Map<string, string>();
       return new Map([...last].filter(([lease, holder]) => side.isShare(lease) && ids.has(holder)));
     };
-    const expected = side.leaseNamespace === NS ? SHARDS : clusters.length;
     let steadySince = 0;
     let seen = '';
     await until(`${side.name}, round ${round + 1}: every Lease held by the three, none moved for ${STEADY_MS / 1000} s`, async () => {
       const held = shares();
       const now = JSON.stringify([...held].sort());
-      const mine = (lease: string) => side.leaseNamespace === NS || clusters.some((c) => lease.endsWith(`-${c}`));
-      if ([...held.keys()].filter(mine).length < expected || new Set(held.values()).size < 3) return false;
+      if ([...held.keys()].filter(side.counted).length < side.expected || new Set(held.values()).size < 3) return false;
       if (now !== seen) { seen = now; steadySince = Date.now(); }
       return Date.now() - steadySince >= STEADY_MS;
     }, 300_000, 200);
@@ -117,8 +129,8 @@ for (const side of sides) {
     r.firstS.push(Math.min(...taken) / 1000);
     r.lastS.push(Math.max(...taken) / 1000);
     let line = `${side.name}, round ${round + 1}: kill -9 of ${victim.id} (${its.length} Leases) → held by survivors ${seconds(Math.min(...taken))} (first) … ${seconds(Math.max(...taken))} (last)`;
-    if (side.leaseNamespace !== NS) {
-      const theirs = its.map((l) => l.replace(MCR_FENCE, '')).filter((c) => clusters.includes(c)); // the namespaces with a ConfigMap
+    if (side.clusterOf) {
+      const theirs = its.map(side.clusterOf).filter((c) => c !== undefined);
       const again = (c: string) => reconciles.find((x) => x.cluster === c && x.atMs >= killedAt && x.peer !== victim.id)?.atMs;
       await until(`round ${round + 1}: the victim's clusters reconciled again`, async () => theirs.every((c) => again(c) !== undefined), 60_000, 200).catch((e: unknown) => {
         say(`its clusters: ${theirs.join(' ')}; reconciles: ${JSON.stringify(reconciles.filter((x) => theirs.includes(x.cluster)))}; killed at ${killedAt}`);
@@ -135,7 +147,7 @@ for (const side of sides) {
     // The next round starts from no holder: this round's Leases (and multicluster-runtime's peer Leases) deleted.
     const leases = new ResourceClient<Lease>(mkc, LeaseResource, undefined, { namespace: side.leaseNamespace });
     for (const l of (await leases.list()).items) {
-      if (side.leaseNamespace === NS || /^mcr-(shard|peer)-/.test(l.metadata.name!)) await leases.delete(l.metadata.name!);
+      if (side.leftByRound(l.metadata.name!)) await leases.delete(l.metadata.name!);
     }
   }
 }
