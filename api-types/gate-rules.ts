@@ -36,11 +36,14 @@ const WITHOUT_CONTROLLER_MANAGER_GATES: ReadonlySet<GateComponent> = new Set(['k
 
 /** How a component treats names it does not know: vanilla Kubernetes refuses them; OpenShift's components are given every OpenShift gate and log them. */
 export type GateFlavor = 'vanilla' | 'openshift';
-export type GateProblemKind = 'locked' | 'dependency' | 'pre-alpha' | 'unknown';
+/** `config`: the kubelet's configuration validation refuses a field with the gate in that state (kubelet-config.ts). */
+export type GateProblemKind = 'locked' | 'dependency' | 'pre-alpha' | 'unknown' | 'config';
 
 export interface GateProblem {
   gate: string;
   kind: GateProblemKind;
+  /** For `config`: the KubeletConfiguration field(s) the kubelet refuses with the gate in that state. */
+  field?: string;
   /** What the component says, in its own words. */
   message: string;
   /** What to change. */
@@ -156,7 +159,6 @@ export function checkFeatureGates(input: GateCheckInput, rules = kubernetesGateR
 
   const problems: GateProblem[] = [];
   const ignored: string[] = [];
-  const enabled = new Map<string, boolean>();
   const specOf = (name: string) => specAt(rules.gates[name]!, emulated, minCompat);
   const at = `emulated version ${text(emulated)}, min compatibility version ${text(minCompat)}`;
   const explicit = new Set(asked.map(([n]) => n));
@@ -172,11 +174,7 @@ export function checkFeatureGates(input: GateCheckInput, rules = kubernetesGateR
       }
       continue;
     }
-    if (special) {
-      const stage = name === ALL_ALPHA ? 'Alpha' : 'Beta';
-      for (const gate of Object.keys(rules.gates)) if (has(gate) && !explicit.has(gate) && specOf(gate).preRelease === stage) enabled.set(gate, value);
-      continue;
-    }
+    if (special) continue; // applied by effectiveGates: every Alpha (Beta) gate not named
     const spec = specOf(name);
     if (spec.lockToDefault && spec.default !== value) {
       problems.push({ gate: name, kind: 'locked', message: `cannot set feature gate ${name} to ${value}, feature is locked to ${spec.default}`,
@@ -188,15 +186,15 @@ export function checkFeatureGates(input: GateCheckInput, rules = kubernetesGateR
         fix: `drop ${name}: it does not exist yet at Kubernetes ${text(emulated)}` });
       continue;
     }
-    enabled.set(name, value);
   }
   if (problems.length === 0) {
-    const effective = (gate: string) => enabled.get(gate) ?? (has(gate) ? specOf(gate).default : false);
+    const stagesNamed = new Set<string>(asked.filter(([n]) => n === ALL_ALPHA || n === ALL_BETA).map(([n]) => (n === ALL_ALPHA ? 'Alpha' : 'Beta')));
+    const effective = effectiveGates(rules, asked, { emulatedVersion: text(emulated), minCompatibilityVersion: text(minCompat), component: input.component });
     for (const gate of Object.keys(rules.dependencies).sort()) {
       if (!effective(gate)) continue;
       const off = rules.dependencies[gate]!.filter((dep) => !effective(dep));
       if (off.length === 0) continue;
-      const byDefault = !enabled.has(gate);
+      const byDefault = !explicit.has(gate) && !stagesNamed.has(specOf(gate).preRelease);
       problems.push({ gate, kind: 'dependency', message: `${gate} is enabled, but depends on features that are disabled: [${off.join(' ')}]`,
         fix: `enable ${off.join(' and ')}${byDefault ? `, or disable ${gate} (on by default at ${text(emulated)})` : ` or drop ${gate}`}` });
     }
@@ -204,6 +202,31 @@ export function checkFeatureGates(input: GateCheckInput, rules = kubernetesGateR
   return {
     kubernetesVersion: rules.kubernetesVersion, emulatedVersion: text(emulated), minCompatibilityVersion: text(minCompat),
     starts: problems.length === 0, problems, ignored,
+  };
+}
+
+/**
+ * Whether each gate is on in a component given `gates` that it accepted: named, else set by `AllAlpha` / `AllBeta` (the
+ * Alpha / Beta gates at the emulated version), else its default there; a gate the component does not have is off.
+ */
+export function effectiveGates(rules: KubernetesGateRules, gates: Iterable<readonly [string, boolean]>,
+  at: { emulatedVersion?: string; minCompatibilityVersion?: string; component?: GateComponent } = {}): (gate: string) => boolean {
+  const emulated = minorOf(at.emulatedVersion ?? rules.kubernetesVersion, 'emulated version');
+  const minCompat = at.minCompatibilityVersion !== undefined ? minorOf(at.minCompatibilityVersion, 'min compatibility version')
+    : { major: emulated.major, minor: Math.max(0, emulated.minor - 1) };
+  const lacks = at.component && WITHOUT_CONTROLLER_MANAGER_GATES.has(at.component) ? new Set(rules.controllerManagerGates) : new Set<string>();
+  const has = (gate: string) => Object.hasOwn(rules.gates, gate) && !lacks.has(gate);
+  const named = new Map<string, boolean>();
+  const stages = new Map<string, boolean>();
+  for (const [name, value] of gates) {
+    if (name === ALL_ALPHA) stages.set('Alpha', value);
+    else if (name === ALL_BETA) stages.set('Beta', value);
+    else if (has(name)) named.set(name, value);
+  }
+  return (gate) => {
+    if (!has(gate)) return false;
+    const spec = specAt(rules.gates[gate]!, emulated, minCompat);
+    return named.get(gate) ?? stages.get(spec.preRelease) ?? spec.default;
   };
 }
 

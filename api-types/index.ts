@@ -30,6 +30,7 @@ export * from './running-gates.js';
 export * from './exposition.js';
 export * from './object-identity.js';
 export * from './gate-rules.js';
+export * from './kubelet-config.js';
 export * from './preflight.js';
 export * from './openshift-kubernetes.js';
 export * from './z-pages.js';

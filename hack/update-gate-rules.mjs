@@ -24,7 +24,7 @@ export const RELEASES = ['v1.33.9', 'v1.34.4', 'v1.35.4', 'v1.36.3', 'v1.37.2'];
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'api-types', 'kubernetes-gates');
 
-function moduleDir(version, module = 'k8s.io/kubernetes') {
+export function moduleDir(version, module = 'k8s.io/kubernetes') {
   const out = execFileSync('go', ['mod', 'download', '-json', `${module}@${version}`], { cwd: join(ROOT, 'hack', 'envtest'), encoding: 'utf8' });
   const { Dir, Error: error } = JSON.parse(out);
   if (error || !Dir) throw new Error(`go mod download ${module}@${version}: ${error ?? 'no Dir'}`);
@@ -164,16 +164,18 @@ function generate() {
   return [...files.map((f) => [f.file, f.text]), ['index.ts', index]];
 }
 
-const check = process.argv.includes('--check');
-let stale = 0;
-mkdirSync(OUT, { recursive: true });
-for (const [file, text] of generate()) {
-  const path = join(OUT, file);
-  const now = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
-  if (now === text) continue;
-  stale++;
-  if (check) process.stderr.write(`api-types/kubernetes-gates/${file} is not what hack/update-gate-rules.mjs generates\n`);
-  else writeFileSync(path, text);
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const check = process.argv.includes('--check');
+  let stale = 0;
+  mkdirSync(OUT, { recursive: true });
+  for (const [file, text] of generate()) {
+    const path = join(OUT, file);
+    const now = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+    if (now === text) continue;
+    stale++;
+    if (check) process.stderr.write(`api-types/kubernetes-gates/${file} is not what hack/update-gate-rules.mjs generates\n`);
+    else writeFileSync(path, text);
+  }
+  process.stdout.write(check ? (stale ? `${stale} generated file(s) stale\n` : 'generated gate rules up to date\n') : `wrote ${stale} file(s) in api-types/kubernetes-gates/\n`);
+  process.exit(check && stale ? 1 : 0);
 }
-process.stdout.write(check ? (stale ? `${stale} generated file(s) stale\n` : 'generated gate rules up to date\n') : `wrote ${stale} file(s) in api-types/kubernetes-gates/\n`);
-process.exit(check && stale ? 1 : 0);
