@@ -4,6 +4,7 @@
 // the flavor says how unknown names are taken.
 import { checkFeatureGates, GateRulesError, type GateFlavor, type GateProblem, type GateStartCheck } from './gate-rules.js';
 import { gateNames } from './gate-lists.js';
+import { checkKubeletConfiguration, type KubeletConfiguration, type KubeletGateRoute } from './kubelet-config.js';
 import type { FeatureSetRegistry } from './registry.js';
 import { resolveFeatureGateDetails } from './resolve.js';
 import type { FeatureGateSpec } from './wire.js';
@@ -26,15 +27,41 @@ export interface PreflightReport {
   ignored: string[];
 }
 
+/** The kubelet's side of the question: its configuration file (none: its defaults) and how it is given the gates. */
+export interface KubeletStartInput {
+  configuration?: KubeletConfiguration;
+  /** Default: `file` for OpenShift's flavor (machine-config and MicroShift write the gates into the file), `flag` for vanilla. */
+  route?: KubeletGateRoute;
+}
+
 export interface PreflightInput {
   kubernetesVersion: string;
   emulatedVersion?: string;
   flavor: GateFlavor;
   gates: ReadonlyMap<string, boolean>;
+  kubelet?: KubeletStartInput;
+}
+
+/** How a kubelet of this flavor is given its gates when nobody says. */
+export const defaultKubeletRoute = (flavor: GateFlavor): KubeletGateRoute => (flavor === 'openshift' ? 'file' : 'flag');
+
+/**
+ * The kubelet's start check: component-base's gate rules first (a refusal there stops it before it reads its
+ * configuration), then its configuration validation against the gates (kind `config`). The kubelet has no emulated
+ * version: it judges at its own minor.
+ */
+export function checkKubeletStart(input: Omit<PreflightInput, 'emulatedVersion'>): GateStartCheck {
+  const check = checkFeatureGates({ kubernetesVersion: input.kubernetesVersion, flavor: input.flavor, gates: input.gates, component: 'kubelet' });
+  if (!check.starts) return check;
+  const known = new Map([...input.gates].filter(([n]) => !check.ignored.includes(n)));
+  const problems = checkKubeletConfiguration({ kubernetesVersion: input.kubernetesVersion, gates: known, route: input.kubelet?.route ?? defaultKubeletRoute(input.flavor),
+    ...(input.kubelet?.configuration ? { configuration: input.kubelet.configuration } : {}) });
+  return { ...check, starts: problems.length === 0, problems };
 }
 
 export function preflight(input: PreflightInput): PreflightReport {
-  const checks = PREFLIGHT_COMPONENTS.map((name) => [name, checkFeatureGates({ ...input, component: name })] as const);
+  const checks = PREFLIGHT_COMPONENTS.map((name) => [name, name === 'kubelet' ? checkKubeletStart(input) // no --emulated-version: its own minor
+    : checkFeatureGates({ ...input, component: name })] as const);
   const first = checks[0]![1];
   return {
     kubernetesVersion: first.kubernetesVersion, emulatedVersion: first.emulatedVersion,

@@ -2,8 +2,9 @@
 # Builds kube-apiserver, etcd and kubectl from the Go module proxy into a cache folder keyed by version.
 #
 #   hack/envtest/build.sh                    build if needed, print the bin folder on the last line of stdout
-#   hack/envtest/build.sh --with-components  also kube-controller-manager and kube-scheduler (this project's
-#                                            `verify --component` tests; SDK users' control planes need neither)
+#   hack/envtest/build.sh --with-components  also kube-controller-manager, kube-scheduler and kubelet (this project's
+#                                            `verify --component` tests and the gate and kubelet-configuration
+#                                            oracles; SDK users' control planes need none of them)
 #
 # Rebuilds only when a binary is missing or reports another version. If KUBEBUILDER_ASSETS names a
 # folder holding kube-apiserver and etcd, that folder is used and nothing is built.
@@ -68,7 +69,7 @@ ldflags_common+=" -X k8s.io/component-base/version.gitMajor=1"
 ldflags_common+=" -X k8s.io/component-base/version.gitMinor=$minor"
 ldflags_common+=" -X k8s.io/component-base/version.gitTreeState=clean"
 ldflags_common+=" -X k8s.io/client-go/pkg/version.gitVersion=$k8s_version"
-components_ok() { ! $with_components || { component_ok kube-controller-manager && component_ok kube-scheduler; }; }
+components_ok() { ! $with_components || { component_ok kube-controller-manager && component_ok kube-scheduler && component_ok kubelet; }; }
 if apiserver_ok && etcd_ok && kubectl_ok && components_ok; then
   echo "$bin"   # warm cache: nothing to do, nothing to say
   exit 0
@@ -109,14 +110,15 @@ else
   kubectl_ok || { log "built kubectl does not report 'Client Version: $k8s_version'"; exit 1; }
 fi
 
-# kube-controller-manager and kube-scheduler: the other components whose running gates `featuregates verify`
-# reads (test/integration/verify-components.test.ts); most of their packages are already built for kube-apiserver.
-$with_components && for component in kube-controller-manager kube-scheduler; do
+# kube-controller-manager, kube-scheduler and kubelet: the other components whose running gates `featuregates verify`
+# reads (test/integration/verify-components.test.ts) and whose verdicts judge the gate rules (gate-rules-oracle, and
+# the kubelet's configuration rules: kubelet-config-oracle); most of their packages are already built for kube-apiserver.
+$with_components && for component in kube-controller-manager kube-scheduler kubelet; do
   if component_ok "$component"; then
     log "$component $k8s_version already built in $bin"
     continue
   fi
-  log "building $component $k8s_version (cold, after kube-apiserver, on 2 cores: kube-controller-manager 92 s, kube-scheduler 9 s)"
+  log "building $component $k8s_version (cold, after kube-apiserver, on 2 cores: kube-controller-manager 92 s, kube-scheduler 9 s, kubelet 20 s)"
   start=$SECONDS
   go build -trimpath -ldflags "$ldflags_common" -o "$bin/$component.tmp" "k8s.io/kubernetes/cmd/$component"
   mv "$bin/$component.tmp" "$bin/$component"
