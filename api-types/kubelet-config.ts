@@ -7,8 +7,8 @@
 //  - `--feature-gates` and no configuration file: the configuration is defaulted before the flag is applied (the gates'
 //    defaults), then validated with the flag's gates — a beta gate on by default and turned off by the flag leaves its
 //    defaulted field set, and the kubelet refuses it;
-//  - `--feature-gates` with a configuration file: the file is defaulted with the flag's gates and its own
-//    `featureGates`, and validated with the flag's gates only (the flag replaces the file's map);
+//  - `--feature-gates` with a configuration file: the file is defaulted with the flag's gates under its own
+//    `featureGates` (the file's win), and validated with the file's gates under the flag's (the flag's win);
 //  - the gates in the file's `featureGates` (what OpenShift's machine-config and MicroShift write): defaulted and
 //    validated with them.
 // Pure: no I/O, no clock.
@@ -168,7 +168,7 @@ export function checkKubeletConfiguration(input: KubeletConfigCheckInput, gateRu
     defaulting = validating = merge(fileGates, input.gates);
   } else {
     defaulting = file ? merge(input.gates, fileGates) : new Map();
-    validating = input.gates.size > 0 ? merge(input.gates) : merge(fileGates);
+    validating = merge(fileGates, input.gates);
   }
   const onAtDefaulting = effectiveGates(gateRules, defaulting, { component: 'kubelet' });
   const on = effectiveGates(gateRules, validating, { component: 'kubelet' });

@@ -7,18 +7,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { checkFeatureGates, kubernetesGateRules } from '../../api-types/index.js';
 import { componentsDir } from '../support/components.js';
-import { ORACLE_COMPONENTS, gateCorpus, gateFlag, oracle, oracleAgrees, type CorpusCase, type OracleComponent } from '../support/gate-oracle.js';
+import { ORACLE_COMPONENTS, gateCorpus, gateFlag, inPairs, oracle, oracleAgrees, type CorpusCase, type OracleComponent } from '../support/gate-oracle.js';
 
 const rules = kubernetesGateRules('1.36');
 const corpus: CorpusCase[] = ['1.34', '1.35', '1.36'].flatMap((e) => gateCorpus(rules, e, 6));
-
-/** Runs `jobs` two at a time (two cores). */
-async function inPairs<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
-  const out: T[] = new Array(jobs.length);
-  let next = 0;
-  await Promise.all([0, 1].map(async () => { for (let i = next++; i < jobs.length; i = next++) out[i] = await jobs[i]!(); }));
-  return out;
-}
 
 describe('the gate rules against the real binaries v1.36.3', () => {
   it('the corpus covers each rule several times, both verdicts', () => {

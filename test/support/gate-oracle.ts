@@ -18,7 +18,7 @@ export interface OracleVerdict {
   said: string;
 }
 
-const GATE_ERRORS: [RegExp, GateProblemKind][] = [
+export const GATE_ERRORS: [RegExp, GateProblemKind][] = [
   [/unrecognized feature gate: ([A-Za-z0-9]+)/g, 'unknown'],
   [/cannot set feature gate ([A-Za-z0-9]+) to (?:true|false), feature is locked to/g, 'locked'],
   [/cannot set feature gate ([A-Za-z0-9]+) to (?:true|false), feature is PreAlpha/g, 'pre-alpha'],
@@ -52,10 +52,18 @@ export function oracle(binDir: string, component: OracleComponent, gates: Readon
  * binary stops at the first unknown name it meets (Go map order), so then what it names need only be among ours.
  */
 export function oracleAgrees(ours: GateStartCheck, theirs: OracleVerdict): { agrees: boolean; named: string[] } {
-  const named = ours.problems.map((p) => `${p.kind}:${p.gate}`).sort();
+  const named = [...new Set(ours.problems.map((p) => `${p.kind}:${p.gate}`))].sort(); // a binary names a gate once per rule
   const agrees = ours.starts === theirs.starts && (named.some((n) => n.startsWith('unknown:'))
     ? theirs.named.every((n) => named.includes(n)) : JSON.stringify(named) === JSON.stringify(theirs.named));
   return { agrees, named };
+}
+
+/** Runs `jobs` two at a time (two cores). */
+export async function inPairs<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
+  const out: T[] = new Array(jobs.length);
+  let next = 0;
+  await Promise.all([0, 1].map(async () => { for (let i = next++; i < jobs.length; i = next++) out[i] = await jobs[i]!(); }));
+  return out;
 }
 
 /** A small deterministic PRNG (mulberry32): the corpus is the same on every run. */

@@ -40,10 +40,11 @@ describe('the kubelet\'s configuration rules', () => {
     expect(check('1.37', {}, 'flag', { featureGates: { KubeletCrashLoopBackOffMax: false } })).toEqual([]); // a file's own gates, no flag
   });
 
-  it('--feature-gates beside a file: defaulting sees both, validation only the flag', () => {
-    // the file turns the gate off (no default set), the flag does not name it: validation has it on, and the field unset
-    const p = check('1.36', { NodeSwap: true }, 'flag', { featureGates: { KubeletCrashLoopBackOffMax: false } });
+  it('--feature-gates beside a file: defaulting lets the file\'s gates win, validation the flag\'s', () => {
+    // the file turns the gate off (no default set), the flag turns it on for validation: the field is missing
+    const p = check('1.36', { KubeletCrashLoopBackOffMax: true }, 'flag', { featureGates: { KubeletCrashLoopBackOffMax: false } });
     expect(p.map((x) => x.message)).toEqual(['invalid configuration: FeatureGate KubeletCrashLoopBackOffMax is enabled, CrashLoopBackOff.MaxContainerRestartPeriod must be set']);
+    expect(check('1.36', { NodeSwap: true }, 'flag', { featureGates: { KubeletCrashLoopBackOffMax: false } })).toEqual([]); // the file's gates are kept
   });
 
   it('fields a configuration sets that need a gate', () => {
