@@ -189,7 +189,8 @@ export function checkKubeletConfiguration(input: KubeletConfigCheckInput, gateRu
     const message = r.message.replace(/%[vqs]/g, () => { const v = values.shift(); return typeof v === 'string' ? v : JSON.stringify(v); });
     const set = names.find((n) => byDefault.has(n));
     const fix = set !== undefined
-      ? `the kubelet's defaults set ${set} while ${byDefault.get(set)} was on, before --feature-gates turned it off: give the kubelet its gates in its configuration file's featureGates, or keep ${r.gate} on`
+      ? `with no configuration file the kubelet applies its defaults before --feature-gates, so ${set} was set while ${byDefault.get(set)} was on: ` +
+        `run the kubelet with a configuration file (--config; its defaults then see the gates), or keep ${r.gate} on`
       : r.enabled ? `change ${names.join(', ')} in the kubelet configuration, or keep ${r.gate} off` : `remove ${names.join(', ')} from the kubelet configuration, or keep ${r.gate} on`;
     problems.push({ gate: r.gate, kind: 'config', field: names.join(', '), message, fix });
   }

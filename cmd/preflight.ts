@@ -5,10 +5,12 @@
 // one would refuse, 2 on usage errors.
 import { stringify } from 'yaml';
 import {
-  CLUSTER_VERSION_NAME, GateRulesError, gatesOfLists, kubernetesOfOpenShift, parseGateFlag, preflight, previewSpec, type GateFlavor, type PreflightReport,
+  CLUSTER_VERSION_NAME, GateRulesError, gatesOfLists, kubernetesOfOpenShift, parseGateFlag, preflight, previewSpec, type GateFlavor, type KubeletGateRoute, type KubeletStartInput,
+  type PreflightReport,
 } from '../api-types/index.js';
 import { connect, loadRegistry, readClusterGateSet, readFeatureGate, ClusterVersionResource, ResourceClient } from '../runtime/index.js';
 import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
+import { readKubeletConfigFile } from '../runtime/manifest-file.js';
 import {
   CLUSTER_SEARCH_HELP, REQUEST_TIMEOUT_OPTION, choiceFlag, clusterProfileFlag, outputFlag, requestTimeoutFlag, sayOnStderr, UsageError, type CommandSpec,
 } from './args.js';
@@ -29,7 +31,9 @@ export function formatPreflight(r: PreflightReport, wide = false): string {
   }
   for (const g of groups.values()) {
     lines.push('', g.names.length === r.components.length ? 'Each of them refuses to start:' : `${g.names.join(', ')} ${g.names.length > 1 ? 'refuse' : 'refuses'} to start:`);
-    for (const p of g.problems) lines.push(`  ${p.kind.padEnd(10)} ${p.gate}: ${p.message}`, `  ${''.padEnd(10)} fix: ${p.fix}`);
+    for (const p of g.problems) {
+      lines.push(`  ${p.kind.padEnd(10)} ${p.gate}${p.field ? ` (${p.field})` : ''}: ${p.message}`, `  ${''.padEnd(10)} fix: ${p.fix}`);
+    }
   }
   if (r.ignored.length) {
     lines.push('', `${r.ignored.length} names are not Kubernetes gates (OpenShift's components ignore them)${wide ? `: ${r.ignored.join(', ')}` : ''}`);
@@ -40,7 +44,8 @@ export function formatPreflight(r: PreflightReport, wide = false): string {
 export const preflightCommand: CommandSpec = {
   name: 'preflight',
   usage: 'featuregates preflight (--kubernetes-version X.Y --feature-gates A=true,B=false | -f FILE --authoritative-feature-gate-dir D ' +
-    '--payload-version V [--kubernetes-version X.Y] | [--kubeconfig P] [--kubernetes-version X.Y]) [--emulated-version X.Y] [--flavor vanilla|openshift] [-o table|wide|json|yaml]',
+    '--payload-version V [--kubernetes-version X.Y] | [--kubeconfig P] [--kubernetes-version X.Y]) [--emulated-version X.Y] [--flavor vanilla|openshift] ' +
+    '[--kubelet-config FILE] [--kubelet-gates flag|file] [-o table|wide|json|yaml]',
   positionals: [],
   options: {
     'kubernetes-version': { type: 'string', help: 'the components\' Kubernetes minor, X.Y (with -f: default from the payload version, when known)' },
@@ -53,6 +58,8 @@ export const preflightCommand: CommandSpec = {
     'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed (with -f)' },
     kubeconfig: { type: 'string', help: `the cluster, when neither --feature-gates nor -f is given: the gates of FeatureGate/cluster's status entry for the version ClusterVersion is going to (default: ${CLUSTER_SEARCH_HELP}); ` +
       'its Kubernetes minor: --kubernetes-version, else the one that version runs when this build knows it, else the API server\'s' },
+    'kubelet-config': { type: 'string', help: 'the nodes\' KubeletConfiguration (YAML or JSON, as machine-config or MicroShift render it); default: the kubelet\'s defaults' },
+    'kubelet-gates': { type: 'string', help: 'how the kubelet is given the gates: file (its configuration\'s featureGates; default with -f and --kubeconfig) or flag (--feature-gates; default with --feature-gates)' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
     output: { type: 'string', short: 'o', help: 'table (default), wide, json or yaml' },
   },
@@ -91,7 +98,11 @@ export const preflightCommand: CommandSpec = {
         ({ gates, kubernetesVersion } = set);
         flavor = choiceFlag('--flavor', values.flavor ?? 'openshift', ['vanilla', 'openshift']);
       }
-      const r = preflight({ kubernetesVersion, flavor, gates, ...(values['emulated-version'] ? { emulatedVersion: values['emulated-version'] } : {}) });
+      const kubelet: KubeletStartInput = {
+        ...(values['kubelet-config'] !== undefined ? { configuration: kubeletConfigOrUsage(values['kubelet-config']) } : {}),
+        ...(values['kubelet-gates'] !== undefined ? { route: choiceFlag<KubeletGateRoute>('--kubelet-gates', values['kubelet-gates'], ['flag', 'file']) } : {}),
+      };
+      const r = preflight({ kubernetesVersion, flavor, gates, kubelet, ...(values['emulated-version'] ? { emulatedVersion: values['emulated-version'] } : {}) });
       process.stdout.write(output === 'json' ? `${JSON.stringify(r, null, 2)}\n` : output === 'yaml' ? stringify(r) : formatPreflight(r, output === 'wide'));
       return r.components.every((c) => c.starts) ? 0 : 1;
     } catch (e) {
@@ -100,3 +111,12 @@ export const preflightCommand: CommandSpec = {
     }
   },
 };
+
+/** A bad configuration file is the caller's to fix (exit 2), never "the kubelet refuses" (exit 1). */
+function kubeletConfigOrUsage(file: string) {
+  try {
+    return readKubeletConfigFile(file);
+  } catch (e) {
+    throw new UsageError(`--kubelet-config: ${(e as Error).message}`);
+  }
+}

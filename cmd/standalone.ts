@@ -78,7 +78,7 @@ export const standaloneCommand: CommandSpec = {
     'data-dir': { type: 'string', help: `holds the lock "no-upgrade" and the "version" file (default ${DEFAULTS.dataDir})` },
     'backup-dir': { type: 'string', help: `where prerun_failed.log is appended (default ${DEFAULTS.backupDir})` },
     'authoritative-feature-gate-dir': { type: 'string', help: 'payload manifests; enables TechPreviewNoUpgrade and DevPreviewNoUpgrade' },
-    'kubelet-config': { type: 'string', help: 'render: a KubeletConfiguration YAML to merge featureGates into' },
+    'kubelet-config': { type: 'string', help: 'the node\'s KubeletConfiguration YAML: check and render refuse gates the kubelet would refuse with it; render merges featureGates into it' },
     output: { type: 'string', short: 'o', help: 'render: yaml (default) or json' },
     kubeconfig: { type: 'string', help: 'render: also write FeatureGate/cluster (spec and status) to this API server' },
   },
@@ -105,6 +105,7 @@ export const standaloneCommand: CommandSpec = {
     const logger = createLogger({ fields: { component: 'featuregates-standalone' }, ...logFormatOption(values['log-format']) });
     const backupDir = values['backup-dir'] ?? DEFAULTS.backupDir;
     try {
+      const kubeletBase = values['kubelet-config'] ? readKubeletBase(values['kubelet-config']) : undefined;
       const result = prerun({
         configFile: values.config ?? DEFAULTS.config,
         configDir: values['config-dir'] ?? DEFAULTS.configDir,
@@ -115,6 +116,7 @@ export const standaloneCommand: CommandSpec = {
         version: values.version,
         ...(values['authoritative-feature-gate-dir'] ? { featureGateDir: values['authoritative-feature-gate-dir'] } : {}),
         ...(values['kubernetes-version'] ? { kubernetesVersion: values['kubernetes-version'] } : {}),
+        ...(kubeletBase ? { kubeletConfiguration: kubeletBase } : {}),
         logger,
       });
       for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
@@ -128,7 +130,6 @@ export const standaloneCommand: CommandSpec = {
           `(without --dry-run) creates it, permanently, before the operands start with these gates\n`);
       }
       const gates = resolveStandaloneGates(result.featureGates, result.registry);
-      const kubeletBase = values['kubelet-config'] ? readKubeletBase(values['kubelet-config']) : undefined;
       for (const o of kubeletOverrides(gates, kubeletBase)) {
         process.stderr.write(`warning: ${values['kubelet-config']} sets featureGates.${o.name}: ${o.kubelet}, which overrides ${o.name}=${o.apiServer} ` +
           'from apiServer.featureGates for the kubelet (the kubelet\'s own setting wins, as in MicroShift)\n');

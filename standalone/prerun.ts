@@ -26,6 +26,8 @@ export interface StandaloneOptions {
   featureGateDir?: string;
   /** The node's Kubernetes minor (X.Y) for the gates-that-start check; default: the version's, when this build knows it. */
   kubernetesVersion?: string;
+  /** The node's KubeletConfiguration (MicroShift's, the base `render` merges the gates into): judged with the gates. */
+  kubeletConfiguration?: Record<string, unknown>;
   logger?: Logger;
   hooks?: LockWriteHooks;
 }
@@ -71,8 +73,8 @@ export function prerun(options: StandaloneOptions): PrerunResult {
   log.info('Effective configuration', { files, 'apiServer.featureGates': featureGates });
   const lockPath = join(options.dataDir, LOCK_FILE);
 
-  // Gates that start (read-only), before anything is written: a lock is never made with gates kube-apiserver refuses.
-  const starts = checkStandaloneGates(featureGates, registry, version, options.kubernetesVersion);
+  // Gates that start (read-only), before anything is written: a lock is never made with gates kube-apiserver or the kubelet refuses.
+  const starts = checkStandaloneGates(featureGates, registry, version, options.kubernetesVersion, options.kubeletConfiguration);
   if (!starts.checked) {
     warnings.push(`the gates were not checked against Kubernetes' rules: ${starts.why}`);
   } else if (starts.problems.length) {

@@ -254,6 +254,31 @@ describe('gates that start: a lock is never written with gates kube-apiserver re
     expect(existsSync(fine.lock)).toBe(true);
   });
 
+  it('the node\'s kubelet configuration sets a field its gate must be on for: refused naming the gate and the field, nothing written (issue 65)', () => {
+    const chosen = 'featureSet: CustomNoUpgrade\ncustomNoUpgrade:\n  disabled: [KubeletEnsureSecretPulledImages]';
+    const n = node({ 'config.d/20-gates.yaml': gates(chosen) });
+    const kubelet = join(n.root, 'kubelet.yaml');
+    writeFileSync(kubelet, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nimagePullCredentialsVerificationPolicy: AlwaysVerify\n');
+    const r = check(n, '5.0.0', ['--kubelet-config', kubelet]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('the kubelet of Kubernetes 1.36 would refuse to start with apiServer.featureGates');
+    expect(r.stderr).toContain('config KubeletEnsureSecretPulledImages (imagePullCredentialsVerificationPolicy): invalid configuration: ' +
+      '`imagePullCredentialsVerificationPolicy` must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled');
+    expect(existsSync(n.lock)).toBe(false);
+    expect(existsSync(n.dataDir) ? readdirSync(n.dataDir) : []).toEqual([]);
+    // the kubelet's defaults alone: MicroShift writes the gates into the kubelet's file, so its defaulting sees them — it starts
+    const defaults = node({ 'config.d/20-gates.yaml': gates(chosen) });
+    writeFileSync(kubelet, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n');
+    expect(check(defaults, '5.0.0', ['--kubelet-config', kubelet, '--dry-run']).code).toBe(0);
+  });
+
+  it('a kubelet configuration that is not one is invalid input (exit 2), nothing written', () => {
+    const n = node({ 'config.d/20-gates.yaml': custom(['FeatureA']) });
+    const kubelet = join(n.root, 'kubelet.yaml');
+    writeFileSync(kubelet, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfeatureGates:\n  NodeSwap: sometimes\n');
+    expectInvalid(n, check(n, '4.21.0', ['--kubelet-config', kubelet]), 'the kubelet configuration: featureGates.NodeSwap: expected boolean, got string');
+  });
+
   it('--kubernetes-version that this build has no rules for is a usage error, nothing written', () => {
     const n = node({ 'config.d/20-gates.yaml': custom(['FeatureA']) });
     const r = check(n, '4.21.0', ['--kubernetes-version', '1.12']);
