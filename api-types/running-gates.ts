@@ -49,6 +49,31 @@ export interface ComponentCheck {
 export interface VerifyReport {
   version: string;
   components: ComponentCheck[];
+  /** Every node's kubelet, read through the API server's node proxy (absent: not asked for). */
+  kubelets?: KubeletsReport;
+}
+
+/** Nodes whose kubelets gave the same answer: an error, or the same verdict for every gate. */
+export interface KubeletGroup {
+  nodes: string[];
+  /** `unreachable: …`, `forbidden: …`, or `not ready` (a node whose Ready condition is not True: not read, not judged). */
+  error?: string;
+  gates: ComponentCheck['gates'];
+}
+
+export interface KubeletsReport {
+  /** How many nodes the cluster has (all were read or reported not ready). */
+  nodes: number;
+  groups: KubeletGroup[];
+  /** Why the nodes could not be listed (then `groups` is empty). */
+  error?: string;
+}
+
+export const NOT_READY = 'not ready';
+
+/** Whether the kubelets pass: listed, and no node that is ready failed to answer or runs a gate other than desired. */
+export function kubeletsPass(r: KubeletsReport): boolean {
+  return !r.error && r.groups.every((g) => (!g.error || g.error === NOT_READY) && g.gates.every((x) => x.verdict !== 'mismatch'));
 }
 
 /** The component name `verify --component` reads as etcd (its own gates, its own client certificate). */
@@ -143,7 +168,7 @@ export function gateChecks(input: VerdictInput): GateCheck[] {
   });
 }
 
-/** A report passes when no component has an error and no gate is a mismatch. */
+/** A report passes when no component (nor a ready node's kubelet) has an error and no gate is a mismatch. */
 export function verifyPasses(r: VerifyReport): boolean {
-  return r.components.every((c) => !c.error && c.gates.every((g) => g.verdict !== 'mismatch'));
+  return r.components.every((c) => !c.error && c.gates.every((g) => g.verdict !== 'mismatch')) && (!r.kubelets || kubeletsPass(r.kubelets));
 }

@@ -2,25 +2,38 @@
 // FeatureGate status entry of the version the cluster runs (ClusterVersion status.desired.version, or
 // --version), or — for standalone and bootstrap — the entry rendered from payload manifests (render inputs, as
 // `featuregates render` takes them). Running: kube-apiserver's own report of its gates (/metrics, /version, /flagz through the
-// kubeconfig), and each --component's; etcd's own gates (not in any FeatureGate) are reported, and judged only
+// kubeconfig), each --component's, and every node's kubelet (through the API server's node proxy, grouped); etcd's own gates (not in any FeatureGate) are reported, and judged only
 // against what --etcd-feature-gates declares. Exit 0 when every gate matches (or differs only as a declared --override says), 1 when one
 // mismatches or a component cannot be read, 2 on usage errors or when the desired gates cannot be read.
 import { stringify } from 'yaml';
 import {
-  CLUSTER_VERSION_NAME, ETCD_COMPONENT, clusterDesiredVersion, desiredGates, verifyPasses, type FeatureGateDetails, type GateLifecycle, type VerifyReport,
+  CLUSTER_VERSION_NAME, ETCD_COMPONENT, NOT_READY, clusterDesiredVersion, desiredGates, kubeletsSummary, verifyPasses, type FeatureGateDetails, type GateCheck,
+  type GateLifecycle, type VerifyReport,
 } from '../api-types/index.js';
 import { renderedStatusEntry } from '../runtime/payload-manifests.js';
 import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
 import {
-  ClusterVersionResource, KubeTransport, ResourceClient, checkComponent, checkEtcd, componentAccess, etcdAccess, connect, kubernetesGateLifecycle, readFeatureGate, type ClusterAccess,
+  ClusterVersionResource, KubeTransport, ResourceClient, checkComponent, checkEtcd, checkKubelets, componentAccess, etcdAccess, connect, kubernetesGateLifecycle, readFeatureGate,
+  type ClusterAccess,
 } from '../runtime/index.js';
 import {
-  REQUEST_TIMEOUT_OPTION, clusterProfileFlag, componentCA, componentsFlag, overridesFlag, outputFlag, pemFile, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec,
+  REQUEST_TIMEOUT_OPTION, choiceFlag, clusterProfileFlag, componentCA, componentsFlag, overridesFlag, outputFlag, pemFile, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec,
 } from './args.js';
 
 const running = (v: boolean | null) => (v === null ? '-' : v ? 'on' : 'off');
 
-/** Per component one summary line; then every gate that is not a match (all of them with `wide`). */
+/** The gates that are not a match (all of them with `wide`), as a table; nothing when there are none. */
+function gateTable(gates: readonly GateCheck[], wide: boolean): string[] {
+  const shown = gates.filter((g) => wide || g.verdict === 'mismatch' || g.verdict === 'overridden');
+  if (shown.length === 0) return [];
+  const w = Math.max(4, ...shown.map((g) => g.name.length));
+  return [`  ${'GATE'.padEnd(w)} DESIRED RUNNING ${'VERDICT'.padEnd(23)} TOLD`, ...shown.map((g) => {
+    const told = g.requested === undefined ? '' : g.requested === null ? 'not told' : `told ${running(g.requested)}`;
+    return `  ${g.name.padEnd(w)} ${running(g.desired).padEnd(7)} ${running(g.running).padEnd(7)} ${g.verdict.padEnd(23)} ${told}`.trimEnd();
+  })];
+}
+
+/** Per component one summary line; then every gate that is not a match (all of them with `wide`); then the nodes' kubelets, grouped. */
 export function formatVerify(r: VerifyReport, wide: boolean): string {
   const lines = [`Desired: FeatureGate/cluster status for ${r.version}`];
   for (const c of r.components) {
@@ -33,13 +46,14 @@ export function formatVerify(r: VerifyReport, wide: boolean): string {
     const reported = c.reported ? `reports ${c.reported.length} gates of its own, on: ${c.reported.filter((g) => g.enabled).map((g) => g.name).join(', ') || 'none'}` : '';
     lines.push('', `${c.name} (${c.url}${c.emulatedVersion ? `, emulated ${c.emulatedVersion}` : ''}): ` +
       [[...counts].map(([v, n]) => `${n} ${v}`).join(', '), reported].filter(Boolean).join('; '));
-    const shown = c.gates.filter((g) => wide || g.verdict === 'mismatch' || g.verdict === 'overridden');
-    if (shown.length === 0) continue;
-    const w = Math.max(4, ...shown.map((g) => g.name.length));
-    lines.push(`  ${'GATE'.padEnd(w)} DESIRED RUNNING ${'VERDICT'.padEnd(23)} TOLD`);
-    for (const g of shown) {
-      const told = g.requested === undefined ? '' : g.requested === null ? 'not told' : `told ${running(g.requested)}`;
-      lines.push(`  ${g.name.padEnd(w)} ${running(g.desired).padEnd(7)} ${running(g.running).padEnd(7)} ${g.verdict.padEnd(23)} ${told}`.trimEnd());
+    lines.push(...gateTable(c.gates, wide));
+  }
+  if (r.kubelets) {
+    lines.push('', `kubelets (${r.kubelets.nodes} node${r.kubelets.nodes === 1 ? '' : 's'}): ${kubeletsSummary(r.kubelets)}`);
+    for (const g of r.kubelets.groups) {
+      const table = gateTable(g.gates, wide);
+      const why = g.error && g.error !== NOT_READY ? [`  ${g.error}`] : [];
+      if (table.length || why.length) lines.push(`  ${g.nodes.join(', ')}:`, ...why.map((l) => `  ${l}`), ...table.map((l) => `  ${l}`));
     }
   }
   lines.push('', verifyPasses(r) ? 'Every gate each component has runs as desired.' : 'Some gates do not run as desired (exit 1).');
@@ -91,7 +105,8 @@ export const verifyCommand: CommandSpec = {
   name: 'verify',
   errorExitCode: 2,
   usage: 'featuregates verify [--kubeconfig P] [--version V | --authoritative-feature-gate-dir D --payload-version V [--featuregate F] [--cluster-profile P]] ' +
-    '[--component NAME=URL]… [--component-ca-file F] [--etcd-cafile F --etcd-certfile F --etcd-keyfile F] [--etcd-feature-gates G=B,…] [--override GATE=true|false[,…]] [--request-timeout D] [-o table|wide|json|yaml]',
+    '[--component NAME=URL]… [--component-ca-file F] [--etcd-cafile F --etcd-certfile F --etcd-keyfile F] [--etcd-feature-gates G=B,…] [--override GATE=true|false[,…]] ' +
+    '[--kubelets all|none] [--request-timeout D] [-o table|wide|json|yaml]',
   options: {
     kubeconfig: { type: 'string', help: `kubeconfig file (default: ${CLUSTER_SEARCH_HELP})` },
     version: { type: 'string', help: 'the status entry to check against (default: ClusterVersion status.desired.version)' },
@@ -105,12 +120,14 @@ export const verifyCommand: CommandSpec = {
     'etcd-certfile': { type: 'string', help: 'with --component etcd=URL: client certificate (PEM) for etcd, as kube-apiserver\'s --etcd-certfile' },
     'etcd-keyfile': { type: 'string', help: 'its private key (PEM)' },
     'etcd-feature-gates': { type: 'string', help: 'with --component etcd=URL: what etcd\'s --feature-gates says, GATE=true|false[,…]: each judged match or mismatch (without it etcd\'s gates are reported, not judged: no FeatureGate names them)' },
+    kubelets: { type: 'string', help: 'all (default): every node\'s kubelet through the API server\'s node proxy (list nodes, get nodes/proxy), grouped by what they report; none: no kubelet' },
     override: { type: 'string', help: 'known, deliberate differences (HyperShift forces OpenShiftPodSecurityAdmission=false): reported as overridden, not mismatch' },
     output: { type: 'string', short: 'o', help: 'table (default: summaries and differences), wide (every gate), json or yaml' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
   },
   async run(values, _flags, _positionals, lists) {
     const output = outputFlag(values.output, ['table', 'wide', 'json', 'yaml']);
+    const kubeletsFlag = choiceFlag('--kubelets', values.kubelets ?? 'all', ['all', 'none']);
     const overrides = overridesFlag(values.override);
     const components = componentsFlag(lists.component ?? [], '--component', { etcd: true });
     const etcdURL = components.get(ETCD_COMPONENT);
@@ -135,7 +152,8 @@ export const verifyCommand: CommandSpec = {
     const checks = [['kube-apiserver', kc] as const, ...[...components].map(([name, url]) => [name, componentAccess(kc, url, ca)] as const)]
       .map(([name, access]) => checkComponent(access, name, desired, { lifecycle: () => (lifecycle ??= kubernetesGateLifecycle()), overrides, timeoutMs }));
     if (etcd) checks.push(checkEtcd(etcdAccess(etcdURL!, etcd.tls), etcd.expected, timeoutMs));
-    const report: VerifyReport = { version, components: await Promise.all(checks) };
+    const kubelets = kubeletsFlag === 'all' ? checkKubelets(kc, desired, { lifecycle: () => (lifecycle ??= kubernetesGateLifecycle()), timeoutMs }) : undefined;
+    const report: VerifyReport = { version, components: await Promise.all(checks), ...(kubelets ? { kubelets: await kubelets } : {}) };
     process.stdout.write(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : output === 'yaml' ? stringify(report) : formatVerify(report, output === 'wide'));
     return verifyPasses(report) ? 0 : 1;
   },

@@ -35,10 +35,10 @@ export class ComponentReadError extends Error {
  * The gates a component runs with, as it reports them itself; with `keep`, only those gates are kept from the gauge
  * (a component's /metrics is whoever serves it — a hosted guest's may name millions of gates within its 64 MiB bound).
  */
-export async function readComponentGates(kc: ClusterAccess, timeoutMs?: number, keep?: ReadonlySet<string>): Promise<ComponentGates> {
+export async function readComponentGates(kc: ClusterAccess, timeoutMs?: number, keep?: ReadonlySet<string>, basePath = ''): Promise<ComponentGates> {
   const t = KubeTransport.for(kc);
   const get = (path: string, extra: { accept?: string; onLine?: (line: string) => void; linePrefixes?: readonly string[]; maxBodyBytes?: number } = {}) =>
-    t.request({ method: 'GET', path, ...(timeoutMs ? { timeoutMs } : {}), ...extra });
+    t.request({ method: 'GET', path: `${basePath}${path}`, ...(timeoutMs ? { timeoutMs } : {}), ...extra });
   const running = new Map<string, boolean>();
   let gauged: { major: number; minor: number } | undefined;
   try {
@@ -84,16 +84,17 @@ export function componentAccess(kc: ClusterAccess, url: string, ca?: Buffer): Cl
 }
 
 /**
- * One component (`access` reaches it; kube-apiserver is the kubeconfig itself) checked against `desired`: one
+ * One component (`access` reaches it, at `basePath` when it is reached through the API server's proxy: a node's
+ * kubelet at /api/v1/nodes/NAME/proxy; kube-apiserver is the kubeconfig itself) checked against `desired`: one
  * verdict per gate, or the reason it could not be read (`featuregates verify`, `featuregates status` and
  * RunningGatesController all judge with this).
  */
 export async function checkComponent(access: ClusterAccess, name: string, desired: readonly DesiredGate[],
-  o: { lifecycle: () => GateLifecycle; overrides?: ReadonlyMap<string, boolean>; timeoutMs?: number }): Promise<ComponentCheck> {
-  const url = access.getCurrentCluster()?.server ?? '';
+  o: { lifecycle: () => GateLifecycle; overrides?: ReadonlyMap<string, boolean>; timeoutMs?: number; basePath?: string }): Promise<ComponentCheck> {
+  const url = `${access.getCurrentCluster()?.server ?? ''}${o.basePath ?? ''}`;
   try {
     // Only the desired gates are judged, so only they are kept from the gauge.
-    const read = await readComponentGates(access, o.timeoutMs, new Set(desired.map((g) => g.name)));
+    const read = await readComponentGates(access, o.timeoutMs, new Set(desired.map((g) => g.name)), o.basePath);
     return {
       name, url, ...(read.emulated ? { emulatedVersion: `${read.emulated.major}.${read.emulated.minor}` } : {}),
       // The lifecycle is asked for only once there is something to judge with it (its file costs ~100 ms of CPU to parse).

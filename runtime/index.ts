@@ -44,6 +44,7 @@ export * from './feature-gate-file.js';
 export * from './fault-containment.js';
 export * from './release-catalog.js';
 export * from './component-gates.js';
+export * from './kubelet-gates.js';
 export * from './api-server-version.js';
 export * from './write-pacer.js';
 export * from './fair-turns.js';

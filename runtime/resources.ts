@@ -2,7 +2,7 @@
 // the SDK's FeatureGates class).
 import {
   GROUP, VERSION, HYPERSHIFT_GROUP, HYPERSHIFT_VERSION, decodeClusterOperator, decodeClusterVersion, decodeConfigMap, decodeFeatureGate,
-  decodeAPIServer, decodeHostedControlPlane, decodeNamespace, type APIServer, decodeSecret, summarizeGuestClusterVersion, summarizeHostedControlPlane, type Namespace, type ClusterOperator, type ClusterVersion, type ConfigMap, type FeatureGate, type HostedControlPlane,
+  decodeAPIServer, decodeHostedControlPlane, decodeNamespace, decodeNodeSummary, type NodeSummary, type APIServer, decodeSecret, summarizeGuestClusterVersion, summarizeHostedControlPlane, type Namespace, type ClusterOperator, type ClusterVersion, type ConfigMap, type FeatureGate, type HostedControlPlane,
   type CoreEvent, type Lease, type Secret, type SubjectAccessReview, type TokenReview,
 } from '../api-types/index.js';
 import type { ResourceDescriptor } from './resource-client.js';
@@ -25,6 +25,10 @@ export const HostedControlPlaneSummaryResource: ResourceDescriptor<HostedControl
 };
 export const SecretResource: ResourceDescriptor<Secret> = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true, decode: decodeSecret };
 export const ConfigMapResource: ResourceDescriptor<ConfigMap> = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true, decode: decodeConfigMap };
+/** Nodes, decoded to what `verify` reads of them (name, Ready, kubelet version). */
+export const NodeResource: ResourceDescriptor<NodeSummary & { metadata: { name: string } }> = {
+  group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, decode: (v) => { const n = decodeNodeSummary(v); return { ...n, metadata: { name: n.name } }; },
+};
 export const NamespaceResource: ResourceDescriptor<Namespace> = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, decode: decodeNamespace };
 export const LeaseResource: ResourceDescriptor<Lease> = {
   group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true, decode: (v) => v as Lease,

@@ -5,6 +5,8 @@
 #   hack/envtest/build.sh --with-components  also kube-controller-manager, kube-scheduler and kubelet (this project's
 #                                            `verify --component` tests and the gate and kubelet-configuration
 #                                            oracles; SDK users' control planes need none of them)
+#   hack/envtest/build.sh --kubernetes 1.37  the binaries of another Kubernetes minor, from the tool module
+#                                            hack/envtest/kubernetes-1.37/ (the gate oracles at 1.37; not for tests)
 #
 # Rebuilds only when a binary is missing or reports another version. If KUBEBUILDER_ASSETS names a
 # folder holding kube-apiserver and etcd, that folder is used and nothing is built.
@@ -12,19 +14,29 @@
 set -euo pipefail
 
 with_components=false
-for arg in "$@"; do
-  case "$arg" in
+kubernetes=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
     --with-components) with_components=true ;;
-    *) echo "usage: $0 [--with-components]" >&2; exit 2 ;;
+    --kubernetes) kubernetes="${2:-}"; shift ;;
+    *) echo "usage: $0 [--with-components] [--kubernetes X.Y]" >&2; exit 2 ;;
   esac
+  shift
 done
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+module="$here"
+if [[ -n "$kubernetes" && -d "$here/kubernetes-$kubernetes" ]]; then
+  module="$here/kubernetes-$kubernetes"
+elif [[ -n "$kubernetes" && "$(awk '$1=="k8s.io/kubernetes" && $2 ~ /^v/ {print $2; exit}' "$here/go.mod")" != "v$kubernetes".* ]]; then
+  echo "no tool module for Kubernetes $kubernetes: hack/envtest/go.mod pins $(awk '$1=="k8s.io/kubernetes" && $2 ~ /^v/ {print $2; exit}' "$here/go.mod"), and hack/envtest/kubernetes-$kubernetes/ does not exist" >&2
+  exit 2
+fi
 
 log() { printf '[envtest %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-if [[ -n "${KUBEBUILDER_ASSETS:-}" ]]; then
+if [[ -n "${KUBEBUILDER_ASSETS:-}" && "$module" == "$here" ]]; then
   for b in kube-apiserver etcd; do
     if [[ ! -x "$KUBEBUILDER_ASSETS/$b" ]]; then
       log "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS has no executable '$b'; unset it to build from Go modules"
@@ -42,11 +54,11 @@ if ! command -v go >/dev/null 2>&1; then
   exit 1
 fi
 
-cd "$here"
+cd "$module"
 k8s_version="$(awk '$1=="k8s.io/kubernetes" && $2 ~ /^v/ {print $2; exit}' go.mod)"
 etcd_version="$(awk '$1=="go.etcd.io/etcd/server/v3" {print $2; exit}' go.mod)"
 if [[ -z "$k8s_version" || -z "$etcd_version" ]]; then
-  log "cannot read the pinned k8s.io/kubernetes or etcd version from $here/go.mod"
+  log "cannot read the pinned k8s.io/kubernetes or etcd version from $module/go.mod"
   exit 1
 fi
 minor="$(echo "$k8s_version" | cut -d. -f2)"
@@ -69,7 +81,8 @@ ldflags_common+=" -X k8s.io/component-base/version.gitMajor=1"
 ldflags_common+=" -X k8s.io/component-base/version.gitMinor=$minor"
 ldflags_common+=" -X k8s.io/component-base/version.gitTreeState=clean"
 ldflags_common+=" -X k8s.io/client-go/pkg/version.gitVersion=$k8s_version"
-components_ok() { ! $with_components || { component_ok kube-controller-manager && component_ok kube-scheduler && component_ok kubelet; }; }
+fake_cri_ok() { [[ "$module" != "$here" || -x "$bin/fake-cri" ]]; }
+components_ok() { ! $with_components || { component_ok kube-controller-manager && component_ok kube-scheduler && component_ok kubelet && fake_cri_ok; }; }
 if apiserver_ok && etcd_ok && kubectl_ok && components_ok; then
   echo "$bin"   # warm cache: nothing to do, nothing to say
   exit 0
@@ -125,5 +138,13 @@ $with_components && for component in kube-controller-manager kube-scheduler kube
   log "$component built in $((SECONDS - start)) s"
   component_ok "$component" || { log "built $component does not report 'Kubernetes $k8s_version'"; exit 1; }
 done
+
+# fake-cri: k8s.io/cri-client's in-memory CRI on a unix socket, so that the kubelet runs here as a node of a test
+# control plane without a container runtime (the verify tests' kubelets; hack/envtest/fake-cri/main.go).
+if $with_components && ! fake_cri_ok; then
+  log "building fake-cri (seconds after the kubelet)"
+  go build -trimpath -ldflags "-s -w" -o "$bin/fake-cri.tmp" ./fake-cri
+  mv "$bin/fake-cri.tmp" "$bin/fake-cri"
+fi
 
 echo "$bin"

@@ -10,5 +10,4 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 	_ "k8s.io/kubernetes/cmd/kubectl"
 	_ "k8s.io/kubernetes/cmd/kubelet"
-	_ "k8s.io/kubernetes/cmd/kubemark"
 )
