@@ -189,14 +189,15 @@ export function fieldPredicate(term, consts) {
 function readCondition(cond, consts) {
   const gates = [];
   const fields = [];
+  let unknown;
   for (const term of splitTop(unparen(cond), '&&')) {
     const g = GATE.exec(unparen(term));
     if (g) { gates.push({ gate: g[2], enabled: g[1] === '' }); continue; }
     const f = fieldPredicate(term, consts);
-    if (!f) return { gates, fields, unknown: term };
-    fields.push(f);
+    if (f) fields.push(f);
+    else unknown ??= term;
   }
-  return { gates, fields };
+  return { gates, fields, ...(unknown ? { unknown } : {}) };
 }
 
 /**
@@ -212,7 +213,8 @@ export function validationRules(goSource, consts) {
       if (gates.length === 0) continue;
       const unknown = outer.some((c) => c.unknown);
       if (e.opaque || unknown) {
-        if (gates.some((g) => !g.enabled) && !unknown) throw new Error(`a check under a disabled gate inside a loop or switch: ${e.format}`);
+        // under a disabled gate a check refuses what a gate change can bring about: it must be read, never dropped
+        if (gates.some((g) => !g.enabled)) throw new Error(`a check under a disabled gate whose condition is not understood: ${e.format}`);
         for (const g of gates) valueChecks.push({ gate: g.gate, enabled: g.enabled, message: e.format });
         continue;
       }
@@ -292,7 +294,7 @@ export function jsonPaths(typesSource) {
   const structs = new Map();
   for (const m of typesSource.matchAll(/^type (\w+) struct \{\n([\s\S]*?)^\}/gm)) {
     const fields = new Map();
-    for (const f of m[2].matchAll(/^\t(\w+)\s+([*\[\]\w.]+(?:\[[\w.]+\][\w.*]+)?)\s+`json:"([\w]+)/gm)) fields.set(f[1], { json: f[3], type: f[2].replace(/^[*[\]]+/, '') });
+    for (const f of m[2].matchAll(/^\t(\w+)\s+([*[\]\w.]+(?:\[[\w.]+\][\w.*]+)?)\s+`json:"([\w]+)/gm)) fields.set(f[1], { json: f[3], type: f[2].replace(/^[*[\]]+/, '') });
     structs.set(m[1], fields);
   }
   return (goPath) => {
