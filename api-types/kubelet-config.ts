@@ -17,7 +17,10 @@ import { GateRulesError, effectiveGates, kubernetesGateRules, type GateProblem, 
 import { KUBELET_CONFIG_RULES } from './kubelet-config-rules/index.js';
 
 export type KubeletFieldValue = string | number | { duration: number };
-/** A test of one configuration field (JSON path) after defaulting. */
+/**
+ * A test of one configuration field (JSON path) after defaulting: `nonzero` is Go's "not its zero value" (a duration
+ * other than 0, a struct with a field set), `nonempty` Go's `len() > 0` (a string, a list, a map with entries).
+ */
 export interface KubeletFieldTest {
   field: string;
   test: 'set' | 'unset' | 'nonzero' | 'nonempty' | 'true' | 'equals' | 'differs';
@@ -132,7 +135,7 @@ function holds(c: KubeletCondition, fields: Readonly<Record<string, unknown>>, d
     case 'set': return !absent || defaulted.has(c.field);
     case 'unset': return absent && !defaulted.has(c.field);
     case 'nonzero': return !isZero(v);
-    case 'nonempty': return !isZero(v);
+    case 'nonempty': return typeof v === 'string' || Array.isArray(v) ? v.length > 0 : v !== null && typeof v === 'object' && Object.keys(v).length > 0; // Go's len() > 0
     case 'true': return v === true;
     case 'equals': return !absent && sameValue(v, c.value!);
     case 'differs': return !absent && !sameValue(v, c.value!); // absent: defaulted to the value the rule compares with

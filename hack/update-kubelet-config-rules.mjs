@@ -175,7 +175,7 @@ export function fieldPredicate(term, consts) {
   if ((m = /^(kc\.[\w.]+)\s*!=\s*nil$/.exec(t))) return { field: path(m[1]), test: 'set' };
   if ((m = /^(kc\.[\w.]+)\s*==\s*nil$/.exec(t))) return { field: path(m[1]), test: 'unset' };
   if ((m = /^len\((kc\.[\w.]+)\)\s*(?:!=|>)\s*0$/.exec(t))) return { field: path(m[1]), test: 'nonempty' };
-  if ((m = /^(kc\.[\w.]+)\s*!=\s*\([\w.]+\{\}\)$/.exec(t))) return { field: path(m[1]), test: 'nonempty' };
+  if ((m = /^(kc\.[\w.]+)\s*!=\s*\([\w.]+\{\}\)$/.exec(t))) return { field: path(m[1]), test: 'nonzero' }; // a struct's zero value
   if ((m = /^(kc\.\w+)$/.exec(t))) return { field: path(m[1]), test: 'true' };
   if ((m = /^(\*?kc\.[\w.]+)\s*(==|!=)\s*([\w.]+)$/.exec(t))) {
     const value = consts(m[3]);

@@ -25,12 +25,20 @@ export interface RunningComponent {
   start(extraArgs?: readonly string[]): Promise<void>;
 }
 
-let dir: string | undefined;
-/** KUBEBUILDER_ASSETS when set, else the project's build (warm: instant; cold: the two binaries take minutes). */
-export function componentsDir(): string {
-  if (process.env.KUBEBUILDER_ASSETS) return process.env.KUBEBUILDER_ASSETS;
-  dir ??= execFileSync('bash', [join(packageRoot(), 'hack', 'envtest', 'build.sh'), '--with-components'],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;
+const dirs = new Map<string, string>();
+/**
+ * KUBEBUILDER_ASSETS when set (the local minor only), else the project's build (warm: instant; cold: the binaries
+ * take minutes); `kubernetes`: another minor's binaries (`hack/envtest/build.sh --kubernetes 1.37`).
+ */
+export function componentsDir(kubernetes?: string): string {
+  if (process.env.KUBEBUILDER_ASSETS && kubernetes === undefined) return process.env.KUBEBUILDER_ASSETS;
+  const key = kubernetes ?? '';
+  let dir = dirs.get(key);
+  if (!dir) {
+    dir = execFileSync('bash', [join(packageRoot(), 'hack', 'envtest', 'build.sh'), '--with-components', ...(kubernetes ? ['--kubernetes', kubernetes] : [])],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;
+    dirs.set(key, dir);
+  }
   return dir;
 }
 

@@ -77,7 +77,7 @@ const SAMPLES: Record<string, unknown> = {
 };
 function sample(t: KubeletFieldTest): unknown {
   if (t.test === 'true') return true;
-  if (t.test === 'nonzero') return '1h0m0s'; // above every minimum a value check asks (imageMaximumGCAge > imageMinimumGCAge, 2m)
+  if (t.test === 'nonzero') return SAMPLES[t.field] ?? '1h0m0s'; // a struct's sample, else a duration above every minimum a value check asks (imageMaximumGCAge > imageMinimumGCAge, 2m)
   if (t.test === 'equals') return t.value;
   if (t.test === 'differs') return typeof t.value === 'object' ? '50ms' : 0.5;
   if (t.test === 'set') return /Period$|Age$/.test(t.field) ? '1m0s' : SAMPLES[t.field] ?? 0.5;

@@ -26,7 +26,7 @@ describe('the kubelet\'s configuration rules', () => {
       const p = check(v, { KubeletCrashLoopBackOffMax: false }, 'flag');
       expect(p.map((x) => [x.kind, x.gate, x.field])).toEqual([['config', 'KubeletCrashLoopBackOffMax', 'crashLoopBackOff.maxContainerRestartPeriod']]);
       expect(p[0]!.message).toBe('invalid configuration: FeatureGate KubeletCrashLoopBackOffMax not enabled, CrashLoopBackOff.MaxContainerRestartPeriod must not be set');
-      expect(p[0]!.fix).toContain('featureGates');
+      expect(p[0]!.fix).toContain('run the kubelet with a configuration file (--config');
     }
   });
 
@@ -52,6 +52,9 @@ describe('the kubelet\'s configuration rules', () => {
       .toEqual(['invalid configuration: memorySwap.swapBehavior cannot be set when NodeSwap feature flag is disabled']);
     expect(check('1.36', {}, 'file', { memorySwap: {} })).toEqual([]);
     expect(check('1.37', { DefaultPodSysctls: false }, 'file', { defaultPodSysctls: { 'net.ipv4.ip_forward': '1' } }).map((p) => p.field)).toEqual(['defaultPodSysctls']);
+    // a map with an entry is not empty whatever its values (Go's len): the oracle found "0" taken for a zero duration
+    expect(check('1.37', { DefaultPodSysctls: false }, 'file', { defaultPodSysctls: { 'net.ipv4.ip_unprivileged_port_start': '0' } }).map((p) => p.field)).toEqual(['defaultPodSysctls']);
+    expect(check('1.37', { DefaultPodSysctls: false }, 'file', { defaultPodSysctls: {} })).toEqual([]);
     expect(check('1.36', { CustomCPUCFSQuotaPeriod: false }, 'file', { cpuCFSQuotaPeriod: '50ms' })[0]!.message)
       .toBe('invalid configuration: cpuCFSQuotaPeriod (--cpu-cfs-quota-period) 50ms requires feature gate CustomCPUCFSQuotaPeriod');
     expect(check('1.36', {}, 'file', { cpuCFSQuotaPeriod: '100ms' })).toEqual([]); // the default, written out
