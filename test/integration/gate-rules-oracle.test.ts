@@ -1,7 +1,8 @@
 // The real binaries judge the gate rules (issue 45): kube-apiserver, kube-controller-manager and kube-scheduler
 // v1.36.3 (hack/envtest/build.sh --with-components) run on a generated corpus of `--feature-gates` sets at emulated
-// versions 1.34, 1.35 and 1.36 — locked gates flipped, dependencies off directly and through defaults, gates not
-// there yet, typos, AllAlpha / AllBeta, random mixes — and checkFeatureGates must give each binary's verdict,
+// versions 1.34, 1.35 and 1.36 (and v1.37.2, --kubernetes 1.37, on a smaller one at 1.35, 1.36 and 1.37) — locked
+// gates flipped, dependencies off directly and through defaults, gates not there yet, typos, AllAlpha / AllBeta,
+// random mixes — and checkFeatureGates must give each binary's verdict,
 // naming the gates and the rules the binary names (test/support/gate-oracle.ts). A larger corpus:
 // `npm run bench -- gate-oracle` (docs/gate-rules.md).
 import { describe, expect, it } from '@jest/globals';
@@ -11,6 +12,9 @@ import { ORACLE_COMPONENTS, gateCorpus, gateFlag, inPairs, oracle, oracleAgrees,
 
 const rules = kubernetesGateRules('1.36');
 const corpus: CorpusCase[] = ['1.34', '1.35', '1.36'].flatMap((e) => gateCorpus(rules, e, 6));
+/** At 1.37.2 (hack/envtest/build.sh --kubernetes 1.37): a smaller corpus, every component. */
+const rules37 = kubernetesGateRules('1.37');
+const corpus37: CorpusCase[] = ['1.35', '1.36', '1.37'].flatMap((e) => gateCorpus(rules37, e, 2));
 
 describe('the gate rules against the real binaries v1.36.3', () => {
   it('the corpus covers each rule several times, both verdicts', () => {
@@ -49,5 +53,20 @@ describe('the gate rules against the real binaries v1.36.3', () => {
       if (!agrees) disagreements.push(`${component} ${c.name} [${gateFlag(c.gates)}]: ours ${JSON.stringify(named)}, ${component} ${JSON.stringify(v.named)}: ${v.said}`);
     }
     expect(disagreements).toEqual([]);
+  }, 300_000);
+});
+
+describe('the gate rules against the real binaries v1.37.2', () => {
+  it('kube-apiserver, kube-controller-manager and kube-scheduler refuse exactly what checkFeatureGates refuses', async () => {
+    const bin = componentsDir('1.37');
+    const jobs = corpus37.flatMap((c) => ORACLE_COMPONENTS.map((component) => async () => ({ c, component, v: await oracle(bin, component, c.gates, c.emulatedVersion) })));
+    const disagreements: string[] = [];
+    for (const { c, component, v } of await inPairs(jobs)) {
+      const ours = checkFeatureGates({ kubernetesVersion: '1.37', emulatedVersion: c.emulatedVersion, gates: c.gates, component });
+      const { agrees, named } = oracleAgrees(ours, v);
+      if (!agrees) disagreements.push(`${component} ${c.name} [${gateFlag(c.gates)}]: ours ${JSON.stringify(named)}, ${component} ${JSON.stringify(v.named)}: ${v.said}`);
+    }
+    expect(disagreements).toEqual([]);
+    expect(corpus37.length).toBeGreaterThan(60);
   }, 300_000);
 });

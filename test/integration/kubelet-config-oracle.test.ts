@@ -1,4 +1,5 @@
-// The real kubelet v1.36.3 (hack/envtest/build.sh --with-components) judges the kubelet's start check (issue 65):
+// The real kubelets v1.36.3 and v1.37.2 (hack/envtest/build.sh --with-components [--kubernetes 1.37]) judge the
+// kubelet's start check (issue 65):
 // component-base's gate rules and the kubelet's own configuration validation (api-types/kubelet-config.ts), on the
 // gate corpus of gate-rules-oracle.test.ts given by flag and in the configuration file, the refusals the reference
 // records, and a configuration per generated rule that sets its fields, with its gate on and off, on both routes.
@@ -10,19 +11,19 @@ import { componentsDir } from '../support/components.js';
 import { gateCorpus, gateFlag, inPairs, oracleAgrees } from '../support/gate-oracle.js';
 import { kubeletCorpus, kubeletOracle, kubeletVerdict } from '../support/kubelet-oracle.js';
 
-const rules = kubernetesGateRules('1.36');
-const configRules = kubeletConfigRules('1.36');
-const corpus = kubeletCorpus(rules, gateCorpus(rules, '1.36', 4), configRules);
+describe.each(['1.36', '1.37'])('the kubelet %s judges its start check', (minor) => {
+  const rules = kubernetesGateRules(minor);
+  const configRules = kubeletConfigRules(minor);
+  const corpus = kubeletCorpus(rules, gateCorpus(rules, minor, 4), configRules);
 
-describe('the kubelet v1.36.3 judges its start check', () => {
   it('the corpus refuses by configuration on both routes, and starts', () => {
     const verdicts = corpus.map((c) => ({ c, v: kubeletVerdict(rules, c) }));
     const config = verdicts.filter(({ v }) => v.problems.some((p) => p.kind === 'config'));
     expect(new Set(config.map(({ c }) => c.route))).toEqual(new Set(['flag', 'file']));
-    // every rule whose gate can be in the state it refuses (not locked against it at 1.36) refuses at least once
+    // every rule whose gate can be in the state it refuses (not locked against it) refuses at least once
     // (a field defaulted whatever the gates is never unset: memoryThrottlingFactor at 1.36)
     const neverUnset = (r: (typeof configRules.requires)[number]) => r.when.some((w) => 'test' in w && w.test === 'unset' && configRules.defaulted.includes(w.field));
-    const reachable = configRules.requires.filter((r) => { const s = gateSpecAt(rules, r.gate, '1.36')!; return (!s.lockToDefault || s.default === r.enabled) && !neverUnset(r); });
+    const reachable = configRules.requires.filter((r) => { const s = gateSpecAt(rules, r.gate, minor)!; return (!s.lockToDefault || s.default === r.enabled) && !neverUnset(r); });
     const refusedBy = new Set(config.flatMap(({ v }) => v.problems.map((p) => p.message)));
     expect(reachable.filter((r) => ![...refusedBy].some((m) => m.startsWith(r.message.split('%')[0]!))).map((r) => r.message)).toEqual([]);
     expect(reachable.length).toBeGreaterThanOrEqual(6);
@@ -30,7 +31,7 @@ describe('the kubelet v1.36.3 judges its start check', () => {
   });
 
   it('refuses exactly what checkKubeletStart refuses, naming the same gates and rules', async () => {
-    const bin = componentsDir();
+    const bin = componentsDir(minor === '1.36' ? undefined : minor);
     const theirs = await inPairs(corpus.map((c) => () => kubeletOracle(bin, c, configRules)));
     const disagreements: string[] = [];
     corpus.forEach((c, i) => {
