@@ -4,7 +4,7 @@
 // the flavor says how unknown names are taken.
 import { checkFeatureGates, GateRulesError, type GateFlavor, type GateProblem, type GateStartCheck } from './gate-rules.js';
 import { gateNames } from './gate-lists.js';
-import { checkKubeletConfiguration, type KubeletConfiguration, type KubeletGateRoute } from './kubelet-config.js';
+import { checkKubeletConfiguration, type KubeletConfiguration, type KubeletGateRoute, type NodeConfigurationGroup } from './kubelet-config.js';
 import type { FeatureSetRegistry } from './registry.js';
 import { resolveFeatureGateDetails } from './resolve.js';
 import type { FeatureGateSpec } from './wire.js';
@@ -18,6 +18,16 @@ export interface PreflightComponent {
   problems: GateProblem[];
 }
 
+/** The kubelets of nodes that run the same configuration: whether they start with the gates. */
+export interface NodeGroupVerdict { nodes: string[]; starts: boolean; problems: GateProblem[] }
+
+/** A cluster's nodes, judged by their kubelets' configurations (grouped), and those that were not. */
+export interface PreflightNodes {
+  groups: NodeGroupVerdict[];
+  unread: { node: string; error: string }[];
+  notReady: string[];
+}
+
 /** The JSON contract of `featuregates preflight -o json`. */
 export interface PreflightReport {
   kubernetesVersion: string;
@@ -25,7 +35,20 @@ export interface PreflightReport {
   components: PreflightComponent[];
   /** Names OpenShift's components do not know as Kubernetes gates and ignore (OpenShift gates, mostly). */
   ignored: string[];
+  /** With a cluster: every node's kubelet with its own configuration (/configz). */
+  nodes?: PreflightNodes;
 }
+
+/** Each group of nodes' kubelets with its configuration and the gates (the route as `input.kubelet` says, else the flavor's). */
+export function preflightNodeGroups(input: Omit<PreflightInput, 'emulatedVersion'>, groups: readonly NodeConfigurationGroup[]): NodeGroupVerdict[] {
+  return groups.map((g) => {
+    const c = checkKubeletStart({ ...input, kubelet: { ...input.kubelet, configuration: g.configuration } });
+    return { nodes: g.nodes, starts: c.starts, problems: c.problems };
+  });
+}
+
+/** Whether everything in a report starts: every component, every group of nodes. */
+export const preflightStarts = (r: PreflightReport) => r.components.every((c) => c.starts) && (r.nodes?.groups ?? []).every((g) => g.starts);
 
 /** The kubelet's side of the question: its configuration file (none: its defaults) and how it is given the gates. */
 export interface KubeletStartInput {

@@ -5,15 +5,19 @@
 // one would refuse, 2 on usage errors.
 import { stringify } from 'yaml';
 import {
-  CLUSTER_VERSION_NAME, GateRulesError, gatesOfLists, kubernetesOfOpenShift, parseGateFlag, preflight, previewSpec, type GateFlavor, type KubeletGateRoute, type KubeletStartInput,
+  CLUSTER_VERSION_NAME, GateRulesError, gatesOfLists, kubernetesOfOpenShift, parseGateFlag, preflight, preflightNodeGroups, preflightStarts, previewSpec, type GateFlavor, type KubeletGateRoute, type KubeletStartInput,
   type PreflightReport,
 } from '../api-types/index.js';
-import { connect, loadRegistry, readClusterGateSet, readFeatureGate, ClusterVersionResource, ResourceClient } from '../runtime/index.js';
+import {
+  connect, loadRegistry, readClusterGateSet, readFeatureGate, readNodeConfigurations, ClusterVersionResource, KubeTransport, ResourceClient, type NodeConfigurations,
+} from '../runtime/index.js';
 import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
 import { readKubeletConfigFile } from '../runtime/manifest-file.js';
 import {
   CLUSTER_SEARCH_HELP, REQUEST_TIMEOUT_OPTION, choiceFlag, clusterProfileFlag, outputFlag, requestTimeoutFlag, sayOnStderr, UsageError, type CommandSpec,
 } from './args.js';
+
+const nodeList = (nodes: readonly string[], shown = 8) => `${nodes.slice(0, shown).join(', ')}${nodes.length > shown ? `, … (${nodes.length} nodes)` : ''}`;
 
 export function formatPreflight(r: PreflightReport, wide = false): string {
   const lines = [`Kubernetes ${r.kubernetesVersion}, emulated version ${r.emulatedVersion}`, ''];
@@ -35,6 +39,17 @@ export function formatPreflight(r: PreflightReport, wide = false): string {
       lines.push(`  ${p.kind.padEnd(10)} ${p.gate}${p.field ? ` (${p.field})` : ''}: ${p.message}`, `  ${''.padEnd(10)} fix: ${p.fix}`);
     }
   }
+  if (r.nodes) {
+    const n = r.nodes;
+    lines.push('', 'The nodes\' kubelets, each with its own configuration (/configz):');
+    if (n.groups.length === 0) lines.push('  (no node\'s configuration was read)');
+    for (const g of n.groups) {
+      lines.push(`  ${nodeList(g.nodes)}: ${g.starts ? 'start' : `REFUSE (${g.problems.length})`}`);
+      for (const p of g.problems) lines.push(`    ${p.kind} ${p.gate}${p.field ? ` (${p.field})` : ''}: ${p.message}`, `      fix: ${p.fix}`);
+    }
+    for (const u of n.unread) lines.push(`  ${u.node}: not judged (${u.error})`);
+    if (n.notReady.length) lines.push(`  not ready, not read: ${nodeList(n.notReady)}`);
+  }
   if (r.ignored.length) {
     lines.push('', `${r.ignored.length} names are not Kubernetes gates (OpenShift's components ignore them)${wide ? `: ${r.ignored.join(', ')}` : ''}`);
   }
@@ -45,7 +60,7 @@ export const preflightCommand: CommandSpec = {
   name: 'preflight',
   usage: 'featuregates preflight (--kubernetes-version X.Y --feature-gates A=true,B=false | -f FILE --authoritative-feature-gate-dir D ' +
     '--payload-version V [--kubernetes-version X.Y] | [--kubeconfig P] [--kubernetes-version X.Y]) [--emulated-version X.Y] [--flavor vanilla|openshift] ' +
-    '[--kubelet-config FILE] [--kubelet-gates flag|file] [-o table|wide|json|yaml]',
+    '[--kubelet-config FILE] [--kubelet-gates flag|file] [--kubelets all|none] [-o table|wide|json|yaml]',
   positionals: [],
   options: {
     'kubernetes-version': { type: 'string', help: 'the components\' Kubernetes minor, X.Y (with -f: default from the payload version, when known)' },
@@ -59,6 +74,7 @@ export const preflightCommand: CommandSpec = {
     kubeconfig: { type: 'string', help: `the cluster, when neither --feature-gates nor -f is given: the gates of FeatureGate/cluster's status entry for the version ClusterVersion is going to (default: ${CLUSTER_SEARCH_HELP}); ` +
       'its Kubernetes minor: --kubernetes-version, else the one that version runs when this build knows it, else the API server\'s' },
     'kubelet-config': { type: 'string', help: 'the nodes\' KubeletConfiguration (YAML or JSON, as machine-config or MicroShift render it); default: the kubelet\'s defaults' },
+    kubelets: { type: 'string', help: 'with a cluster: all (default) judges every Ready node\'s kubelet with its own configuration (/configz through the node proxy; list nodes, get nodes/proxy), nodes with the same configuration together; none: no node' },
     'kubelet-gates': { type: 'string', help: 'how the kubelet is given the gates: file (its configuration\'s featureGates; default with -f and --kubeconfig) or flag (--feature-gates; default with --feature-gates)' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
     output: { type: 'string', short: 'o', help: 'table (default), wide, json or yaml' },
@@ -72,6 +88,7 @@ export const preflightCommand: CommandSpec = {
       let gates: Map<string, boolean>;
       let kubernetesVersion = values['kubernetes-version'];
       let flavor: GateFlavor;
+      let nodes: NodeConfigurations | undefined;
       if (file !== undefined) {
         const dir = values['authoritative-feature-gate-dir'];
         const version = values['payload-version'];
@@ -97,14 +114,18 @@ export const preflightCommand: CommandSpec = {
         sayOnStderr(`the gates of FeatureGate/cluster's entry for ${set.version}, at Kubernetes ${set.kubernetesVersion} (${set.kubernetesSource})`);
         ({ gates, kubernetesVersion } = set);
         flavor = choiceFlag('--flavor', values.flavor ?? 'openshift', ['vanilla', 'openshift']);
+        if (choiceFlag('--kubelets', values.kubelets ?? 'all', ['all', 'none']) === 'all') {
+          nodes = await readNodeConfigurations(kc, kubernetesVersion, { timeoutMs: KubeTransport.for(kc).defaultTimeoutMs });
+        }
       }
       const kubelet: KubeletStartInput = {
         ...(values['kubelet-config'] !== undefined ? { configuration: kubeletConfigOrUsage(values['kubelet-config']) } : {}),
         ...(values['kubelet-gates'] !== undefined ? { route: choiceFlag<KubeletGateRoute>('--kubelet-gates', values['kubelet-gates'], ['flag', 'file']) } : {}),
       };
-      const r = preflight({ kubernetesVersion, flavor, gates, kubelet, ...(values['emulated-version'] ? { emulatedVersion: values['emulated-version'] } : {}) });
+      const r: PreflightReport = preflight({ kubernetesVersion, flavor, gates, kubelet, ...(values['emulated-version'] ? { emulatedVersion: values['emulated-version'] } : {}) });
+      if (nodes) r.nodes = { groups: preflightNodeGroups({ kubernetesVersion, flavor, gates, kubelet }, nodes.groups), unread: nodes.unread, notReady: nodes.notReady };
       process.stdout.write(output === 'json' ? `${JSON.stringify(r, null, 2)}\n` : output === 'yaml' ? stringify(r) : formatPreflight(r, output === 'wide'));
-      return r.components.every((c) => c.starts) ? 0 : 1;
+      return preflightStarts(r) ? 0 : 1;
     } catch (e) {
       if (e instanceof GateRulesError) throw new UsageError(e.message);
       throw e;

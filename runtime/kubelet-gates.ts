@@ -1,8 +1,13 @@
 // Every node's kubelet, as it reports its gates itself: the nodes listed (paged and bounded like every list), and
 // each Ready node's kubelet read through the API server's node proxy (/api/v1/nodes/NAME/proxy/metrics, /flagz) —
 // the same reading and verdicts as any component (component-gates.ts), a few nodes at a time, each bounded in time,
-// a node that does not answer reported as such. RBAC: list nodes, get nodes/proxy.
-import { groupKubelets, type DesiredGate, type GateLifecycle, type KubeletCheck, type KubeletsReport, type NodeSummary } from '../api-types/index.js';
+// a node that does not answer reported as such. And each node's configuration (/configz), grouped, for the question
+// whether its kubelet would start with other gates. RBAC: list nodes, get nodes/proxy.
+import {
+  GateRulesError, configurationOfRunningKubelet, decodeKubeletConfiguration, fieldsTheRulesRead, kubeletConfigRules, groupKubelets, groupNodeConfigurations, type DesiredGate, type GateLifecycle, type KubeletCheck,
+  type KubeletConfiguration, type KubeletsReport, type NodeConfigurationGroup, type NodeSummary,
+} from '../api-types/index.js';
+import { KubeTransport } from './kube-transport.js';
 import { apiErrorMessage, statusCode } from './api-errors.js';
 import { checkComponent } from './component-gates.js';
 import type { ClusterAccess } from './kube-config.js';
@@ -47,4 +52,43 @@ export async function checkKubelets(kc: ClusterAccess, desired: readonly Desired
     return { nodes: 0, groups: [], error: `${code === 401 || code === 403 ? 'forbidden' : 'unreachable'}: list nodes: ${apiErrorMessage(e)}` };
   }
   return checkKubeletsOf(kc, o.pick ? o.pick(nodes) : nodes, desired, o);
+}
+
+/** A node's /configz is read to at most this much (a KubeletConfiguration is a few kB). */
+const MAX_CONFIGZ_BYTES = 1024 * 1024;
+
+export interface NodeConfigurations {
+  groups: NodeConfigurationGroup[];
+  /** Ready nodes whose /configz could not be read or decoded, with why; nodes not Ready are not read. */
+  unread: { node: string; error: string }[];
+  notReady: string[];
+}
+
+/**
+ * Every Ready node's kubelet configuration as a restart would start from it (configurationOfRunningKubelet, at the
+ * kubelet's own minor, `kubernetesVersion` when the node does not say), grouped by configuration.
+ */
+export async function readNodeConfigurations(kc: ClusterAccess, kubernetesVersion: string, o: { timeoutMs?: number } = {}): Promise<NodeConfigurations> {
+  const nodes = (await new ResourceClient(kc, NodeResource, undefined, o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}).list()).items;
+  const ready = nodes.filter((n) => n.ready);
+  const read: { node: string; configuration: KubeletConfiguration }[] = [];
+  const unread: { node: string; error: string }[] = [];
+  const t = KubeTransport.for(kc);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(KUBELETS_IN_FLIGHT, ready.length) }, async () => {
+    for (let i = next++; i < ready.length; i = next++) {
+      const n = ready[i]!;
+      try {
+        const body = await t.request({ method: 'GET', path: `/api/v1/nodes/${encodeURIComponent(n.name)}/proxy/configz`, maxBodyBytes: MAX_CONFIGZ_BYTES,
+          ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}) });
+        const minor = /^v?(\d+\.\d+)/.exec(n.kubeletVersion ?? '')?.[1] ?? kubernetesVersion;
+        read.push({ node: n.name, configuration: configurationOfRunningKubelet(decodeKubeletConfiguration(body), minor) });
+      } catch (e) {
+        const code = statusCode(e);
+        const why = e instanceof GateRulesError ? `not judged: ${e.message}` : `${code === 401 || code === 403 ? 'forbidden' : 'unreadable'}: GET /configz: ${apiErrorMessage(e)}`;
+        unread.push({ node: n.name, error: why });
+      }
+    }
+  }));
+  return { groups: groupNodeConfigurations(read, fieldsTheRulesRead(kubeletConfigRules(kubernetesVersion))), unread: unread.sort((a, b) => (a.node < b.node ? -1 : 1)), notReady: nodes.filter((n) => !n.ready).map((n) => n.name).sort() };
 }

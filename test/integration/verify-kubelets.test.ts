@@ -4,7 +4,7 @@
 // name, exit 1, and groups the two that match. A node that stops answering is reported as unreachable (exit 1), a
 // NotReady node as not read; `--kubelets none` reads none; a token without the RBAC is forbidden for the nodes.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { VerifyReport } from '../../api-types/index.js';
+import type { PreflightReport, VerifyReport } from '../../api-types/index.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeTransport, readKubeconfigFile } from '../../runtime/index.js';
@@ -30,7 +30,8 @@ describe('featuregates verify: every node\'s kubelet (real kubelets v1.36 throug
     const desired = { KubeletCrashLoopBackOffMax: true, CPUManagerPolicyAlphaOptions: false };
     nodes = await Promise.all([
       startKubeletNode(plane.kubeconfigPath, 'worker-1', desired),
-      startKubeletNode(plane.kubeconfigPath, 'worker-2', desired),
+      // worker-2 sets a field its (beta, on by default) gate must be on for: preflight judges a set that turns it off
+      startKubeletNode(plane.kubeconfigPath, 'worker-2', desired, { imagePullCredentialsVerificationPolicy: 'AlwaysVerify' }),
       startKubeletNode(plane.kubeconfigPath, 'worker-3', { ...desired, CPUManagerPolicyAlphaOptions: true }),
     ]);
     // Ready: each kubelet has registered its node and posted its status
@@ -94,6 +95,32 @@ describe('featuregates verify: every node\'s kubelet (real kubelets v1.36 throug
     const allowed = runCLI(['verify', '--kubeconfig', path, '-o', 'json']);
     expect((JSON.parse(allowed.stdout) as VerifyReport).kubelets?.groups.map((g) => [g.error, g.nodes])).toEqual([[undefined, ['worker-3']], [undefined, ['worker-1', 'worker-2']]]);
   }, 60_000);
+
+  it('preflight with the cluster: each node\'s kubelet judged with its own configuration, nodes grouped, the refusing node named (issue 65)', async () => {
+    const kc = readKubeconfigFile(plane.kubeconfigPath)!;
+    // an upgrade to 4.23.0 whose entry turns KubeletEnsureSecretPulledImages off: worker-2's AlwaysVerify would stop it
+    await setClusterVersion(kc, { desired: '4.23.0', history: [{ version: '4.23.0', state: 'Partial' }, '4.22.0'] });
+    const entry = { enabled: ['KubeletCrashLoopBackOffMax'], disabled: ['CPUManagerPolicyAlphaOptions'] };
+    await setFeatureGateStatus(kc, [{ version: '4.23.0', ...entry, disabled: [...entry.disabled, 'KubeletEnsureSecretPulledImages'] }, { version: '4.22.0', ...entry }]);
+    try {
+      const r = runCLI(['preflight', '--kubeconfig', plane.kubeconfigPath, '--kubernetes-version', '1.36', '-o', 'json']);
+      expect(r.code).toBe(1);
+      const rep = JSON.parse(r.stdout) as PreflightReport;
+      expect(rep.components.every((c) => c.starts)).toBe(true); // the kubelet with its defaults starts; worker-2 does not
+      expect(rep.nodes?.groups.map((g) => [g.nodes, g.starts, g.problems.map((p) => `${p.kind}:${p.gate}:${p.field}`)])).toEqual([
+        [['worker-1', 'worker-3'], true, []],
+        [['worker-2'], false, ['config:KubeletEnsureSecretPulledImages:imagePullCredentialsVerificationPolicy']],
+      ]);
+      expect(rep.nodes?.unread).toEqual([]);
+      const table = runCLI(['preflight', '--kubeconfig', plane.kubeconfigPath, '--kubernetes-version', '1.36']);
+      expect(table.stdout).toContain('  worker-1, worker-3: start\n  worker-2: REFUSE (1)\n    config KubeletEnsureSecretPulledImages (imagePullCredentialsVerificationPolicy): ' +
+        'invalid configuration: `imagePullCredentialsVerificationPolicy` must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled');
+      expect(runCLI(['preflight', '--kubeconfig', plane.kubeconfigPath, '--kubernetes-version', '1.36', '--kubelets', 'none']).code).toBe(0);
+    } finally {
+      await setClusterVersion(kc, { history: ['4.22.0'] });
+      await setFeatureGateStatus(kc, [{ version: '4.22.0', enabled: ['KubeletCrashLoopBackOffMax', 'OpenShiftPodSecurityAdmission'], disabled: ['CPUManagerPolicyAlphaOptions'] }]);
+    }
+  });
 
   it('a node whose kubelet stops answering is unreachable, named; then NotReady nodes are reported, not read', async () => {
     const gone = nodes.pop()!;

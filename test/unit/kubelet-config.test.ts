@@ -4,7 +4,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import {
-  DecodeError, GateRulesError, checkKubeletConfiguration, decodeKubeletConfiguration, goDurationMs, kubeletConfigRules, supportedKubernetesMinors,
+  DecodeError, GateRulesError, checkKubeletConfiguration, configurationOfRunningKubelet, decodeKubeletConfiguration, fieldsTheRulesRead, goDurationMs,
+  groupNodeConfigurations, kubeletConfigRules, supportedKubernetesMinors,
   type KubeletGateRoute,
 } from '../../api-types/index.js';
 
@@ -79,6 +80,28 @@ describe('the kubelet\'s configuration rules', () => {
     // a node's /configz answer
     expect([...decodeKubeletConfiguration({ kubeletconfig: { featureGates: { NodeSwap: true } } }).featureGates]).toEqual([['NodeSwap', true]]);
     expect(() => decodeKubeletConfiguration({ kubeletconfig: 3 })).toThrow('kubeletconfig: expected object, got number');
+  });
+
+  it('a running kubelet\'s /configz: its gated defaults and featureGates are taken out, what it sets itself stays', () => {
+    const configz = decodeKubeletConfiguration({ kubeletconfig: {
+      port: 10250, crashLoopBackOff: { maxContainerRestartPeriod: '5m0s' }, imagePullCredentialsVerificationPolicy: 'AlwaysVerify',
+      featureGates: { KubeletCrashLoopBackOffMax: true },
+    } });
+    const c = configurationOfRunningKubelet(configz, '1.36');
+    expect(c.fields).toEqual({ port: 10250, crashLoopBackOff: {}, imagePullCredentialsVerificationPolicy: 'AlwaysVerify' });
+    expect(c.featureGates.size).toBe(0);
+    // a value other than the default was set by someone: kept
+    const own = configurationOfRunningKubelet(decodeKubeletConfiguration({ kubeletconfig: { crashLoopBackOff: { maxContainerRestartPeriod: '1m0s' } } }), '1.36');
+    expect(own.fields).toEqual({ crashLoopBackOff: { maxContainerRestartPeriod: '1m0s' } });
+  });
+
+  it('groups nodes by what the rules read of their configurations (ports and paths apart)', () => {
+    const fields = fieldsTheRulesRead(kubeletConfigRules('1.36'));
+    expect(fields).toContain('imagePullCredentialsVerificationPolicy');
+    expect(fields).not.toContain('port');
+    const node = (name: string, o: Record<string, unknown>) => ({ node: name, configuration: decodeKubeletConfiguration(o) });
+    const groups = groupNodeConfigurations([node('c', { port: 1, memorySwap: { swapBehavior: 'LimitedSwap' } }), node('b', { port: 2 }), node('a', { port: 3 })], fields);
+    expect(groups.map((g) => [g.nodes, g.configuration.fields])).toEqual([[['a', 'b'], {}], [['c'], { memorySwap: { swapBehavior: 'LimitedSwap' } }]]);
   });
 
   it('reads Go durations', () => {
