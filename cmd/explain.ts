@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import { stringify } from 'yaml';
 import {
-  BrokenPayloadError, GateRulesError, gateSpecAt, kubernetesGateRules, knownKubernetesOfOpenShift, ALL_CLUSTER_PROFILES, featureGateRequirements, MAJOR_VERSION_ANNOTATION, manifestObjectName, type ManifestObject, majorVersionDisagreement, parsePayloadVersion, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
+  BrokenPayloadError, GateRulesError, gateSpecAt, kubeletConfigRules, kubernetesGateRules, knownKubernetesOfOpenShift, ALL_CLUSTER_PROFILES, featureGateRequirements, MAJOR_VERSION_ANNOTATION, manifestObjectName, type ManifestObject, majorVersionDisagreement, parsePayloadVersion, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
 } from '../api-types/index.js';
 import { loadRegistry, readPayloadManifests } from '../runtime/payload-manifests.js';
 import { connect, readFeatureGate } from '../runtime/cluster-read.js';
@@ -25,7 +25,13 @@ export interface Explanation {
     versions: { version: string; state: GateState | 'absent' }[];
   };
   /** The gate in Kubernetes' own rules at the cluster's Kubernetes minor, when it is a Kubernetes gate and the minor is known. */
-  kubernetes?: { version: string; stage: string; default: boolean; locked: boolean; dependsOn: string[]; neededBy: string[] };
+  kubernetes?: {
+    version: string; stage: string; default: boolean; locked: boolean; dependsOn: string[]; neededBy: string[];
+    /** The kubelet's configuration checks of this gate: the field(s), whether the gate must be on or off for them, the kubelet's words. */
+    kubeletConfiguration: { fields: string; refusedWhen: 'on' | 'off'; message: string }[];
+    /** Fields the kubelet's defaulting sets only while the gate is on. */
+    kubeletDefaults: { field: string }[];
+  };
   known: boolean;
   suggestion?: string;
 }
@@ -33,12 +39,17 @@ export interface Explanation {
 /** The Kubernetes side of a gate (undefined: not a Kubernetes gate there). */
 function explainKubernetes(gate: string, kubernetesVersion: string): Explanation['kubernetes'] {
   const rules = kubernetesGateRules(kubernetesVersion);
+  const kubelet = kubeletConfigRules(kubernetesVersion);
   const minor = rules.kubernetesVersion.split('.').slice(0, 2).join('.');
   const spec = gateSpecAt(rules, gate, minor);
   if (!spec) return undefined;
   return {
     version: rules.kubernetesVersion, stage: spec.preRelease, default: spec.default, locked: spec.lockToDefault,
     dependsOn: [...(rules.dependencies[gate] ?? [])], neededBy: Object.keys(rules.dependencies).filter((g) => rules.dependencies[g]!.includes(gate)).sort(),
+    kubeletConfiguration: kubelet.requires.filter((r) => r.gate === gate).map((r) => ({
+      fields: [...new Set(r.when.flatMap((w) => ('any' in w ? w.any.map((t) => t.field) : [w.field])))].join(', '), refusedWhen: r.enabled ? 'on' : 'off', message: r.message,
+    })),
+    kubeletDefaults: kubelet.defaults.filter((d) => d.gate === gate).map((d) => ({ field: d.field })),
   };
 }
 
@@ -75,6 +86,10 @@ export function formatExplanation(x: Explanation): string {
     lines.push('', `Kubernetes ${k.version}: ${k.stage}, ${k.default ? 'on' : 'off'} by default${k.locked ? `, locked: setting it ${k.default ? 'false' : 'true'} stops every component` : ''}`);
     if (k.dependsOn.length) lines.push(`  needs ${k.dependsOn.join(', ')} on (a component with it on and one of those off does not start)`);
     if (k.neededBy.length) lines.push(`  needed by ${k.neededBy.join(', ')} (turning it off while one of them is on stops the components)`);
+    for (const c of k.kubeletConfiguration) lines.push(`  while it is ${c.refusedWhen}, the kubelet checks its configuration's ${c.fields}: "${c.message}"`);
+    for (const d of k.kubeletDefaults) {
+      lines.push(`  the kubelet's defaults set ${d.field} while it is on: turned off by --feature-gates on a kubelet without a configuration file, that kubelet stops`);
+    }
   }
   if (x.cluster) {
     const spec = x.cluster.spec === 'not named' ? 'the spec does not name this gate' : `the spec's customNoUpgrade forces it ${x.cluster.spec.replace('forces ', '')}`;

@@ -63,6 +63,53 @@ describe('featuregates preflight', () => {
     expect(r.stdout).toContain('Kubernetes 1.36.3: GA, on by default, locked: setting it false stops every component');
     expect(r.stdout).toContain('  needed by DRAAdminAccess, DRAConsumableCapacity,');
     const dependent = runCLI(['explain', 'ProcMountType', '--authoritative-feature-gate-dir', PAYLOAD, '--payload-version', '4.23.0', '--kubernetes-version', '1.35', '-o', 'json']);
-    expect(JSON.parse(dependent.stdout).kubernetes).toEqual({ version: '1.35.4', stage: 'Beta', default: true, locked: false, dependsOn: ['UserNamespacesSupport'], neededBy: [] });
+    expect(JSON.parse(dependent.stdout).kubernetes).toEqual({ version: '1.35.4', stage: 'Beta', default: true, locked: false, dependsOn: ['UserNamespacesSupport'], neededBy: [],
+      kubeletConfiguration: [], kubeletDefaults: [] });
+    const kubelet = runCLI(['explain', 'KubeletCrashLoopBackOffMax', '--authoritative-feature-gate-dir', PAYLOAD, '--payload-version', '4.23.0', '--kubernetes-version', '1.37']);
+    expect(kubelet.stdout).toContain('  while it is off, the kubelet checks its configuration\'s crashLoopBackOff.maxContainerRestartPeriod: ' +
+      '"invalid configuration: FeatureGate KubeletCrashLoopBackOffMax not enabled, CrashLoopBackOff.MaxContainerRestartPeriod must not be set"');
+    expect(kubelet.stdout).toContain('  the kubelet\'s defaults set crashLoopBackOff.maxContainerRestartPeriod while it is on');
+  });
+});
+
+describe('featuregates preflight: the kubelet\'s configuration (issue 65)', () => {
+  it('KubeletCrashLoopBackOffMax=false by flag at 1.37: the kubelet with its defaults refuses, naming the gate and the field; given in its file, it starts', () => {
+    const r = runCLI(['preflight', '--kubernetes-version', '1.37', '--feature-gates', 'KubeletCrashLoopBackOffMax=false']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('kube-apiserver           starts');
+    expect(r.stdout).toContain('kubelet                  REFUSES (1)');
+    expect(r.stdout).toContain('config     KubeletCrashLoopBackOffMax (crashLoopBackOff.maxContainerRestartPeriod): invalid configuration: ' +
+      'FeatureGate KubeletCrashLoopBackOffMax not enabled, CrashLoopBackOff.MaxContainerRestartPeriod must not be set');
+    expect(runCLI(['preflight', '--kubernetes-version', '1.37', '--feature-gates', 'KubeletCrashLoopBackOffMax=false', '--kubelet-gates', 'file']).code).toBe(0);
+    const allBeta = JSON.parse(runCLI(['preflight', '--kubernetes-version', '1.37', '--feature-gates', 'AllBeta=false', '-o', 'json']).stdout) as { components: { name: string; problems: { gate: string }[] }[] };
+    expect(allBeta.components.find((c) => c.name === 'kubelet')!.problems.map((p) => p.gate)).toEqual(['KubeletCrashLoopBackOffMax', 'KubeletEnsureSecretPulledImages']);
+  });
+
+  it('the 5.0 payload\'s CustomNoUpgrade disabling KubeletCrashLoopBackOffMax: OpenShift\'s kubelets (gates in their file) start; with a node configuration that sets the field, refused', () => {
+    const dir = tempDir('fgc-preflight-kubelet-');
+    const fg = join(dir, 'fg.yaml');
+    writeFileSync(fg, 'apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata: {name: cluster}\nspec:\n  featureSet: CustomNoUpgrade\n' +
+      '  customNoUpgrade:\n    disabled: [KubeletCrashLoopBackOffMax]\n');
+    const payload = join(PAYLOAD_ROOT, 'releases', 'release-5.0');
+    const args = ['preflight', '-f', fg, '--authoritative-feature-gate-dir', payload, '--payload-version', '5.0.0'];
+    expect(runCLI(args).code).toBe(0);
+    const kubelet = join(dir, 'kubelet.yaml');
+    writeFileSync(kubelet, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncrashLoopBackOff:\n  maxContainerRestartPeriod: 2m\n');
+    const r = runCLI([...args, '--kubelet-config', kubelet]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('kubelet refuses to start:\n  config     KubeletCrashLoopBackOffMax (crashLoopBackOff.maxContainerRestartPeriod)');
+    // and given by flag to a kubelet without a file, as the issue measured: refused too
+    expect(runCLI([...args, '--kubelet-gates', 'flag']).code).toBe(1);
+  });
+
+  it('a --kubelet-config that is not a KubeletConfiguration: exit 2 naming the file and the field', () => {
+    const kubelet = join(tempDir('fgc-preflight-kubelet-'), 'kubelet.yaml');
+    writeFileSync(kubelet, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfeatureGates:\n  NodeSwap: "yes"\n');
+    const r = runCLI(['preflight', '--kubernetes-version', '1.36', '--feature-gates', 'NodeSwap=true', '--kubelet-config', kubelet]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--kubelet-config: ${kubelet}: featureGates.NodeSwap: expected boolean, got string`);
+    writeFileSync(kubelet, 'apiVersion: v1\nkind: ConfigMap\n');
+    expect(runCLI(['preflight', '--kubernetes-version', '1.36', '--feature-gates', 'NodeSwap=true', '--kubelet-config', kubelet]).stderr)
+      .toContain('apiVersion: expected "kubelet.config.k8s.io/v1beta1", got "v1"');
   });
 });
