@@ -134,7 +134,7 @@ export const preflightCommand: CommandSpec = {
 };
 
 /** A bad configuration file is the caller's to fix (exit 2), never "the kubelet refuses" (exit 1). */
-function kubeletConfigOrUsage(file: string) {
+export function kubeletConfigOrUsage(file: string) {
   try {
     return readKubeletConfigFile(file);
   } catch (e) {

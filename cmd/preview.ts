@@ -2,12 +2,13 @@
 // it is applied — unknown names (with the closest known one), conflicts, and the one-way warning. No cluster.
 import { stringify } from 'yaml';
 import {
-  GateRulesError, checkFeatureGates, featureSetName, gatesOfLists, kubernetesGateRules, knownKubernetesOfOpenShift, previewSpec, unknownGateMessage,
-  type GateStartCheck, type SpecPreview,
+  GateRulesError, checkFeatureGates, checkKubeletStart, featureSetName, gatesOfLists, kubernetesGateRules, knownKubernetesOfOpenShift, previewSpec, unknownGateMessage,
+  type GateStartCheck, type KubeletGateRoute, type SpecPreview,
 } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
-import { clusterProfileFlag, outputFlag, UsageError, type CommandSpec } from './args.js';
+import { choiceFlag, clusterProfileFlag, outputFlag, UsageError, type CommandSpec } from './args.js';
+import { kubeletConfigOrUsage } from './preflight.js';
 
 /** What preview shows: the spec's resolution and, when the Kubernetes version is known, whether the components start with it. */
 export type PreviewReport = SpecPreview & { gatesThatStart?: Pick<GateStartCheck, 'kubernetesVersion' | 'starts' | 'problems'> };
@@ -21,7 +22,8 @@ export function formatPreview(p: PreviewReport): string {
   if (p.conflicts.length) lines.push(`conflict: enabled and disabled at once: ${p.conflicts.join(', ')} (the operator refuses this spec and reports Degraded)`);
   if (p.error) lines.push(`does not resolve: ${p.error}`);
   for (const g of p.gatesThatStart?.problems ?? []) {
-    lines.push(`would not start: the components of Kubernetes ${p.gatesThatStart!.kubernetesVersion} refuse ${g.gate} (${g.kind}): ${g.message}; ${g.fix}`);
+    const who = g.kind === 'config' ? `the kubelets (${g.field}) of Kubernetes` : 'the components of Kubernetes';
+    lines.push(`would not start: ${who} ${p.gatesThatStart!.kubernetesVersion} refuse ${g.gate} (${g.kind}): ${g.message}; ${g.fix}`);
   }
   if (p.resolved) {
     lines.push('', `Enabled (${p.resolved.enabled.length}):`, ...p.resolved.enabled.map((n) => `  ${n}`));
@@ -32,7 +34,8 @@ export function formatPreview(p: PreviewReport): string {
 
 export const previewCommand: CommandSpec = {
   name: 'preview',
-  usage: 'featuregates preview -f FILE --authoritative-feature-gate-dir D --payload-version V [--cluster-profile P] [--kubernetes-version X.Y] [-o text|json|yaml]',
+  usage: 'featuregates preview -f FILE --authoritative-feature-gate-dir D --payload-version V [--cluster-profile P] [--kubernetes-version X.Y] ' +
+    '[--kubelet-config FILE] [--kubelet-gates file|flag] [-o text|json|yaml]',
   positionals: [],
   options: {
     filename: { type: 'string', short: 'f', help: 'a FeatureGate manifest (YAML or JSON), or - for standard input (required)' },
@@ -40,6 +43,8 @@ export const previewCommand: CommandSpec = {
     'payload-version': { type: 'string', help: 'the payload version, X.Y.Z (required: it selects manifests by major version)' },
     'cluster-profile': { type: 'string', help: 'self-managed-high-availability (default) or ibm-cloud-managed' },
     'kubernetes-version': { type: 'string', help: 'the cluster\'s Kubernetes minor, X.Y: the resolved gates are checked against its rules (default: the payload version\'s, when known; featuregates preflight says more)' },
+    'kubelet-config': { type: 'string', help: 'the nodes\' KubeletConfiguration (YAML or JSON): the kubelet\'s configuration checks judge it with the gates (default: the kubelet\'s defaults)' },
+    'kubelet-gates': { type: 'string', help: 'how the kubelets are given the gates: file (their configuration\'s featureGates, as machine-config writes them; default) or flag' },
     output: { type: 'string', short: 'o', help: 'text (default), json or yaml' },
   },
   run(values) {
@@ -57,8 +62,14 @@ export const previewCommand: CommandSpec = {
     const kube = values['kubernetes-version'] ?? knownKubernetesOfOpenShift(version);
     if (p.resolved && kube) {
       try {
-        const c = checkFeatureGates({ kubernetesVersion: kube, flavor: 'openshift', gates: gatesOfLists(p.resolved) }, kubernetesGateRules(kube));
-        p.gatesThatStart = { kubernetesVersion: c.kubernetesVersion, starts: c.starts, problems: c.problems };
+        const gates = gatesOfLists(p.resolved);
+        const c = checkFeatureGates({ kubernetesVersion: kube, flavor: 'openshift', gates }, kubernetesGateRules(kube));
+        // the kubelet also refuses by its configuration (the nodes' one with --kubelet-config), once the gates themselves pass
+        const kubelet = c.starts ? checkKubeletStart({ kubernetesVersion: kube, flavor: 'openshift', gates, kubelet: {
+          ...(values['kubelet-config'] !== undefined ? { configuration: kubeletConfigOrUsage(values['kubelet-config']) } : {}),
+          ...(values['kubelet-gates'] !== undefined ? { route: choiceFlag<KubeletGateRoute>('--kubelet-gates', values['kubelet-gates'], ['flag', 'file']) } : {}),
+        } }) : c;
+        p.gatesThatStart = { kubernetesVersion: c.kubernetesVersion, starts: kubelet.starts, problems: c.starts ? kubelet.problems : c.problems };
       } catch (e) {
         if (!(e instanceof GateRulesError)) throw e;
         if (values['kubernetes-version'] !== undefined) throw new UsageError(`--kubernetes-version: ${e.message}`);

@@ -102,6 +102,21 @@ describe('featuregates preflight: the kubelet\'s configuration (issue 65)', () =
     expect(runCLI([...args, '--kubelet-gates', 'flag']).code).toBe(1);
   });
 
+  it('preview says which kubelets would stop and why, with the nodes\' configuration', () => {
+    const dir = tempDir('fgc-preview-kubelet-');
+    const fg = join(dir, 'fg.yaml');
+    writeFileSync(fg, 'apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata: {name: cluster}\nspec:\n  featureSet: CustomNoUpgrade\n' +
+      '  customNoUpgrade:\n    disabled: [KubeletEnsureSecretPulledImages]\n');
+    const kubelet = join(dir, 'kubelet.yaml');
+    writeFileSync(kubelet, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nimagePullCredentialsVerificationPolicy: AlwaysVerify\n');
+    const args = ['preview', '-f', fg, '--authoritative-feature-gate-dir', join(PAYLOAD_ROOT, 'releases', 'release-5.0'), '--payload-version', '5.0.0'];
+    expect(runCLI(args).stdout).not.toContain('would not start');
+    const r = runCLI([...args, '--kubelet-config', kubelet]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('would not start: the kubelets (imagePullCredentialsVerificationPolicy) of Kubernetes 1.36.3 refuse KubeletEnsureSecretPulledImages (config): ' +
+      'invalid configuration: `imagePullCredentialsVerificationPolicy` must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled');
+  });
+
   it('a --kubelet-config that is not a KubeletConfiguration: exit 2 naming the file and the field', () => {
     const kubelet = join(tempDir('fgc-preflight-kubelet-'), 'kubelet.yaml');
     writeFileSync(kubelet, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfeatureGates:\n  NodeSwap: "yes"\n');
