@@ -17,6 +17,7 @@ export const operatorCommand: CommandSpec = {
     'running-gates-period': { type: 'string', help: 'how often kube-apiserver\'s running gates are checked against FeatureGate status besides on a change (default 10m; 0 turns the check off)' },
     'running-gates-override': { type: 'string', help: 'known, deliberate differences, GATE=true|false[,…]: reported as overridden, not mismatch' },
     'running-gates-component': { type: 'string', multiple: true, help: 'also check this component\'s running gates at its secure port (kube-controller-manager=https://HOST:10257), with the operator\'s credentials' },
+    'running-gates-kubelets': { type: 'string', help: 'also check the nodes\' kubelets, this many nodes per minute, a page of the node list at a time (default 0: off; needs list nodes and get nodes/proxy — deploy/components/kubelet-gates)' },
     'running-gates-component-ca-file': { type: 'string', help: 'PEM bundle of those components\' serving CAs (default: the kubeconfig\'s CA)' },
     ...SERVING_OPTIONS,
     'leader-elect': { type: 'boolean', help: 'hold a Lease before running controllers (for several replicas)' },
@@ -57,9 +58,18 @@ export const operatorCommand: CommandSpec = {
       runningGatesPeriodMs: durationFlag(values['running-gates-period'], '--running-gates-period', RUNNING_GATES_PERIOD_MS),
       runningGatesComponents: [...components].map(([name, url]) => ({ name, url })),
       runningGatesOverrides: overridesFlag(values['running-gates-override'], '--running-gates-override'),
+      runningGatesKubeletsPerMinute: kubeletsPerMinute(values['running-gates-kubelets']),
       ...(componentCAs ? { runningGatesComponentCA: componentCAs } : {}),
       logger,
       onLostLeadership: lost('leader election lost; exiting'),
     }));
   },
 };
+
+/** --running-gates-kubelets: a whole number of nodes per minute, at most 1,000 (a page of the node list). */
+function kubeletsPerMinute(v: string | undefined): number {
+  if (v === undefined) return 0;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 1000) throw new UsageError(`--running-gates-kubelets must be a whole number of nodes per minute from 0 to 1000, got ${JSON.stringify(v)}`);
+  return n;
+}

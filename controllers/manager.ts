@@ -53,6 +53,10 @@ export interface OperatorOptions extends ServingOptions {
   runningGatesComponentCA?: Buffer;
   /** Known, deliberate differences (gate → the value it runs with): `overridden`, not a mismatch. */
   runningGatesOverrides?: ReadonlyMap<string, boolean>;
+  /** The nodes' kubelets too: this many nodes per minute (0 or absent: off; RBAC: list nodes, get nodes/proxy). */
+  runningGatesKubeletsPerMinute?: number;
+  /** Test tuning: the kubelets' period (default one minute). */
+  runningGatesKubeletsPeriodMs?: number;
   logger?: Logger;
   /** Leadership lost: the controllers are already stopped; the caller exits non-zero. */
   onLostLeadership?: (reason: string) => void;
@@ -193,6 +197,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
         kubeConfig: kc, featureGates, clusterVersions, lifecycle: () => kubernetesGateLifecycle(), events, metrics, logger: log, periodMs: runningGatesPeriodMs,
         components: (options.runningGatesComponents ?? []).map(({ name, url }) => ({ name, access: componentAccess(kc, url, options.runningGatesComponentCA) })),
         ...(options.runningGatesOverrides ? { overrides: options.runningGatesOverrides } : {}),
+        ...(options.runningGatesKubeletsPerMinute ? { kubelets: { perPeriod: options.runningGatesKubeletsPerMinute, periodMs: options.runningGatesKubeletsPeriodMs ?? 60_000 } } : {}),
       }));
     }
     runnables.add('accessor', accessor);

@@ -10,11 +10,11 @@
 // (a Warning naming the gates, a Normal when they match again). Reads only; its Events pass the leader fence.
 import type { Registry } from 'prom-client';
 import {
-  API_VERSION, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, boundedText, clusterDesiredVersion, desiredGates, type ClusterVersion, type FeatureGate, type GateCheck,
+  API_VERSION, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, NOT_READY, boundedText, clusterDesiredVersion, desiredGates, type ClusterVersion, type FeatureGate, type GateCheck,
   type GateLifecycle, type GateVerdict,
 } from '../api-types/index.js';
 import {
-  MAX_EVENT_MESSAGE_CHARS, checkComponent, gauge, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type Logger, type Reflector,
+  MAX_EVENT_MESSAGE_CHARS, apiErrorMessage, checkComponent, checkKubeletsOf, gauge, nodePage, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type Logger, type Reflector,
 } from '../runtime/index.js';
 
 export const RUNNING_GATES_CONTROLLER = 'RunningGatesController';
@@ -44,7 +44,16 @@ export interface RunningGatesDeps {
   overrides?: ReadonlyMap<string, boolean>;
   /** Each check's outcome: the mismatching gates (none: everything it has matches), or why it could not be read. */
   onChecked?(outcome: RunningGatesOutcome, component: string): void;
+  /**
+   * The nodes' kubelets too (through the API server's node proxy; RBAC: list nodes, get nodes/proxy): `perPeriod`
+   * nodes every `periodMs`, a page of the node list at a time, so a fleet of any size costs the same per minute;
+   * a full sweep of N nodes takes N / perPeriod periods, and starts again when the desired entry changes.
+   */
+  kubelets?: { perPeriod: number; periodMs: number };
 }
+
+/** The key of the kubelets' sweep among the components' keys. */
+export const KUBELETS = 'kubelets';
 
 export type RunningGatesOutcome = { version: string; mismatches: string[] } | { error: string };
 
@@ -66,6 +75,17 @@ export function mismatchMessage(version: string, mismatches: readonly GateCheck[
     `${mismatches.length > 20 ? `, and ${mismatches.length - 20} more` : ''} (featuregates verify)`;
 }
 
+type KubeletResult = { verdict: 'match' | 'mismatch'; mismatches?: GateCheck[] } | { verdict: 'unreachable' | 'forbidden' | 'not-ready' };
+const KUBELET_VERDICTS = ['match', 'mismatch', 'unreachable', 'forbidden', 'not-ready'] as const;
+
+/** What an Event says about the nodes whose kubelets run other gates or cannot be read (at most 20 named). */
+export function kubeletsMessage(version: string, wrong: readonly (readonly [string, KubeletResult])[]): string {
+  const named = wrong.slice(0, 20).map(([node, r]) => ('mismatches' in r && r.mismatches?.length
+    ? `${node} (${r.mismatches.map((g) => `${g.name} ${onOff(g.running)}`).join(', ')})` : `${node} (${r.verdict})`));
+  return `the kubelets of ${wrong.length} node(s) run gates other than FeatureGate/cluster status says for ${version}, or cannot be read: ` +
+    `${named.join(', ')}${wrong.length > 20 ? `, and ${wrong.length - 20} more` : ''} (featuregates verify)`;
+}
+
 export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
   const log = (deps.logger ?? silentLogger).with({ controller: RUNNING_GATES_CONTROLLER });
   const period = deps.periodMs ?? RUNNING_GATES_PERIOD_MS;
@@ -74,7 +94,8 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
   const counts = m && gauge(m, 'featuregates_running_gates', 'Gates of the cluster\'s FeatureGate status entry by verdict against what the component reports (error: it could not be read)', ['component', 'verdict']);
   let lifecycle: GateLifecycle | undefined;
   /** Per component: how to reach it, the gates in its mismatch series, the last verdict told in an Event ("" matching, else its message), its last check. */
-  const state = new Map([[API_SERVER, deps.kubeConfig] as const, ...(deps.components ?? []).map((c) => [c.name, c.access] as const)].map(([name, access]) =>
+  const state = new Map([[API_SERVER, deps.kubeConfig] as const, ...(deps.components ?? []).map((c) => [c.name, c.access] as const),
+    ...(deps.kubelets ? [[KUBELETS, deps.kubeConfig] as const] : [])].map(([name, access]) =>
     [name, { access, shown: new Set<string>(), told: undefined as string | undefined, lastCheckAt: undefined as number | undefined }]));
   const tell = (component: string, type: 'Normal' | 'Warning', reason: string, message: string) => {
     const st = state.get(component)!;
@@ -85,7 +106,45 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME }, type, reason, message);
   };
 
+  const sweep = { key: undefined as string | undefined, cursor: undefined as string | undefined, seen: new Set<string>(), results: new Map<string, KubeletResult>() };
+  const nodeCounts = m && deps.kubelets && gauge(m, 'featuregates_running_gates_kubelets',
+    'Nodes by what their kubelet runs against FeatureGate status for the cluster\'s version, as last read (a sweep reads a page of nodes per period)', ['verdict']);
+  const reconcileKubelets = async () => {
+    const { perPeriod, periodMs } = deps.kubelets!;
+    const want = desiredEntry(deps);
+    if (!want) return { requeueAfterMs: periodMs };
+    if (sweep.key !== want.key) Object.assign(sweep, { key: want.key, cursor: undefined, seen: new Set(), results: new Map() });
+    let page;
+    try {
+      page = await nodePage(deps.kubeConfig, perPeriod, sweep.cursor);
+    } catch (e) {
+      tell(KUBELETS, 'Warning', 'RunningGatesUnreadable', `the nodes could not be listed to check their kubelets' gates: ${apiErrorMessage(e)}`);
+      return { requeueAfterMs: periodMs };
+    }
+    const report = await checkKubeletsOf(deps.kubeConfig, page.nodes, want.desired, { lifecycle: () => (lifecycle ??= deps.lifecycle()) });
+    for (const g of report.groups) {
+      const result: KubeletResult = g.error === NOT_READY ? { verdict: 'not-ready' } : g.error ? { verdict: g.error.startsWith('forbidden') ? 'forbidden' : 'unreachable' }
+        : { verdict: g.gates.some((x) => x.verdict === 'mismatch') ? 'mismatch' : 'match', mismatches: g.gates.filter((x) => x.verdict === 'mismatch') };
+      for (const node of g.nodes) sweep.results.set(node, result);
+    }
+    for (const n of page.nodes) sweep.seen.add(n.name);
+    sweep.cursor = page.next;
+    if (!page.next) { // the sweep went round: nodes that left the cluster leave the report
+      for (const node of sweep.results.keys()) if (!sweep.seen.has(node)) sweep.results.delete(node);
+      sweep.seen = new Set();
+    }
+    const byVerdict = new Map<string, string[]>();
+    for (const [node, r] of sweep.results) byVerdict.set(r.verdict, [...(byVerdict.get(r.verdict) ?? []), node]);
+    for (const v of KUBELET_VERDICTS) nodeCounts?.set({ verdict: v }, byVerdict.get(v)?.length ?? 0);
+    const wrong = [...sweep.results].filter(([, r]) => r.verdict === 'mismatch' || r.verdict === 'unreachable' || r.verdict === 'forbidden').sort(([a], [b]) => (a < b ? -1 : 1));
+    deps.onChecked?.({ version: want.version, mismatches: wrong.map(([node]) => node) }, KUBELETS);
+    if (wrong.length) tell(KUBELETS, 'Warning', 'RunningGatesMismatch', kubeletsMessage(want.version, wrong));
+    else if (state.get(KUBELETS)!.told !== undefined) tell(KUBELETS, 'Normal', 'RunningGatesMatch', `every kubelet read runs its gates as FeatureGate/cluster status says for ${want.version}`);
+    return { requeueAfterMs: periodMs };
+  };
+
   const reconcile = async (component: string) => {
+    if (component === KUBELETS && deps.kubelets) return reconcileKubelets();
     const want = desiredEntry(deps);
     const st = state.get(component);
     if (!want || !st) return { requeueAfterMs: period };

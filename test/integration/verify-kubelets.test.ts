@@ -11,6 +11,9 @@ import { KubeTransport, readKubeconfigFile } from '../../runtime/index.js';
 import { bundledCRDPaths, serviceAccountKubeConfig, setClusterVersion, setFeatureGateStatus, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
 import { runCLI } from '../support/cli.js';
 import { startKubeletNode, type KubeletNode } from '../support/kubelet-node.js';
+import { kubernetesGatesPayload } from '../support/payloads.js';
+import { eventually } from '../support/timing.js';
+import { startOperator } from '../../controllers/manager.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();
@@ -121,6 +124,25 @@ describe('featuregates verify: every node\'s kubelet (real kubelets v1.36 throug
       await setFeatureGateStatus(kc, [{ version: '4.22.0', enabled: ['KubeletCrashLoopBackOffMax', 'OpenShiftPodSecurityAdmission'], disabled: ['CPUManagerPolicyAlphaOptions'] }]);
     }
   });
+
+  it('the operator\'s continuous check reads the kubelets a page at a time: the node counts, and a Warning naming worker-3', async () => {
+    const kc = readKubeconfigFile(plane.kubeconfigPath)!;
+    const payload = kubernetesGatesPayload(tempDir('fgc-running-kubelets-'),
+      { enabled: ['KubeletCrashLoopBackOffMax', 'OpenShiftPodSecurityAdmission'], disabled: ['CPUManagerPolicyAlphaOptions'] });
+    // two nodes per period: the sweep of three nodes takes two periods, and goes on round
+    const op = await startOperator({ kubeConfig: kc, operatorVersion: '4.22.0', featureGateDir: payload, namespace: 'default', metricsBindAddress: '0',
+      healthProbeBindAddress: '0', runningGatesPeriodMs: 60_000, runningGatesKubeletsPerMinute: 2, runningGatesKubeletsPeriodMs: 300 });
+    try {
+      const counts = async () => Object.fromEntries((await op.metrics.getSingleMetricAsString('featuregates_running_gates_kubelets')).split('\n')
+        .filter((l) => l && !l.startsWith('#')).map((l) => [/verdict="([^"]+)"/.exec(l)![1]!, Number(l.split(' ').pop())]));
+      await eventually(async () => expect(await counts()).toEqual({ match: 2, mismatch: 1, unreachable: 0, forbidden: 0, 'not-ready': 0 }), 30_000);
+      const events = await KubeTransport.for(kc).request({ method: 'GET', path: '/api/v1/namespaces/default/events' }) as { items: { reason: string; message: string }[] };
+      expect(events.items.filter((e) => e.reason === 'RunningGatesMismatch').map((e) => e.message)).toContain(
+        'the kubelets of 1 node(s) run gates other than FeatureGate/cluster status says for 4.22.0, or cannot be read: worker-3 (CPUManagerPolicyAlphaOptions on) (featuregates verify)');
+    } finally {
+      await op.stop();
+    }
+  }, 60_000);
 
   it('a node whose kubelet stops answering is unreachable, named; then NotReady nodes are reported, not read', async () => {
     const gone = nodes.pop()!;

@@ -35,9 +35,10 @@ export const PROFILE_OF: Record<string, ClusterProfile> = {
 /**
  * A one-manifest Default payload naming two Kubernetes gates and one OpenShift-only gate (the example payloads have
  * only made-up names, which a vanilla kube-apiserver does not have): APIResponseCompression on (as kube-apiserver
- * v1.36 runs it by default), APIServingWithRoutine off (its default), OpenShiftOnlyGate on. Written under `parent`.
+ * v1.36 runs it by default), APIServingWithRoutine off (its default), OpenShiftOnlyGate on — or `gates`. Written under `parent`.
  */
-export function kubernetesGatesPayload(parent: string): string {
+export function kubernetesGatesPayload(parent: string, gates: { enabled: string[]; disabled: string[] } =
+  { enabled: ['APIResponseCompression', 'OpenShiftOnlyGate'], disabled: ['APIServingWithRoutine'] }): string {
   const dir = join(parent, 'payload');
   mkdirSync(dir);
   writeFileSync(join(dir, 'featureGate-Default.yaml'), JSON.stringify({
@@ -47,7 +48,7 @@ export function kubernetesGatesPayload(parent: string): string {
       'release.openshift.io/feature-set': 'Default', 'release.openshift.io/major-version': '4',
     } },
     spec: {},
-    status: { featureGates: [{ version: '', enabled: [{ name: 'APIResponseCompression' }, { name: 'OpenShiftOnlyGate' }], disabled: [{ name: 'APIServingWithRoutine' }] }] },
+    status: { featureGates: [{ version: '', enabled: gates.enabled.map((name) => ({ name })), disabled: gates.disabled.map((name) => ({ name })) }] },
   }));
   return dir;
 }
