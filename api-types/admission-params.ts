@@ -6,6 +6,7 @@
 // `start.*` keys of the gates-that-start policy: Kubernetes' rules for the version the cluster's API server runs. Pure.
 import { compareNames } from './feature-set.js';
 import { gateSpecAt, type KubernetesGateRules } from './gate-rules.js';
+import { checkKubeletConfiguration, type KubeletConfigRules, type NodeConfigurationGroup } from './kubelet-config.js';
 
 export const KNOWN_GATES_CONFIGMAP = 'featuregate-known-gates';
 export const KNOWN_GATES_KEY_PREFIX = 'gates.';
@@ -33,8 +34,40 @@ export function desiredKnownGatesData(current: Readonly<Record<string, string>> 
 /** The keys of the gates-that-start policy's params (same ConfigMap; deploy/base/admission/gates-that-start-policy.yaml). */
 export const GATE_START_KEYS = {
   kubernetes: 'start.kubernetes', emulated: 'start.emulated', minCompatibility: 'start.minCompatibility',
-  refused: 'start.refused', preAlpha: 'start.prealpha', on: 'start.on', dependencies: 'start.dependencies',
+  refused: 'start.refused', preAlpha: 'start.prealpha', on: 'start.on', dependencies: 'start.dependencies', kubelet: 'start.kubelet',
 } as const;
+
+/** Nodes named per `start.kubelet` entry (the rest counted). */
+const NODES_NAMED = 5;
+
+/**
+ * The `start.kubelet` key: each `Gate=value` setting that the kubelets of some nodes refuse with their own
+ * configuration (kubelet-config.ts, the gates in the file as machine-config writes them), as `Gate=value|field|nodes`
+ * entries (nodes space-separated, at most five named, `+N` more), comma-joined, sorted. Single settings only: what a
+ * CustomNoUpgrade list turns on or off, one gate at a time. Pure.
+ */
+export function kubeletStartParams(gateRules: KubernetesGateRules, rules: KubeletConfigRules, groups: readonly NodeConfigurationGroup[]): Record<string, string> {
+  const refused = new Map<string, { field: string; nodes: string[] }>();
+  const gates = [...new Set(rules.requires.map((r) => r.gate))];
+  for (const g of groups) {
+    for (const gate of gates) {
+      for (const value of [true, false]) {
+        const problems = checkKubeletConfiguration({ kubernetesVersion: gateRules.kubernetesVersion, gates: new Map([[gate, value]]), route: 'file',
+          configuration: g.configuration }, gateRules, rules).filter((p) => p.gate === gate);
+        if (problems.length === 0) continue;
+        const key = `${gate}=${value}`;
+        const r = refused.get(key) ?? { field: problems.map((p) => (p.field ?? '').replace(/, /g, '+')).join('+'), nodes: [] }; // no comma: it joins entries
+        r.nodes.push(...g.nodes);
+        refused.set(key, r);
+      }
+    }
+  }
+  const entries = [...refused].sort(([a], [b]) => compareNames(a, b)).map(([key, r]) => {
+    const nodes = [...r.nodes].sort();
+    return `${key}|${r.field}|${nodes.slice(0, NODES_NAMED).join(' ')}${nodes.length > NODES_NAMED ? ` +${nodes.length - NODES_NAMED}` : ''}`;
+  });
+  return { [GATE_START_KEYS.kubelet]: entries.join(',') };
+}
 
 /**
  * What the gates-that-start admission policy needs to refuse a CustomNoUpgrade spec as the cluster's components would

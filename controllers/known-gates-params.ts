@@ -7,8 +7,9 @@
 // retried through the rate limiter.
 // (A hand edit of the ConfigMap is corrected at the next change that touches it or at operator start.)
 import {
-  CLUSTER_VERSION_NAME, desiredKnownGatesData, FeatureSets, gatesThatStartParams, GateRulesError, KNOWN_GATES_CONFIGMAP, knownGates, kubernetesGateRules,
-  resolveFeatureSet, type ClusterVersion, type ConfigMap, type FeatureSetRegistry,
+  CLUSTER_VERSION_NAME, GATE_START_KEYS, desiredKnownGatesData, FeatureSets, gatesThatStartParams, GateRulesError, KNOWN_GATES_CONFIGMAP, knownGates,
+  kubeletConfigRules, kubeletStartParams, kubernetesGateRules, resolveFeatureSet, type ClusterVersion, type ConfigMap, type FeatureSetRegistry,
+  type NodeConfigurationGroup,
 } from '../api-types/index.js';
 import {
   ConfigMapResource, singleKeyController, ResourceClient, silentLogger, type ClusterAccess, type ControllerSpec, type Logger, type ReconcileResult,
@@ -30,6 +31,12 @@ export interface KnownGatesParamsDeps {
   metrics?: Registry;
   /** The Kubernetes version the cluster's API server runs ("1.36.3"; the manager's shared reader); undefined: unknown. */
   kubernetesVersion: () => Promise<string | undefined>;
+  /**
+   * The nodes' kubelet configurations, grouped (runtime's readNodeConfigurations, read at most every few minutes by
+   * the manager); absent: not read (the `start.kubelet` key is not written). Undefined from it: not answered — the key
+   * last written stays.
+   */
+  nodeConfigurations?: (kubernetesVersion: string) => Promise<readonly NodeConfigurationGroup[] | undefined>;
   logger?: Logger;
 }
 
@@ -57,14 +64,33 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
     start = { version, params };
     return params;
   };
+  // The kubelets' refusals with the nodes' own configurations (start.kubelet), beside the rules of the version.
+  let lastKubelet: Record<string, string> | undefined;
+  const kubeletParams = async (rules: Record<string, string> | undefined) => {
+    const version = rules?.[GATE_START_KEYS.kubernetes];
+    if (!deps.nodeConfigurations || !version) return {};
+    const groups = await deps.nodeConfigurations(version);
+    if (groups) {
+      try {
+        lastKubelet = kubeletStartParams(kubernetesGateRules(version), kubeletConfigRules(version), groups);
+      } catch (e) {
+        if (!(e instanceof GateRulesError)) throw e;
+        lastKubelet = {};
+      }
+    }
+    return lastKubelet ?? {};
+  };
   // ClusterVersion status changes often (heartbeats, and history during upgrades), the ConfigMap rarely: the
   // data last read or written is kept, and the GET happens only when that data would have to change.
   let lastData: Record<string, string> | undefined;
+  // With the nodes read, looked at again every 10 minutes whatever ClusterVersion does (nodes change on their own).
+  const again: ReconcileResult = deps.nodeConfigurations ? { requeueAfterMs: 10 * 60_000 } : {};
   return async () => {
     const cv = deps.clusterVersions.get(CLUSTER_VERSION_NAME);
     const history = (cv?.status?.history ?? []).map((h) => h.version);
-    const rules = await startParams();
-    if (lastData && !desiredKnownGatesData(lastData, deps.operatorVersion, known, history, rules)) return {};
+    const versionRules = await startParams();
+    const rules = versionRules ? { ...versionRules, ...(await kubeletParams(versionRules)) } : undefined;
+    if (lastData && !desiredKnownGatesData(lastData, deps.operatorVersion, known, history, rules)) return again;
     let data: Record<string, string> | undefined;
     // A 409 (someone wrote first) is the controller's to retry with backoff.
     const { stored } = await configMaps.upsert(KNOWN_GATES_CONFIGMAP, (current) => {
@@ -74,10 +100,10 @@ export function knownGatesParamsReconciler(deps: KnownGatesParamsDeps): () => Pr
     });
     if (!data) {
       lastData = stored?.data ?? {};
-      return {};
+      return again;
     }
     lastData = data;
-    return {};
+    return again;
   };
 }
 

@@ -12,7 +12,7 @@ import {
   BrokenPayloadError, CLUSTER_VERSION_NAME, CONFIG_OPERATOR_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, FeatureSets, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
-  apiServerVersion, readAtMostEvery, ClusterOperatorResource, ClusterVersionResource, Controller, Registry, registerStatusFeatureMetrics, FeatureGateResource, LeaderElector, userAgent, Reflector, ResourceClient, createEventRecorder, withTransportConfig, RunnableGroups,
+  apiErrorMessage, apiServerVersion, readAtMostEvery, readNodeConfigurations, ClusterOperatorResource, ClusterVersionResource, Controller, Registry, registerStatusFeatureMetrics, FeatureGateResource, LeaderElector, userAgent, Reflector, ResourceClient, createEventRecorder, withTransportConfig, RunnableGroups,
   componentAccess, kubernetesGateLifecycle, loadRegistry, serveProcess, silentLogger, type ServingOptions, type ControllerSpec, type LeaderElectionTiming, type Logger, 
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/index.js';
@@ -178,6 +178,18 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     }
     // The cluster's Kubernetes version, for both controllers that judge gates by it: one GET /version per 10 minutes.
     const kubernetesVersion = readAtMostEvery(apiServerVersion(kc, abort.signal), 10 * 60_000);
+    // With the kubelets read (--running-gates-kubelets), the nodes' configurations for the admission guard: every Ready
+    // node's /configz, at most every 10 minutes (a failed read keeps what was read before).
+    let nodesAt = '';
+    const readNodes = readAtMostEvery(async () => {
+      try {
+        return (await readNodeConfigurations(kc, nodesAt)).groups;
+      } catch (e) {
+        log.warn('the nodes\' kubelet configurations could not be read', { error: apiErrorMessage(e) });
+        return undefined;
+      }
+    }, 10 * 60_000);
+    const nodeConfigurations = options.runningGatesKubeletsPerMinute ? (version: string) => { nodesAt = version; return readNodes(); } : undefined;
     const release = { version: options.operatorVersion, registry };
     run(featureGateStatusController({
       release: () => release, featureGates, clusterVersions, client: fgClient, conditions, events, logger: log, metrics,
@@ -190,6 +202,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     run(knownGatesParamsController({
       kubeConfig: kc, namespace, operatorVersion: options.operatorVersion, registry, clusterVersions, metrics, ...(fence ? { fence } : {}), signal: abort.signal,
       kubernetesVersion, logger: log,
+      ...(nodeConfigurations ? { nodeConfigurations } : {}),
     }));
     const runningGatesPeriodMs = options.runningGatesPeriodMs ?? RUNNING_GATES_PERIOD_MS;
     if (runningGatesPeriodMs > 0) {

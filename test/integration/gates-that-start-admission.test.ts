@@ -3,7 +3,8 @@
 // reports (GET /version: v1.36.3) and the release-4.23 payload's Default set. The issue's CustomNoUpgrade (two
 // locked gates disabled) is refused naming gates and rule; a valid one is admitted; a dependency broken through
 // a default is refused; when the cluster's Kubernetes version moves (1.35), the params move: a gate locked only from
-// 1.36 is admitted, and another refusal names 1.35's rule. Its own plane: the policy is cluster-wide.
+// 1.36 is admitted, and another refusal names 1.35's rule. With the nodes' kubelet configurations (issue 65), a setting
+// some nodes' kubelets refuse is refused naming them. Its own plane: the policy is cluster-wide.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,5 +80,25 @@ describe('the gates-that-start admission guard', () => {
     expect(await tryCustom({ disabled: ['UserNamespacesSupport'] }))
       .toContain('kube-apiserver 1.35.4 (and every component of the cluster) would refuse to start with this CustomNoUpgrade spec: ' +
         'ProcMountType is enabled, but depends on features that are disabled: [UserNamespacesSupport]');
+  }, 90_000);
+
+  it('with the nodes\' configurations read: a setting some nodes\' kubelets refuse is refused naming them; without such nodes, admitted (issue 65)', async () => {
+    const reconcile = (nodes: { nodes: string[]; fields: Record<string, unknown> }[]) => knownGatesParamsReconciler({
+      kubeConfig: plane.kubeConfig, namespace: NS, operatorVersion: '4.23.0', registry, clusterVersions, kubernetesVersion: async () => '1.36.3',
+      nodeConfigurations: async () => nodes.map((g) => ({ nodes: g.nodes, configuration: { fields: g.fields, featureGates: new Map() } })),
+    })();
+    // Every node with the kubelet's defaults: turning KubeletCrashLoopBackOffMax off starts (the gates go in their file).
+    await reconcile([{ nodes: ['worker-1', 'worker-2'], fields: {} }]);
+    const params = async () => (await new ResourceClient(plane.kubeConfig, ConfigMapResource, undefined, { namespace: NS }).get(KNOWN_GATES_CONFIGMAP)).data!;
+    await eventually(async () => expect((await params())['start.kubelet']).toBe(''), 20_000, 200);
+    await eventually(async () => expect(await tryCustom({ disabled: ['KubeletCrashLoopBackOffMax', 'KubeletEnsureSecretPulledImages'] })).toBe(''), 20_000, 200);
+    // worker-3 sets a field KubeletEnsureSecretPulledImages must be on for
+    await reconcile([{ nodes: ['worker-1', 'worker-2'], fields: {} }, { nodes: ['worker-3'], fields: { imagePullCredentialsVerificationPolicy: 'AlwaysVerify' } }]);
+    expect((await params())['start.kubelet']).toBe('KubeletEnsureSecretPulledImages=false|imagePullCredentialsVerificationPolicy|worker-3');
+    await eventually(async () => expect(await tryCustom({ disabled: ['KubeletCrashLoopBackOffMax', 'KubeletEnsureSecretPulledImages'] }))
+      .toContain('the nodes\' kubelets (Kubernetes 1.36.3) would refuse to start with this CustomNoUpgrade spec: the kubelets of worker-3 refuse ' +
+        'KubeletEnsureSecretPulledImages=false with their configuration\'s imagePullCredentialsVerificationPolicy.'), 20_000, 200);
+    expect(await tryCustom({ disabled: ['KubeletCrashLoopBackOffMax'] })).toBe('');
+    expect(await tryCustom({ enabled: ['KubeletEnsureSecretPulledImages'] })).toBe('');
   }, 90_000);
 });

@@ -125,7 +125,7 @@ describe('featuregates verify: every node\'s kubelet (real kubelets v1.36 throug
     }
   });
 
-  it('the operator\'s continuous check reads the kubelets a page at a time: the node counts, and a Warning naming worker-3', async () => {
+  it('the operator\'s continuous check reads the kubelets a page at a time: the node counts, a Warning naming worker-3, the admission params', async () => {
     const kc = readKubeconfigFile(plane.kubeconfigPath)!;
     const payload = kubernetesGatesPayload(tempDir('fgc-running-kubelets-'),
       { enabled: ['KubeletCrashLoopBackOffMax', 'OpenShiftPodSecurityAdmission'], disabled: ['CPUManagerPolicyAlphaOptions'] });
@@ -139,6 +139,9 @@ describe('featuregates verify: every node\'s kubelet (real kubelets v1.36 throug
       const events = await KubeTransport.for(kc).request({ method: 'GET', path: '/api/v1/namespaces/default/events' }) as { items: { reason: string; message: string }[] };
       expect(events.items.filter((e) => e.reason === 'RunningGatesMismatch').map((e) => e.message)).toContain(
         'the kubelets of 1 node(s) run gates other than FeatureGate/cluster status says for 4.22.0, or cannot be read: worker-3 (CPUManagerPolicyAlphaOptions on) (featuregates verify)');
+      // and the admission guard's params carry what the nodes' own configurations refuse (worker-2 sets AlwaysVerify)
+      const params = async () => (await KubeTransport.for(kc).request({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/featuregate-known-gates' }) as { data: Record<string, string> }).data;
+      await eventually(async () => expect((await params())['start.kubelet']).toBe('KubeletEnsureSecretPulledImages=false|imagePullCredentialsVerificationPolicy|worker-2'), 30_000);
     } finally {
       await op.stop();
     }

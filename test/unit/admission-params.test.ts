@@ -1,6 +1,6 @@
 // The admission policy's params: one key per payload version, pruned with ClusterVersion history.
 import { describe, expect, it } from '@jest/globals';
-import { desiredKnownGatesData, gateSpecAt, gatesThatStartParams, kubernetesGateRules } from '../../api-types/index.js';
+import { desiredKnownGatesData, gateSpecAt, gatesThatStartParams, kubeletConfigRules, kubeletStartParams, kubernetesGateRules } from '../../api-types/index.js';
 
 describe('desiredKnownGatesData', () => {
   it('writes this version\'s names sorted, keeps versions still in history and foreign keys, drops the rest', () => {
@@ -40,5 +40,22 @@ describe('gatesThatStartParams', () => {
     expect(data).toEqual({ 'gates.4.22.0': 'A', ...start });
     expect(desiredKnownGatesData(data, '4.22.0', ['A'], ['4.22.0'], start)).toBeUndefined();
     expect(desiredKnownGatesData(data, '4.22.0', ['A'], ['4.22.0'])).toEqual({ 'gates.4.22.0': 'A' });
+  });
+});
+
+describe('kubeletStartParams (issue 65)', () => {
+  const cfg = (fields: Record<string, unknown>) => ({ fields, featureGates: new Map<string, boolean>() });
+  it('names each single setting some nodes\' kubelets refuse with their configuration, with the field and the nodes; none for defaults', () => {
+    const rules = kubernetesGateRules('1.36');
+    expect(kubeletStartParams(rules, kubeletConfigRules('1.36'), [{ nodes: ['a', 'b'], configuration: cfg({}) }])).toEqual({ 'start.kubelet': '' });
+    const many = Array.from({ length: 7 }, (_, i) => `w${i}`);
+    const p = kubeletStartParams(rules, kubeletConfigRules('1.36'), [
+      { nodes: many, configuration: cfg({ imagePullCredentialsVerificationPolicy: 'AlwaysVerify' }) },
+      { nodes: ['x'], configuration: cfg({ shutdownGracePeriod: '30s', shutdownGracePeriodCriticalPods: '10s' }) },
+    ])['start.kubelet']!;
+    expect(p.split(',')).toEqual([
+      'GracefulNodeShutdown=false|shutdownGracePeriod+shutdownGracePeriodCriticalPods|x',
+      'KubeletEnsureSecretPulledImages=false|imagePullCredentialsVerificationPolicy|w0 w1 w2 w3 w4 +2',
+    ]);
   });
 });
