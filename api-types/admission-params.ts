@@ -6,7 +6,8 @@
 // `start.*` keys of the gates-that-start policy: Kubernetes' rules for the version the cluster's API server runs. Pure.
 import { compareNames } from './feature-set.js';
 import { gateSpecAt, type KubernetesGateRules } from './gate-rules.js';
-import { checkKubeletConfiguration, type KubeletConfigRules, type NodeConfigurationGroup } from './kubelet-config.js';
+import { checkKubeletConfiguration, type KubeletConfigRules } from './kubelet-config.js';
+import type { NodeConfigurationGroup } from './node-configurations.js';
 
 export const KNOWN_GATES_CONFIGMAP = 'featuregate-known-gates';
 export const KNOWN_GATES_KEY_PREFIX = 'gates.';

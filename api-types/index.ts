@@ -31,6 +31,8 @@ export * from './exposition.js';
 export * from './object-identity.js';
 export * from './gate-rules.js';
 export * from './kubelet-config.js';
+export * from './kubelet-config-fields.js';
+export * from './node-configurations.js';
 export * from './node-kubelets.js';
 export * from './preflight.js';
 export * from './openshift-kubernetes.js';

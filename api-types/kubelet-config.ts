@@ -15,18 +15,7 @@
 import { DecodeError, describe, obj } from './decode.js';
 import { GateRulesError, effectiveGates, kubernetesGateRules, type GateProblem, type KubernetesGateRules } from './gate-rules.js';
 import { KUBELET_CONFIG_RULES } from './kubelet-config-rules/index.js';
-
-export type KubeletFieldValue = string | number | { duration: number };
-/**
- * A test of one configuration field (JSON path) after defaulting: `nonzero` is Go's "not its zero value" (a duration
- * other than 0, a struct with a field set), `nonempty` Go's `len() > 0` (a string, a list, a map with entries).
- */
-export interface KubeletFieldTest {
-  field: string;
-  test: 'set' | 'unset' | 'nonzero' | 'nonempty' | 'true' | 'equals' | 'differs';
-  value?: KubeletFieldValue;
-}
-export type KubeletCondition = KubeletFieldTest | { any: readonly KubeletFieldTest[] };
+import { fieldAt, fieldsOf, isZero, sameValue, withValue, type KubeletCondition, type KubeletFieldValue } from './kubelet-config-fields.js';
 
 /** One release's rules: each check refuses when its gate is in the state `enabled` and every condition holds. */
 export interface KubeletConfigRules {
@@ -98,35 +87,6 @@ export function kubeletConfigRules(kubernetesVersion: string): KubeletConfigRule
   return rules;
 }
 
-/** A Go duration ("1m30s", "100ms", "0s") in milliseconds, or undefined when it is not one. */
-export function goDurationMs(text: string): number | undefined {
-  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  const t = text.trim();
-  if (t === '0') return 0;
-  const sign = t.startsWith('-') ? -1 : 1;
-  const body = t.replace(/^[-+]/, '');
-  if (!/^(\d+(\.\d*)?(ns|us|µs|ms|s|m|h))+$/.test(body)) return undefined;
-  let ms = 0;
-  for (const m of body.matchAll(/(\d+(?:\.\d*)?)(ns|us|µs|ms|s|m|h)/g)) ms += Number(m[1]) * units[m[2]!]!;
-  return sign * ms;
-}
-
-const fieldAt = (fields: Readonly<Record<string, unknown>>, path: string): unknown =>
-  path.split('.').reduce<unknown>((o, k) => (o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>)[k] : undefined), fields);
-
-function isZero(v: unknown): boolean {
-  if (v === undefined || v === null || v === false || v === '' || v === 0) return true;
-  if (typeof v === 'string') return goDurationMs(v) === 0;
-  if (Array.isArray(v)) return v.length === 0;
-  if (typeof v === 'object') return Object.values(v).every(isZero);
-  return false;
-}
-
-function sameValue(v: unknown, want: KubeletFieldValue): boolean {
-  if (typeof want === 'object') return typeof v === 'string' && goDurationMs(v) === want.duration;
-  return v === want;
-}
-
 function holds(c: KubeletCondition, fields: Readonly<Record<string, unknown>>, defaulted: ReadonlySet<string>): boolean {
   if ('any' in c) return c.any.some((t) => holds(t, fields, defaulted));
   const v = fieldAt(fields, c.field);
@@ -151,8 +111,6 @@ function render(value: KubeletFieldValue): unknown {
   const s = value.duration / 1000;
   return s >= 60 ? `${Math.floor(s / 60)}m${s % 60}s` : `${s}s`;
 }
-
-const fieldsOf = (c: KubeletCondition): string[] => ('any' in c ? c.any.map((t) => t.field) : [c.field]);
 
 /**
  * The kubelet's configuration problems (kind `config`) with these gates — only meaningful when the gates themselves
@@ -198,60 +156,3 @@ export function checkKubeletConfiguration(input: KubeletConfigCheckInput, gateRu
   return problems;
 }
 
-/**
- * What a running kubelet's configuration (its /configz answer, defaulted) says a restart would start from: the fields
- * its defaulting set only because a gate was on are taken out (a field set explicitly to exactly that value is taken
- * for the default — the one reading /configz cannot tell apart), and its featureGates too — the gates being judged
- * replace them, as machine-config rewrites the file's featureGates.
- */
-export function configurationOfRunningKubelet(configz: KubeletConfiguration, kubernetesVersion: string,
-  gateRules: KubernetesGateRules = kubernetesGateRules(kubernetesVersion), rules: KubeletConfigRules = kubeletConfigRules(kubernetesVersion)): KubeletConfiguration {
-  const on = effectiveGates(gateRules, configz.featureGates, { component: 'kubelet' });
-  let fields: Record<string, unknown> = { ...configz.fields };
-  delete fields.featureGates;
-  for (const d of rules.defaults) {
-    if (on(d.gate) && sameValue(fieldAt(fields, d.field), d.value)) fields = without(fields, d.field);
-  }
-  return { fields, featureGates: new Map() };
-}
-
-function withValue(fields: Record<string, unknown>, path: string, v: unknown): Record<string, unknown> {
-  const [head, ...rest] = path.split('.') as [string, ...string[]];
-  if (rest.length === 0) return { ...fields, [head]: v };
-  const inner = fields[head];
-  return { ...fields, [head]: withValue(inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? inner as Record<string, unknown> : {}, rest.join('.'), v) };
-}
-
-function without(fields: Record<string, unknown>, path: string): Record<string, unknown> {
-  const [head, ...rest] = path.split('.') as [string, ...string[]];
-  if (rest.length === 0) { const { [head]: _gone, ...kept } = fields; return kept; }
-  const inner = fields[head];
-  return inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? { ...fields, [head]: without(inner as Record<string, unknown>, rest.join('.')) } : fields;
-}
-
-/** Nodes whose kubelets run the same configuration (as configurationOfRunningKubelet reads it). */
-export interface NodeConfigurationGroup { nodes: string[]; configuration: KubeletConfiguration }
-
-/** The configuration fields a minor's rules look at (its checks and its gated defaults). */
-export function fieldsTheRulesRead(rules: KubeletConfigRules): string[] {
-  return [...new Set([...rules.requires.flatMap((r) => r.when.flatMap(fieldsOf)), ...rules.defaults.map((d) => d.field)])].sort();
-}
-
-/**
- * Groups nodes by what the rules read of their configuration (`fields`: a node's address, port or certificate paths do
- * not change a verdict), keeping those fields only; node names sorted, the largest group first.
- */
-export function groupNodeConfigurations(nodes: readonly { node: string; configuration: KubeletConfiguration }[], fields: readonly string[]): NodeConfigurationGroup[] {
-  const sortedJSON = (v: unknown): string => (Array.isArray(v) ? `[${v.map(sortedJSON).join(',')}]`
-    : v !== null && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${sortedJSON((v as Record<string, unknown>)[k])}`).join(',')}}` : JSON.stringify(v));
-  const groups = new Map<string, NodeConfigurationGroup>();
-  for (const { node, configuration } of nodes) {
-    let kept: Record<string, unknown> = {};
-    for (const f of fields) { const v = fieldAt(configuration.fields, f); if (v !== undefined) kept = withValue(kept, f, v); }
-    const key = sortedJSON(kept);
-    const g = groups.get(key) ?? { nodes: [], configuration: { fields: kept, featureGates: configuration.featureGates } };
-    g.nodes.push(node);
-    groups.set(key, g);
-  }
-  return [...groups.values()].map((g) => ({ ...g, nodes: g.nodes.sort() })).sort((a, b) => b.nodes.length - a.nodes.length || (a.nodes[0]! < b.nodes[0]! ? -1 : 1));
-}

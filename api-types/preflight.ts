@@ -4,7 +4,8 @@
 // the flavor says how unknown names are taken.
 import { checkFeatureGates, GateRulesError, type GateFlavor, type GateProblem, type GateStartCheck } from './gate-rules.js';
 import { gateNames } from './gate-lists.js';
-import { checkKubeletConfiguration, type KubeletConfiguration, type KubeletGateRoute, type NodeConfigurationGroup } from './kubelet-config.js';
+import { checkKubeletConfiguration, type KubeletConfiguration, type KubeletGateRoute } from './kubelet-config.js';
+import type { NodeConfigurationGroup } from './node-configurations.js';
 import type { FeatureSetRegistry } from './registry.js';
 import { resolveFeatureGateDetails } from './resolve.js';
 import type { FeatureGateSpec } from './wire.js';
