@@ -33,7 +33,7 @@ const commands: { name: string; summary: string; load: () => Promise<CommandSpec
     load: async () => (await import('./diff.js')).diffCommand },
   { name: 'preview', summary: 'what a FeatureGate spec would resolve to for a payload: lists, unknown names, conflicts, irreversibility',
     load: async () => (await import('./preview.js')).previewCommand },
-  { name: 'preflight', summary: 'would kube-apiserver, the controller manager, the scheduler and kubelet start with these gates? (Kubernetes\' own rules; exit 1 if not)',
+  { name: 'preflight', summary: 'would kube-apiserver, the controller manager, the scheduler and kubelet start with these gates? (Kubernetes\' own rules and the kubelet\'s configuration; exit 1 if not)',
     load: async () => (await import('./preflight.js')).preflightCommand },
   { name: 'manifests', summary: 'which payload manifests the cluster-version operator would apply, skip or reject by feature gate, and why',
     load: async () => (await import('./manifests.js')).manifestsCommand },
