@@ -25,7 +25,7 @@ const commands: { name: string; summary: string; load: () => Promise<CommandSpec
     load: async () => (await import('./standalone.js')).standaloneCommand },
   { name: 'start', summary: 'run locally: a local control plane (when no cluster is configured) and the operator, until Ctrl-C',
     load: async () => (await import('./start.js')).startCommand },
-  { name: 'verify', summary: 'do the running components have the gates their FeatureGate says? (kube-apiserver; exit 1 on a mismatch)',
+  { name: 'verify', summary: 'do the running components have the gates their FeatureGate says? (kube-apiserver, the nodes\' kubelets, --component; exit 1 on a mismatch)',
     load: async () => (await import('./verify.js')).verifyCommand },
   { name: 'explain', summary: 'why a gate is on or off: per feature set and profile of a payload (and which manifest), per version of a cluster',
     load: async () => (await import('./explain.js')).explainCommand },
