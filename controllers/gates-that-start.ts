@@ -1,14 +1,16 @@
 // GatesThatStartController: would the cluster's components start with the gates this operator's status entry hands
 // them? The spec, resolved for this operator's version and payload (what FeatureGateController writes), is checked
 // against Kubernetes' rules for the version the cluster's API server reports (api-types/gate-rules.ts; OpenShift's
-// components, so OpenShift gate names are ignored). The admission guard refuses such a spec before it is applied;
+// components, so OpenShift gate names are ignored) and, when the nodes are read (--running-gates-kubelets), against
+// each group of nodes' kubelet configurations (the kubelet's own checks, naming the nodes). The admission guard refuses such a spec before it is applied;
 // this is for one applied before the guard, or with it off. What it decides: the status entry is still written —
 // the spec is the administrator's applied choice, the running version's components already hold it, and withholding
 // the new version's entry would leave every component of that version waiting for it — but never silently: the
 // operator condition GatesThatStartDegraded (so the ClusterOperator is Degraded, naming each gate, rule and fix), a
 // Warning Event when the verdict changes, and the gauge featuregates_gates_refused.
 import {
-  API_VERSION, FEATURE_GATE_NAME, GateRulesError, checkSpecGates, jsonEqual, type FeatureGate, type FeatureSetRegistry, type GateProblem,
+  API_VERSION, FEATURE_GATE_NAME, GateRulesError, checkSpecGates, gateNames, gatesOfLists, jsonEqual, preflightNodeGroups, resolveFeatureGateDetails,
+  type FeatureGate, type FeatureSetRegistry, type GateProblem, type NodeConfigurationGroup,
 } from '../api-types/index.js';
 import { gauge, silentLogger, singleKeyController, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult, type Reflector } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
@@ -30,6 +32,11 @@ export interface GatesThatStartDeps {
    * FeatureGate event (every status write is one): the manager's reader asks the API server at most every 10 minutes.
    */
   kubernetesVersion: () => Promise<string | undefined>;
+  /**
+   * The nodes' kubelet configurations, grouped (the manager's reader, with --running-gates-kubelets); absent: the
+   * kubelets are judged with their default configuration only, which on OpenShift's route never refuses.
+   */
+  nodeConfigurations?: (kubernetesVersion: string) => Promise<readonly NodeConfigurationGroup[] | undefined>;
   logger?: Logger;
   metrics?: Registry;
 }
@@ -40,27 +47,37 @@ export function gatesThatStartMessage(kubernetesVersion: string, problems: reado
     ...problems.map((p) => `${p.gate} (${p.kind}): ${p.message}; ${p.fix}`)].join('\n');
 }
 
+const nodeNames = (nodes: readonly string[]) => `${nodes.slice(0, 5).join(', ')}${nodes.length > 5 ? ` and ${nodes.length - 5} more` : ''}`;
+
 export function gatesThatStartReconciler(deps: GatesThatStartDeps): () => Promise<ReconcileResult> {
   const log = (deps.logger ?? silentLogger).with({ controller: GATES_THAT_START_CONTROLLER });
   const refused = deps.metrics && gauge(deps.metrics, 'featuregates_gates_refused',
     'Gates of this version\'s FeatureGate status entry that a component of the cluster would refuse to start with (0: they start)', []);
-  let last: { spec: FeatureGate['spec']; version: string; message: string | undefined } | undefined;
+  let last: { spec: FeatureGate['spec']; version: string; nodes: string; message: string | undefined } | undefined;
   return async () => {
     const fg = deps.featureGates.get(FEATURE_GATE_NAME);
     if (!fg) return {};
     const version = await deps.kubernetesVersion();
     if (!version) return {};
-    if (last && last.version === version && jsonEqual(last.spec, fg.spec)) return {};
+    const groups = await deps.nodeConfigurations?.(version);
+    const nodes = JSON.stringify(groups?.map((g) => [g.nodes, g.configuration.fields]) ?? null);
+    if (last && last.version === version && last.nodes === nodes && jsonEqual(last.spec, fg.spec)) return {};
     let problems: GateProblem[];
     let kube: string;
     try {
       ({ problems, kubernetesVersion: kube } = checkSpecGates(fg.spec, deps.registry, deps.operatorVersion, version));
+      // The nodes' kubelets with their own configurations (only once the gates themselves pass, as a kubelet checks)
+      if (problems.length === 0 && groups?.length) {
+        const gates = gatesOfLists(gateNames(resolveFeatureGateDetails(fg.spec, deps.registry, deps.operatorVersion)));
+        problems = preflightNodeGroups({ kubernetesVersion: version, flavor: 'openshift', gates }, groups)
+          .flatMap((g) => g.problems.map((p) => ({ ...p, message: `${p.message} (the kubelets of ${nodeNames(g.nodes)})` })));
+      }
     } catch (e) {
       // A spec that does not resolve is FeatureGateController's Degraded; a Kubernetes minor without rules is not judged.
       if (e instanceof GateRulesError) log.info('not checked: no rules for the cluster\'s Kubernetes version', { version, error: e.message });
       deps.conditions.set({ type: CONDITION, status: 'False', reason: 'AsExpected', message: '' });
       refused?.set(0);
-      last = { spec: fg.spec, version, message: undefined };
+      last = { spec: fg.spec, version, nodes, message: undefined };
       return {};
     }
     const message = problems.length ? gatesThatStartMessage(kube, problems) : undefined;
@@ -73,7 +90,7 @@ export function gatesThatStartReconciler(deps: GatesThatStartDeps): () => Promis
       deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME, ...(fg.metadata.uid ? { uid: fg.metadata.uid } : {}) },
         'Warning', 'FeatureGatesRefusedByComponents', message);
     }
-    last = { spec: fg.spec, version, message };
+    last = { spec: fg.spec, version, nodes, message };
     return {};
   };
 }

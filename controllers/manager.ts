@@ -196,7 +196,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     }));
     run(gatesThatStartController({
       operatorVersion: options.operatorVersion, registry, featureGates, conditions, events, logger: log, metrics,
-      kubernetesVersion,
+      kubernetesVersion, ...(nodeConfigurations ? { nodeConfigurations } : {}),
     }));
     if (options.okdBuild) run(okdMigrationController({ featureGates, client: fgClient, events, payloadHasOKD: registry.featureSets.has(FeatureSets.OKD), logger: log }));
     run(knownGatesParamsController({

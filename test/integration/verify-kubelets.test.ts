@@ -7,8 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { PreflightReport, VerifyReport } from '../../api-types/index.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KubeTransport, readKubeconfigFile } from '../../runtime/index.js';
-import { bundledCRDPaths, serviceAccountKubeConfig, setClusterVersion, setFeatureGateStatus, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
+import { ClusterOperatorResource, KubeTransport, ResourceClient, readKubeconfigFile } from '../../runtime/index.js';
+import {
+  bundledCRDPaths, serviceAccountKubeConfig, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane, type ControlPlane,
+} from '../../sdk/testing/index.js';
 import { runCLI } from '../support/cli.js';
 import { startKubeletNode, type KubeletNode } from '../support/kubelet-node.js';
 import { kubernetesGatesPayload } from '../support/payloads.js';
@@ -125,13 +127,13 @@ describe('featuregates verify: every node\'s kubelet (real kubelets v1.36 throug
     }
   });
 
-  it('the operator\'s continuous check reads the kubelets a page at a time: the node counts, a Warning naming worker-3, the admission params', async () => {
+  it('the operator with the kubelets read: the node counts, a Warning naming worker-3, the admission params, Degraded naming worker-2 for a spec it refuses', async () => {
     const kc = readKubeconfigFile(plane.kubeconfigPath)!;
     const payload = kubernetesGatesPayload(tempDir('fgc-running-kubelets-'),
       { enabled: ['KubeletCrashLoopBackOffMax', 'OpenShiftPodSecurityAdmission'], disabled: ['CPUManagerPolicyAlphaOptions'] });
     // two nodes per period: the sweep of three nodes takes two periods, and goes on round
     const op = await startOperator({ kubeConfig: kc, operatorVersion: '4.22.0', featureGateDir: payload, namespace: 'default', metricsBindAddress: '0',
-      healthProbeBindAddress: '0', runningGatesPeriodMs: 60_000, runningGatesKubeletsPerMinute: 2, runningGatesKubeletsPeriodMs: 300 });
+      healthProbeBindAddress: '0', runningGatesPeriodMs: 60_000, runningGatesKubeletsPerMinute: 2, runningGatesKubeletsPeriodMs: 300, degradedInertiaMs: 0 });
     try {
       const counts = async () => Object.fromEntries((await op.metrics.getSingleMetricAsString('featuregates_running_gates_kubelets')).split('\n')
         .filter((l) => l && !l.startsWith('#')).map((l) => [/verdict="([^"]+)"/.exec(l)![1]!, Number(l.split(' ').pop())]));
@@ -142,8 +144,15 @@ describe('featuregates verify: every node\'s kubelet (real kubelets v1.36 throug
       // and the admission guard's params carry what the nodes' own configurations refuse (worker-2 sets AlwaysVerify)
       const params = async () => (await KubeTransport.for(kc).request({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/featuregate-known-gates' }) as { data: Record<string, string> }).data;
       await eventually(async () => expect((await params())['start.kubelet']).toBe('KubeletEnsureSecretPulledImages=false|imagePullCredentialsVerificationPolicy|worker-2'), 30_000);
+      // a spec applied past the guard that worker-2's kubelet refuses: the operator says so, naming the node
+      await setFeatureGateSpec(kc, { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: [], disabled: ['KubeletEnsureSecretPulledImages'] } });
+      const degraded = async () => (await new ResourceClient(kc, ClusterOperatorResource).get('config-operator')).status?.conditions?.find((c) => c.type === 'Degraded');
+      await eventually(async () => expect((await degraded())?.message).toContain('GatesThatStartDegraded: KubeletEnsureSecretPulledImages (config): invalid configuration: ' +
+        '`imagePullCredentialsVerificationPolicy` must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled (the kubelets of worker-2)'), 30_000, 200);
     } finally {
       await op.stop();
+      // (the CustomNoUpgrade spec stays: it cannot be undone; what the next test reads is the status entry)
+      await setFeatureGateStatus(kc, [{ version: '4.22.0', enabled: ['KubeletCrashLoopBackOffMax', 'OpenShiftPodSecurityAdmission'], disabled: ['CPUManagerPolicyAlphaOptions'] }]);
     }
   }, 60_000);
 
