@@ -92,6 +92,14 @@ function minorOf(v: string, what: string): Minor {
   return { major: Number(m[1]), minor: Number(m[2]) };
 }
 const text = (v: Minor) => `${v.major}.${v.minor}`;
+/** The min compatibility version a process takes by default: one minor below the emulated version. */
+const minCompatOf = (emulated: Minor): Minor => ({ major: emulated.major, minor: Math.max(0, emulated.minor - 1) });
+
+/** The controller-manager gates a component lacks (kube-scheduler's), and whether it has a gate at all. */
+function componentGates(rules: KubernetesGateRules, component: GateComponent | undefined) {
+  const lacks = WITHOUT_CONTROLLER_MANAGER_GATES.has(component ?? 'kube-apiserver') ? new Set(rules.controllerManagerGates) : new Set<string>();
+  return { lacks, has: (gate: string) => Object.hasOwn(rules.gates, gate) && !lacks.has(gate) };
+}
 const cmp = (a: Minor, b: Minor) => (a.major - b.major) || (a.minor - b.minor);
 
 /** The Kubernetes minors whose rules this build carries ("1.33" … "1.37"). */
@@ -123,7 +131,7 @@ type SpecAt = GateSpecAt;
 export function gateSpecAt(rules: KubernetesGateRules, gate: string, emulatedVersion: string): GateSpecAt | undefined {
   if (!Object.hasOwn(rules.gates, gate)) return undefined;
   const emulated = minorOf(emulatedVersion, 'emulated version');
-  return specAt(rules.gates[gate]!, emulated, { major: emulated.major, minor: Math.max(0, emulated.minor - 1) });
+  return specAt(rules.gates[gate]!, emulated, minCompatOf(emulated));
 }
 
 /** The spec in force at the emulated version (component-base's featureSpecAtEmulationAndMinCompatVersion). */
@@ -150,10 +158,9 @@ export function checkFeatureGates(input: GateCheckInput, rules = kubernetesGateR
     throw new GateRulesError(`emulated version ${text(emulated)} is not between [${text(lowest)}, ${text(binary)}] (Kubernetes ${text(binary)})`);
   }
   const minCompat = input.minCompatibilityVersion !== undefined ? minorOf(input.minCompatibilityVersion, 'min compatibility version')
-    : { major: emulated.major, minor: Math.max(0, emulated.minor - 1) };
+    : minCompatOf(emulated);
   const flavor = input.flavor ?? 'vanilla';
-  const lacks = WITHOUT_CONTROLLER_MANAGER_GATES.has(input.component ?? 'kube-apiserver') ? new Set(rules.controllerManagerGates) : new Set<string>();
-  const has = (gate: string) => Object.hasOwn(rules.gates, gate) && !lacks.has(gate);
+  const { lacks, has } = componentGates(rules, input.component);
   const asked = input.gates instanceof Map ? [...input.gates] : Object.entries(input.gates);
   asked.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
@@ -213,9 +220,8 @@ export function effectiveGates(rules: KubernetesGateRules, gates: Iterable<reado
   at: { emulatedVersion?: string; minCompatibilityVersion?: string; component?: GateComponent } = {}): (gate: string) => boolean {
   const emulated = minorOf(at.emulatedVersion ?? rules.kubernetesVersion, 'emulated version');
   const minCompat = at.minCompatibilityVersion !== undefined ? minorOf(at.minCompatibilityVersion, 'min compatibility version')
-    : { major: emulated.major, minor: Math.max(0, emulated.minor - 1) };
-  const lacks = at.component && WITHOUT_CONTROLLER_MANAGER_GATES.has(at.component) ? new Set(rules.controllerManagerGates) : new Set<string>();
-  const has = (gate: string) => Object.hasOwn(rules.gates, gate) && !lacks.has(gate);
+    : minCompatOf(emulated);
+  const { has } = componentGates(rules, at.component);
   const named = new Map<string, boolean>();
   const stages = new Map<string, boolean>();
   for (const [name, value] of gates) {

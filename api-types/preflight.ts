@@ -77,7 +77,8 @@ export const defaultKubeletRoute = (flavor: GateFlavor): KubeletGateRoute => (fl
 export function checkKubeletStart(input: Omit<PreflightInput, 'emulatedVersion'>): GateStartCheck {
   const check = checkFeatureGates({ kubernetesVersion: input.kubernetesVersion, flavor: input.flavor, gates: input.gates, component: 'kubelet' });
   if (!check.starts) return check;
-  const known = new Map([...input.gates].filter(([n]) => !check.ignored.includes(n)));
+  const ignored = new Set(check.ignored);
+  const known = new Map([...input.gates].filter(([n]) => !ignored.has(n)));
   const problems = checkKubeletConfiguration({ kubernetesVersion: input.kubernetesVersion, gates: known, route: input.kubelet?.route ?? defaultKubeletRoute(input.flavor),
     ...(input.kubelet?.configuration ? { configuration: input.kubelet.configuration } : {}) });
   return { ...check, starts: problems.length === 0, problems };
@@ -123,6 +124,10 @@ export function parseGateFlag(text: string): Map<string, boolean> {
  * what resolution throws (a spec that does not resolve) and GateRulesError (no rules for that Kubernetes version).
  */
 export function checkSpecGates(spec: FeatureGateSpec, registry: FeatureSetRegistry, payloadVersion: string, kubernetesVersion: string): GateStartCheck {
-  const entry = resolveFeatureGateDetails(spec, registry, payloadVersion);
-  return checkFeatureGates({ kubernetesVersion, flavor: 'openshift', gates: gatesOfLists(gateNames(entry)) });
+  return checkFeatureGates({ kubernetesVersion, flavor: 'openshift', gates: specGates(spec, registry, payloadVersion) });
+}
+
+/** The `--feature-gates` map of the status entry a FeatureGate spec resolves to for a payload version (throws what resolution throws). */
+export function specGates(spec: FeatureGateSpec, registry: FeatureSetRegistry, payloadVersion: string): Map<string, boolean> {
+  return gatesOfLists(gateNames(resolveFeatureGateDetails(spec, registry, payloadVersion)));
 }

@@ -118,10 +118,7 @@ export const preflightCommand: CommandSpec = {
           nodes = await readNodeConfigurations(kc, kubernetesVersion, { timeoutMs: KubeTransport.for(kc).defaultTimeoutMs });
         }
       }
-      const kubelet: KubeletStartInput = {
-        ...(values['kubelet-config'] !== undefined ? { configuration: kubeletConfigOrUsage(values['kubelet-config']) } : {}),
-        ...(values['kubelet-gates'] !== undefined ? { route: choiceFlag<KubeletGateRoute>('--kubelet-gates', values['kubelet-gates'], ['flag', 'file']) } : {}),
-      };
+      const kubelet = kubeletFlags(values);
       const r: PreflightReport = preflight({ kubernetesVersion, flavor, gates, kubelet, ...(values['emulated-version'] ? { emulatedVersion: values['emulated-version'] } : {}) });
       if (nodes) r.nodes = { groups: preflightNodeGroups({ kubernetesVersion, flavor, gates, kubelet }, nodes.groups), unread: nodes.unread, notReady: nodes.notReady };
       process.stdout.write(output === 'json' ? `${JSON.stringify(r, null, 2)}\n` : output === 'yaml' ? stringify(r) : formatPreflight(r, output === 'wide'));
@@ -133,8 +130,16 @@ export const preflightCommand: CommandSpec = {
   },
 };
 
+/** `--kubelet-config` and `--kubelet-gates` (preflight, preview): what the kubelet is judged with. */
+export function kubeletFlags(values: Record<string, string | undefined>): KubeletStartInput {
+  return {
+    ...(values['kubelet-config'] !== undefined ? { configuration: kubeletConfigOrUsage(values['kubelet-config']) } : {}),
+    ...(values['kubelet-gates'] !== undefined ? { route: choiceFlag<KubeletGateRoute>('--kubelet-gates', values['kubelet-gates'], ['flag', 'file']) } : {}),
+  };
+}
+
 /** A bad configuration file is the caller's to fix (exit 2), never "the kubelet refuses" (exit 1). */
-export function kubeletConfigOrUsage(file: string) {
+function kubeletConfigOrUsage(file: string) {
   try {
     return readKubeletConfigFile(file);
   } catch (e) {

@@ -3,12 +3,12 @@
 import { stringify } from 'yaml';
 import {
   GateRulesError, checkFeatureGates, checkKubeletStart, featureSetName, gatesOfLists, kubernetesGateRules, knownKubernetesOfOpenShift, previewSpec, unknownGateMessage,
-  type GateStartCheck, type KubeletGateRoute, type SpecPreview,
+  type GateStartCheck, type SpecPreview,
 } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/payload-manifests.js';
 import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
-import { choiceFlag, clusterProfileFlag, outputFlag, UsageError, type CommandSpec } from './args.js';
-import { kubeletConfigOrUsage } from './preflight.js';
+import { clusterProfileFlag, outputFlag, UsageError, type CommandSpec } from './args.js';
+import { kubeletFlags } from './preflight.js';
 
 /** What preview shows: the spec's resolution and, when the Kubernetes version is known, whether the components start with it. */
 export type PreviewReport = SpecPreview & { gatesThatStart?: Pick<GateStartCheck, 'kubernetesVersion' | 'starts' | 'problems'> };
@@ -65,10 +65,7 @@ export const previewCommand: CommandSpec = {
         const gates = gatesOfLists(p.resolved);
         const c = checkFeatureGates({ kubernetesVersion: kube, flavor: 'openshift', gates }, kubernetesGateRules(kube));
         // the kubelet also refuses by its configuration (the nodes' one with --kubelet-config), once the gates themselves pass
-        const kubelet = c.starts ? checkKubeletStart({ kubernetesVersion: kube, flavor: 'openshift', gates, kubelet: {
-          ...(values['kubelet-config'] !== undefined ? { configuration: kubeletConfigOrUsage(values['kubelet-config']) } : {}),
-          ...(values['kubelet-gates'] !== undefined ? { route: choiceFlag<KubeletGateRoute>('--kubelet-gates', values['kubelet-gates'], ['flag', 'file']) } : {}),
-        } }) : c;
+        const kubelet = c.starts ? checkKubeletStart({ kubernetesVersion: kube, flavor: 'openshift', gates, kubelet: kubeletFlags(values) }) : c;
         p.gatesThatStart = { kubernetesVersion: c.kubernetesVersion, starts: kubelet.starts, problems: c.starts ? kubelet.problems : c.problems };
       } catch (e) {
         if (!(e instanceof GateRulesError)) throw e;

@@ -9,8 +9,7 @@
 // operator condition GatesThatStartDegraded (so the ClusterOperator is Degraded, naming each gate, rule and fix), a
 // Warning Event when the verdict changes, and the gauge featuregates_gates_refused.
 import {
-  API_VERSION, FEATURE_GATE_NAME, GateRulesError, checkSpecGates, gateNames, gatesOfLists, jsonEqual, preflightNodeGroups, resolveFeatureGateDetails,
-  type FeatureGate, type FeatureSetRegistry, type GateProblem, type NodeConfigurationGroup,
+  API_VERSION, FEATURE_GATE_NAME, GateRulesError, checkFeatureGates, jsonEqual, preflightNodeGroups, specGates, type FeatureGate, type FeatureSetRegistry, type GateProblem, type NodeConfigurationGroup,
 } from '../api-types/index.js';
 import { gauge, silentLogger, singleKeyController, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult, type Reflector } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
@@ -65,10 +64,10 @@ export function gatesThatStartReconciler(deps: GatesThatStartDeps): () => Promis
     let problems: GateProblem[];
     let kube: string;
     try {
-      ({ problems, kubernetesVersion: kube } = checkSpecGates(fg.spec, deps.registry, deps.operatorVersion, version));
+      const gates = specGates(fg.spec, deps.registry, deps.operatorVersion); // the spec resolved once for both checks
+      ({ problems, kubernetesVersion: kube } = checkFeatureGates({ kubernetesVersion: version, flavor: 'openshift', gates }));
       // The nodes' kubelets with their own configurations (only once the gates themselves pass, as a kubelet checks)
       if (problems.length === 0 && groups?.length) {
-        const gates = gatesOfLists(gateNames(resolveFeatureGateDetails(fg.spec, deps.registry, deps.operatorVersion)));
         problems = preflightNodeGroups({ kubernetesVersion: version, flavor: 'openshift', gates }, groups)
           .flatMap((g) => g.problems.map((p) => ({ ...p, message: `${p.message} (the kubelets of ${nodeNames(g.nodes)})` })));
       }

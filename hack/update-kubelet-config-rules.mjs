@@ -106,7 +106,6 @@ export function ifTree(body) {
       continue;
     }
     const nl = body.indexOf('\n', i);
-    const line = body.slice(i, nl < 0 ? undefined : nl);
     // a statement may span lines: take it to its end by balancing parentheses
     let end = nl < 0 ? body.length : nl;
     let depth = 0;
@@ -118,7 +117,6 @@ export function ifTree(body) {
       end = j + 1;
     }
     for (const f of errorfs(body.slice(i, end))) errors.push({ format: f, opaque: false });
-    void line;
     i = end + 1;
   }
   return { nodes, errors };

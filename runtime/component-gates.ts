@@ -26,6 +26,12 @@ export interface ComponentGates {
   requested?: Map<string, boolean>;
 }
 
+/** `forbidden: WHAT: …` for a 401 or 403, else `OTHERWISE: WHAT: …` (`unreachable` by default): why a component could not be read. */
+export function readFailure(e: unknown, what: string, otherwise = 'unreachable'): string {
+  const code = statusCode(e);
+  return `${code === 401 || code === 403 ? 'forbidden' : otherwise}: ${what}: ${apiErrorMessage(e)}`;
+}
+
 /** Why a component could not be read: `forbidden: …` (401/403) or `unreachable: …`. */
 export class ComponentReadError extends Error {
   override name = 'ComponentReadError';
@@ -50,8 +56,7 @@ export async function readComponentGates(kc: ClusterAccess, timeoutMs?: number, 
       if (s && (!keep || keep.has(s.name))) running.set(s.name, s.enabled);
     } });
   } catch (e) {
-    const code = statusCode(e);
-    throw new ComponentReadError(`${code === 401 || code === 403 ? 'forbidden' : 'unreachable'}: GET /metrics: ${apiErrorMessage(e)}`);
+    throw new ComponentReadError(readFailure(e, 'GET /metrics'));
   }
   const out: ComponentGates = { running };
   const version = await get('/version').catch(() => undefined) as { emulationMajor?: string; emulationMinor?: string } | undefined;
@@ -142,8 +147,7 @@ export async function checkEtcd(access: ClusterAccess, expected: ReadonlyMap<str
         if (g && !reported.has(g.name) && reported.size < MAX_ETCD_GATES) reported.set(g.name, g);
       } });
   } catch (e) {
-    const code = statusCode(e);
-    return { name: ETCD_COMPONENT, url, error: `${code === 401 || code === 403 ? 'forbidden' : 'unreachable'}: GET /metrics: ${apiErrorMessage(e)}`, gates: [] };
+    return { name: ETCD_COMPONENT, url, error: readFailure(e, 'GET /metrics'), gates: [] };
   }
   if (reported.size === 0) {
     return { name: ETCD_COMPONENT, url, error: `unreachable: GET /metrics: no ${ETCD_FEATURE_GAUGE} series (etcd before 3.6 does not report its gates)`, gates: [] };

@@ -8,8 +8,7 @@ import {
   type KubeletConfiguration, type KubeletsReport, type NodeConfigurationGroup, type NodeSummary,
 } from '../api-types/index.js';
 import { KubeTransport } from './kube-transport.js';
-import { apiErrorMessage, statusCode } from './api-errors.js';
-import { checkComponent } from './component-gates.js';
+import { checkComponent, readFailure } from './component-gates.js';
 import type { ClusterAccess } from './kube-config.js';
 import { ResourceClient } from './resource-client.js';
 import { NodeResource } from './resources.js';
@@ -17,12 +16,20 @@ import { NodeResource } from './resources.js';
 /** Kubelets read at once (each one a few requests through the API server). */
 const KUBELETS_IN_FLIGHT = 8;
 
+/** `read` for each item, KUBELETS_IN_FLIGHT at a time. */
+async function eachAtMost<T>(items: readonly T[], read: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(KUBELETS_IN_FLIGHT, items.length) }, async () => {
+    for (let i = next++; i < items.length; i = next++) await read(items[i]!);
+  }));
+}
+
+const nodeClient = (kc: ClusterAccess, timeoutMs?: number) => new ResourceClient(kc, NodeResource, undefined, timeoutMs ? { timeoutMs } : {});
+
 export interface KubeletReadOptions {
   lifecycle: () => GateLifecycle;
   /** Per request (a node that does not answer within it is `unreachable`). */
   timeoutMs?: number;
-  /** Only these nodes (the continuous check reads a bounded slice per period); default: every node. */
-  pick?: (nodes: readonly NodeSummary[]) => readonly NodeSummary[];
 }
 
 /** The kubelets of `nodes` (listed already) checked against `desired`, grouped. */
@@ -30,28 +37,23 @@ export async function checkKubeletsOf(kc: ClusterAccess, nodes: readonly NodeSum
   const ready = nodes.filter((n) => n.ready);
   const notReady = nodes.filter((n) => !n.ready).map((n) => n.name);
   const checks: KubeletCheck[] = [];
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(KUBELETS_IN_FLIGHT, ready.length) }, async () => {
-    for (let i = next++; i < ready.length; i = next++) {
-      const node = ready[i]!.name;
-      const check = await checkComponent(kc, 'kubelet', desired, { lifecycle: o.lifecycle, ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
-        basePath: `/api/v1/nodes/${encodeURIComponent(node)}/proxy` });
-      checks.push({ node, check });
-    }
-  }));
+  await eachAtMost(ready, async ({ name: node }) => {
+    const check = await checkComponent(kc, 'kubelet', desired, { lifecycle: o.lifecycle, ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
+      basePath: `/api/v1/nodes/${encodeURIComponent(node)}/proxy` });
+    checks.push({ node, check });
+  });
   return { nodes: nodes.length, groups: groupKubelets(checks, notReady) };
 }
 
-/** Every node listed, then its kubelet checked (or, with `pick`, the nodes it picks). */
+/** Every node listed, then its kubelet checked. */
 export async function checkKubelets(kc: ClusterAccess, desired: readonly DesiredGate[], o: KubeletReadOptions): Promise<KubeletsReport> {
   let nodes: NodeSummary[];
   try {
-    nodes = (await new ResourceClient(kc, NodeResource, undefined, o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}).list()).items;
+    nodes = (await nodeClient(kc, o.timeoutMs).list()).items;
   } catch (e) {
-    const code = statusCode(e);
-    return { nodes: 0, groups: [], error: `${code === 401 || code === 403 ? 'forbidden' : 'unreachable'}: list nodes: ${apiErrorMessage(e)}` };
+    return { nodes: 0, groups: [], error: readFailure(e, 'list nodes') };
   }
-  return checkKubeletsOf(kc, o.pick ? o.pick(nodes) : nodes, desired, o);
+  return checkKubeletsOf(kc, nodes, desired, o);
 }
 
 /** A node's /configz is read to at most this much (a KubeletConfiguration is a few kB). */
@@ -69,27 +71,21 @@ export interface NodeConfigurations {
  * kubelet's own minor, `kubernetesVersion` when the node does not say), grouped by configuration.
  */
 export async function readNodeConfigurations(kc: ClusterAccess, kubernetesVersion: string, o: { timeoutMs?: number } = {}): Promise<NodeConfigurations> {
-  const nodes = (await new ResourceClient(kc, NodeResource, undefined, o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}).list()).items;
+  const nodes = (await nodeClient(kc, o.timeoutMs).list()).items;
   const ready = nodes.filter((n) => n.ready);
   const read: { node: string; configuration: KubeletConfiguration }[] = [];
   const unread: { node: string; error: string }[] = [];
   const t = KubeTransport.for(kc);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(KUBELETS_IN_FLIGHT, ready.length) }, async () => {
-    for (let i = next++; i < ready.length; i = next++) {
-      const n = ready[i]!;
-      try {
-        const body = await t.request({ method: 'GET', path: `/api/v1/nodes/${encodeURIComponent(n.name)}/proxy/configz`, maxBodyBytes: MAX_CONFIGZ_BYTES,
-          ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}) });
-        const minor = /^v?(\d+\.\d+)/.exec(n.kubeletVersion ?? '')?.[1] ?? kubernetesVersion;
-        read.push({ node: n.name, configuration: configurationOfRunningKubelet(decodeKubeletConfiguration(body), minor) });
-      } catch (e) {
-        const code = statusCode(e);
-        const why = e instanceof GateRulesError ? `not judged: ${e.message}` : `${code === 401 || code === 403 ? 'forbidden' : 'unreadable'}: GET /configz: ${apiErrorMessage(e)}`;
-        unread.push({ node: n.name, error: why });
-      }
+  await eachAtMost(ready, async (n) => {
+    try {
+      const body = await t.request({ method: 'GET', path: `/api/v1/nodes/${encodeURIComponent(n.name)}/proxy/configz`, maxBodyBytes: MAX_CONFIGZ_BYTES,
+        ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}) });
+      const minor = /^v?(\d+\.\d+)/.exec(n.kubeletVersion ?? '')?.[1] ?? kubernetesVersion;
+      read.push({ node: n.name, configuration: configurationOfRunningKubelet(decodeKubeletConfiguration(body), minor) });
+    } catch (e) {
+      unread.push({ node: n.name, error: e instanceof GateRulesError ? `not judged: ${e.message}` : readFailure(e, 'GET /configz', 'unreadable') });
     }
-  }));
+  });
   return { groups: groupNodeConfigurations(read, fieldsTheRulesRead(kubeletConfigRules(kubernetesVersion))), unread: unread.sort((a, b) => (a.node < b.node ? -1 : 1)), notReady: nodes.filter((n) => !n.ready).map((n) => n.name).sort() };
 }
 
@@ -99,15 +95,6 @@ export async function readNodeConfigurations(kc: ClusterAccess, kubernetesVersio
  * expired token (410, the list's snapshot compacted away) starts the sweep again.
  */
 export async function nodePage(kc: ClusterAccess, limit: number, from: string | undefined, timeoutMs?: number): Promise<{ nodes: NodeSummary[]; next?: string }> {
-  const read = (token: string | undefined) => KubeTransport.for(kc).request({ method: 'GET', path: '/api/v1/nodes', resource: 'nodes',
-    query: { limit, ...(token ? { continue: token } : {}) }, ...(timeoutMs ? { timeoutMs } : {}) }) as Promise<{ items?: unknown[]; metadata?: { continue?: unknown } } | undefined>;
-  let raw;
-  try {
-    raw = await read(from);
-  } catch (e) {
-    if (from === undefined || statusCode(e) !== 410) throw e;
-    raw = await read(undefined);
-  }
-  const next = typeof raw?.metadata?.continue === 'string' && raw.metadata.continue !== '' ? raw.metadata.continue : undefined;
-  return { nodes: (raw?.items ?? []).map((v) => NodeResource.decode(v)), ...(next ? { next } : {}) };
+  const { items, next } = await nodeClient(kc, timeoutMs).listPage(limit, from);
+  return { nodes: items, ...(next ? { next } : {}) };
 }

@@ -140,6 +140,25 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
     return { items, resourceVersion };
   }
 
+  /**
+   * One page of the collection (`limit` objects from the server's continue token `from`), bounded like a list, and the
+   * token of the next page (absent: the last). An expired token (410) gives the first page again, as a list starts
+   * over. For a reader that walks a large collection a page per period (the operator's kubelet sweep).
+   */
+  async listPage(limit: number, from?: string): Promise<{ items: T[]; next?: string }> {
+    const read = (token: string | undefined) => this.call({ method: 'GET', metricMethod: 'LIST', path: this.path, query: { limit, continue: token },
+      maxBodyBytes: this.options.maxListBytes ?? MAX_LIST_BYTES }) as Promise<{ items?: unknown[]; metadata?: { continue?: unknown } } | undefined>;
+    let raw;
+    try {
+      raw = await read(from);
+    } catch (e) {
+      if (from === undefined || statusCode(e) !== 410) throw e;
+      raw = await read(undefined);
+    }
+    const next = typeof raw?.metadata?.continue === 'string' && raw.metadata.continue !== '' ? raw.metadata.continue : undefined;
+    return { items: (raw?.items ?? []).map((i) => this.resource.decode(i)), ...(next ? { next } : {}) };
+  }
+
   async get(name: string): Promise<T> {
     return this.resource.decode(await this.call({ method: 'GET', path: `${this.path}/${encodeURIComponent(name)}` }));
   }
