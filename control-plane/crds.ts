@@ -1,4 +1,5 @@
 // CRD manifest paths shipped with the package.
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { packageRoot } from './binaries.js';
@@ -9,19 +10,43 @@ export function bundledCRDPaths(): string[] {
   return ['featuregates', 'clusterversions', 'clusteroperators'].map((r) => join(dir, `${r}.config.openshift.io.yaml`));
 }
 
-/** Where openshift/api's data is: $OPENSHIFT_API_DIR, else this repository's test fixtures copy. */
+/** Where the openshift/api data the tests use is (payload manifests, the APIServer CRD): $OPENSHIFT_API_DIR, else this repository's test fixtures copy. */
 export function openshiftAPIDir(): string {
   return process.env.OPENSHIFT_API_DIR ?? join(packageRoot(), 'test', 'fixtures', 'openshift-api');
 }
 
-/** openshift/api's own CRDs for the same resources, from a folder holding the upstream files. */
-export function upstreamCRDPaths(dir = openshiftAPIDir()): string[] {
+/** The openshift/api module our CRDs follow (pinned in hack/openshift-api/go.mod, like hack/update-crds.mjs reads it). */
+const OPENSHIFT_API_MODULE = 'github.com/openshift/api';
+let openshiftAPIModule: string | undefined;
+
+/**
+ * The folder of the pinned openshift/api module: $OPENSHIFT_API_MODULE_DIR, else the Go module proxy's copy of the
+ * version hack/openshift-api/go.mod requires (`go mod download`, cached by Go after the first time).
+ */
+export function openshiftAPIModuleDir(): string {
+  const given = process.env.OPENSHIFT_API_MODULE_DIR;
+  if (given) return given;
+  if (openshiftAPIModule) return openshiftAPIModule;
+  const cwd = join(packageRoot(), 'hack', 'openshift-api');
+  let answer: { Dir?: string; Error?: string };
+  try {
+    answer = JSON.parse(execFileSync('go', ['mod', 'download', '-json', OPENSHIFT_API_MODULE], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) as typeof answer;
+  } catch (e) {
+    throw new Error(`cannot fetch ${OPENSHIFT_API_MODULE} (hack/openshift-api/go.mod) with Go: ${(e as Error).message.split('\n')[0]}; ` +
+      'install Go, or set OPENSHIFT_API_MODULE_DIR to a folder holding that module', { cause: e });
+  }
+  if (answer.Error || !answer.Dir) throw new Error(`go mod download ${OPENSHIFT_API_MODULE}: ${answer.Error ?? 'no folder'}`);
+  return (openshiftAPIModule = answer.Dir);
+}
+
+/** openshift/api's own CRDs for the same resources (the Default feature-set variant of ClusterVersion), from the pinned module. */
+export function upstreamCRDPaths(dir = join(openshiftAPIModuleDir(), 'config', 'v1', 'zz_generated.crd-manifests')): string[] {
   const files = [
     '0000_10_config-operator_01_featuregates.crd.yaml',
     '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml',
     '0000_00_cluster-version-operator_01_clusteroperators.crd.yaml',
   ].map((f) => join(dir, f));
-  for (const f of files) if (!existsSync(f)) throw new Error(`upstream CRD ${f} not found; set OPENSHIFT_API_DIR to the folder holding openshift/api's CRDs`);
+  for (const f of files) if (!existsSync(f)) throw new Error(`upstream CRD ${f} not found in openshift/api's module; was the CRD moved or split?`);
   return files;
 }
 

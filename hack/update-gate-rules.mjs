@@ -24,11 +24,17 @@ export const RELEASES = ['v1.33.9', 'v1.34.4', 'v1.35.4', 'v1.36.3', 'v1.37.2'];
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'api-types', 'kubernetes-gates');
 
+/** Where the Go module proxy's copy of one release of a module is. */
 export function moduleDir(version, module = 'k8s.io/kubernetes') {
-  const out = execFileSync('go', ['mod', 'download', '-json', `${module}@${version}`], { cwd: join(ROOT, 'hack', 'envtest'), encoding: 'utf8' });
-  const { Dir, Error: error } = JSON.parse(out);
-  if (error || !Dir) throw new Error(`go mod download ${module}@${version}: ${error ?? 'no Dir'}`);
-  return Dir;
+  return downloadModule(`${module}@${version}`, join(ROOT, 'hack', 'envtest')).Dir;
+}
+
+/** `go mod download -json` of one module (a bare path: the version the go.mod in `cwd` requires): its folder and exact version. */
+export function downloadModule(query, cwd) {
+  const out = execFileSync('go', ['mod', 'download', '-json', query], { cwd, encoding: 'utf8' });
+  const { Dir, Version, Error: error } = JSON.parse(out);
+  if (error || !Dir) throw new Error(`go mod download ${query}: ${error ?? 'no Dir'}`);
+  return { Dir, Version };
 }
 
 /** The dependency map literal of kube_features.go: gate → the gates it depends on (identifiers' last part are the names). */

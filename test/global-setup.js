@@ -1,11 +1,13 @@
 // One pair of real control planes per test run, shared by every test file: one with our CRDs
-// (deploy/crds), one with openshift/api's upstream CRDs. Tests that restart kube-apiserver start their
+// (deploy/crds), one with openshift/api's upstream CRDs (from the pinned module). Tests that restart kube-apiserver start their
 // own plane so they do not disturb the others. Jest loads global setup outside its module system, so
 // this file is plain ESM and uses the compiled harness (`npm test` builds dist/ first).
-import { startControlPlane, bundledCRDPaths, upstreamCRDPaths } from '../dist/sdk/testing/index.js';
+import { startControlPlane, bundledCRDPaths, openshiftAPIModuleDir, upstreamCRDPaths } from '../dist/sdk/testing/index.js';
 
 export default async function globalSetup() {
   const t0 = Date.now();
+  // openshift/api's module (hack/openshift-api/go.mod) found once, for every worker (its CRDs, its CRD suites).
+  process.env.OPENSHIFT_API_MODULE_DIR = openshiftAPIModuleDir();
   const [ours, upstream] = await Promise.all([
     startControlPlane({ crdPaths: bundledCRDPaths() }),
     startControlPlane({ crdPaths: upstreamCRDPaths() }),
