@@ -4,14 +4,15 @@
 // policies (deploy/base/admission) in force with their params: each case still behaves as upstream's suite says (none
 // of upstream's cases is one our policies refuse; docs/openshift-api.md lists what they warn about).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { apiServerVersion, ConfigMapResource, KubeTransport, loadRegistry, ResourceClient } from '../../runtime/index.js';
 import { KNOWN_GATES_CONFIGMAP } from '../../api-types/index.js';
 import { knownGatesParamsReconciler } from '../../controllers/known-gates-params.js';
-import { bundledCRDPaths, ensureNamespace, openshiftAPIModuleDir, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
-import { kubeConfig } from '../support/cluster.js';
+import { bundledCRDPaths, ensureNamespace, openshiftAPIModuleDir, resolveBinaries, startControlPlane, type ControlPlane } from '../../sdk/testing/index.js';
+import { kubeConfig, kubeconfigPath } from '../support/cluster.js';
 import { appliesToDefault, defaultGates, suitesOf, SuiteRunner, type Suite, type SuiteCase } from '../support/openshift-api-suites.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 import { eventually } from '../support/timing.js';
@@ -35,6 +36,15 @@ describe('openshift/api\'s CRD suites', () => {
     // SignatureStores is off in Default: its suite runs on the TechPreview variants only, as upstream's filter says.
     const skipped = suitesOf(MODULE, 'clusterversions.config.openshift.io').filter((s) => !appliesToDefault(s, GATES)).map((s) => s.file);
     expect(skipped).toContain('SignatureStores.yaml');
+  });
+
+  it('kubectl explain shows an admin the warnings before the one-way step, as OpenShift\'s does', () => {
+    const explain = (field: string) => execFileSync(resolveBinaries().kubectl!, ['--kubeconfig', kubeconfigPath('ours'), 'explain', field], { encoding: 'utf8' })
+      .replace(/\s+/g, ' ');
+    const custom = explain('featuregate.spec.customNoUpgrade');
+    for (const words of ['IS NOT SUPPORTED, CANNOT BE UNDONE and PREVENTS UPGRADES', 'misspelt name', 'break the cluster beyond repair']) expect(custom).toContain(words);
+    expect(explain('featuregate.spec.featureSet')).toContain('cannot be reversed');
+    expect(explain('clusterversion.spec.desiredUpdate.force')).toContain('full administrative access');
   });
 
   describe('on our CRDs', () => {
