@@ -15,7 +15,7 @@ import { adminKubeconfig } from '../../control-plane/auth.js';
 
 export interface ProxiedRequest {
   at: number; method: string; path: string; query: URLSearchParams; throttled: boolean; refused?: boolean; httpVersion: string; userAgent: string;
-  /** When its answer ended (undefined: still open). */
+  /** When its answer ended: its last byte handed to the connection, or its stream closed (undefined: still open). */
   ended?: number;
 }
 
@@ -84,7 +84,12 @@ export async function startThrottleProxy(upstream: string, o: ThrottleProxyOptio
     }
     const entry: ProxiedRequest = { at: Date.now(), method: req.method ?? '', path: url.pathname, query: url.searchParams, throttled, httpVersion: req.httpVersion, userAgent: String(req.headers['user-agent'] ?? '') };
     requests.push(entry);
-    res.once('close', () => { entry.ended = Date.now(); });
+    // Ended when its last byte is handed to the connection ('finish'): the client cannot have it sooner. Its stream's
+    // 'close' can come after the client already sent its next request (HTTP/2 emits it later), which counted one
+    // write too many in flight; 'close' still ends an answer that never finished (aborted).
+    const ended = () => { entry.ended ??= Date.now(); };
+    res.once('finish', ended);
+    res.once('close', ended);
     if (!throttled && o.answer?.(req.method ?? '', url.pathname, res)) {
       req.resume();
       return;
