@@ -20,9 +20,8 @@
 // Metrics: controller_runtime_reconcile_total{result}, _errors_total, _time_seconds, _active_workers,
 // _max_concurrent_reconciles, plus the queue's workqueue_*.
 import type { Registry } from 'prom-client';
-import { apiErrorMessage, errorCause, isConflictCause } from './api-errors.js';
+import { NotLeaderError, apiErrorMessage, errorCause, isConflictCause } from './api-errors.js';
 import type { Clock } from './clock.js';
-import { NotLeaderError } from './leader-election.js';
 import { silentLogger, type Logger } from './logger.js';
 import { counter, gauge, histogram } from './metrics.js';
 import type { RateLimiter } from './rate-limiter.js';

@@ -5,7 +5,8 @@
 //    component's current gates. The OpenShift FeatureGate API carries no maturity, so `stage` is "" (the
 //    label is kept so dashboards built for Kubernetes components work). Cardinality: the gates of one version.
 import type { Registry } from 'prom-client';
-import { gateNames, type FeatureGateDetails, type GateLists } from '../api-types/index.js';
+import type { FeatureGateDetails, GateLists } from '../api-types/index.js';
+import { gateNames } from '../api-types/gate-lists.js';
 import { collectedGauge } from './metrics.js';
 
 /** Gate lists and the labels (besides `name`) their series carry. */

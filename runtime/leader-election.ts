@@ -17,7 +17,9 @@
 // `leader_election_master_status{name}` is 1 while leading.
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
-import { apiErrorMessage, isConflict } from './api-errors.js';
+import { NotLeaderError, apiErrorMessage, isConflict } from './api-errors.js';
+
+export { NotLeaderError };
 import { realClock, type Clock } from './clock.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './kube-transport.js';
 import { kubeLeaseStore, microTime, type Lease, type LeaseStore } from './lease-store.js';
@@ -91,10 +93,6 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTiming> {
  * (or is gone).
  */
 export type LeadershipLoss = 'renew-deadline' | 'expired' | 'taken';
-
-export class NotLeaderError extends Error {
-  override name = 'NotLeaderError';
-}
 
 class LostLeadership extends Error {}
 

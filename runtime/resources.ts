@@ -1,10 +1,17 @@
 // The config.openshift.io/v1 resources this project uses (named …Resource so they never clash with
 // the SDK's FeatureGates class).
-import {
-  GROUP, VERSION, HYPERSHIFT_GROUP, HYPERSHIFT_VERSION, decodeClusterOperator, decodeClusterVersion, decodeConfigMap, decodeFeatureGate,
-  decodeAPIServer, decodeHostedControlPlane, decodeNamespace, decodeNodeSummary, type NodeSummary, type APIServer, decodeSecret, summarizeGuestClusterVersion, summarizeHostedControlPlane, type Namespace, type ClusterOperator, type ClusterVersion, type ConfigMap, type FeatureGate, type HostedControlPlane,
-  type CoreEvent, type Lease, type Secret, type SubjectAccessReview, type TokenReview,
+// The api-types modules it reads one by one, not the barrel: the SDK loads this file, and a component importing the
+// SDK should not evaluate the gate rules, the payload registry or preflight (docs/benchmarks.md, issue 70).
+import type {
+  NodeSummary, APIServer, Namespace, ClusterOperator, ClusterVersion, ConfigMap, FeatureGate, HostedControlPlane, CoreEvent, Lease, Secret,
+  SubjectAccessReview, TokenReview,
 } from '../api-types/index.js';
+import { GROUP, VERSION } from '../api-types/wire.js';
+import { decodeClusterOperator, decodeClusterVersion, decodeFeatureGate } from '../api-types/decode.js';
+import { HYPERSHIFT_GROUP, HYPERSHIFT_VERSION, decodeConfigMap, decodeHostedControlPlane, decodeNamespace, decodeSecret, summarizeHostedControlPlane } from '../api-types/hosted-control-plane.js';
+import { decodeAPIServer } from '../api-types/tls-profile.js';
+import { decodeNodeSummary } from '../api-types/node-kubelets.js';
+import { summarizeGuestClusterVersion } from '../api-types/guest-cluster-version.js';
 import type { ResourceDescriptor } from './resource-client.js';
 
 const G = { group: GROUP, version: VERSION, namespaced: false };

@@ -5,12 +5,13 @@
 import { basename } from 'node:path';
 import type { ClusterAccess } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
-import {
-  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, MISSING_VERSION_MARKER, clusterDesiredVersion, jsonEqual, type ClusterVersion, type FeatureGate, type FeatureGateDetails, API_VERSION,
-} from '../api-types/index.js';
-// Runtime modules one by one, not the runtime barrel: a component importing the SDK should not load the
-// operator's parts (payload YAML reader, HTTP server, leader election, certificates).
-import { Controller } from '../runtime/controller.js';
+import type { ClusterVersion, FeatureGate, FeatureGateDetails } from '../api-types/index.js';
+// Modules one by one, not the barrels: a component importing the SDK should not load the operator's parts (payload
+// YAML reader, HTTP server, leader election, certificates) nor evaluate the gate rules and preflight (~2 MB of heap).
+import { API_VERSION, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME } from '../api-types/wire.js';
+import { MISSING_VERSION_MARKER } from '../api-types/feature-set.js';
+import { clusterDesiredVersion } from '../api-types/desired-status.js';
+import { jsonEqual } from '../api-types/deep-equal.js';
 import { noEvents, type EventRecorder } from '../runtime/events.js';
 import { withTransportConfig } from '../runtime/kube-transport.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
@@ -175,7 +176,9 @@ export class FeatureGateAccessor<Name extends string = string> implements Featur
   private readonly log: Logger;
   private readonly events: EventRecorder;
   private readonly onChange: FeatureGateChangeHandler<Name>;
-  private readonly controller: Controller;
+  /** A look is due (it runs once per turn of the event loop, however many events arrived together). */
+  private lookDue = false;
+  private unsubscribe: (() => void)[] = [];
 
   constructor(private readonly caches: FeatureGateCaches,
     private readonly options: Omit<FeatureGateAccessOptions<Name>, 'kubeConfig' | 'reflector'>) {
@@ -188,24 +191,36 @@ export class FeatureGateAccessor<Name extends string = string> implements Featur
     this.events = options.events ?? noEvents;
     this.onChange = options.onChange ?? exitOnChange();
     this.initial = new Promise((resolve) => { this.resolveInitial = resolve; });
-    const key = () => [FEATURE_GATE_NAME];
-    this.controller = new Controller({
-      name: 'feature-gate-detector',
-      reconcile: async () => { this.sync(); },
-      watches: [{ source: caches.featureGates, keys: key }, { source: caches.clusterVersions, keys: key }],
-    }, { ...(options.metricsRegistry ? { metrics: options.metricsRegistry } : {}), logger: this.log });
   }
+
+  /**
+   * Two watched objects need no work queue: any change of either is one look at both, in a microtask, once however
+   * many events came together; the look is synchronous and cheap, and a handler runs outside it (below).
+   */
+  private readonly scheduleLook = (): void => {
+    if (this.lookDue || this.stopped.signal.aborted) return;
+    this.lookDue = true;
+    queueMicrotask(() => {
+      this.lookDue = false;
+      if (this.stopped.signal.aborted) return;
+      try {
+        this.sync();
+      } catch (e) {
+        this.log.error('feature-gate look failed', { error: e }); // the next event looks again
+      }
+    });
+  };
 
   start(): void {
     if (this.started) return;
     this.started = true;
-    this.controller.start();
     const { featureGates, clusterVersions } = this.caches;
+    this.unsubscribe = [featureGates.addListener(this.scheduleLook), clusterVersions.addListener(this.scheduleLook)];
     if (this.caches.owned) {
       featureGates.start();
       clusterVersions.start();
     }
-    void Promise.all([featureGates.synced, clusterVersions.synced]).then(() => this.controller.enqueue(FEATURE_GATE_NAME));
+    void Promise.all([featureGates.synced, clusterVersions.synced]).then(this.scheduleLook);
     const warnings = this.options.waitWarnings;
     if (warnings !== false) {
       void warnWhileWaiting({
@@ -219,7 +234,7 @@ export class FeatureGateAccessor<Name extends string = string> implements Featur
 
   async stop(): Promise<void> {
     this.stopped.abort();
-    await this.controller.stop();
+    for (const off of this.unsubscribe) off();
     if (this.caches.owned) await Promise.all([this.caches.featureGates.stop(), this.caches.clusterVersions.stop()]);
   }
 

@@ -1,5 +1,5 @@
 // FeatureGates: an immutable set of gate states for one payload version.
-import { compareNames } from '../api-types/index.js';
+import { compareNames } from '../api-types/feature-set.js';
 
 export class UnknownFeatureGateError extends Error {
   override name = 'UnknownFeatureGateError';

@@ -8,9 +8,8 @@ export { FeatureGates, UnknownFeatureGateError } from './feature-gates.js';
 export { exitOnChange, type ExitOnChangeOptions } from './exit-on-change.js';
 export { registerFeatureGateMetrics } from './feature-metrics.js';
 export { staticFeatureGateAccess, featureGateAccessFromObject, testingFeatureGateAccess, type TestingFeatureGateAccess } from './static-access.js';
-export {
-  renderKubeAPIServerArgs, renderKubeletFeatureGates, parseFeatureGates, operandGates, type GateLists, type OperandFilter,
-  MISSING_VERSION_MARKER, type FeatureGate, type FeatureGateDetails,
-} from '../api-types/index.js';
+export { renderKubeAPIServerArgs, renderKubeletFeatureGates, parseFeatureGates, operandGates, type OperandFilter } from '../api-types/operand-render.js';
+export { MISSING_VERSION_MARKER } from '../api-types/feature-set.js';
+export type { GateLists, FeatureGate, FeatureGateDetails } from '../api-types/index.js';
 export { createLogger, type Logger } from '../runtime/logger.js';
 export { createEventRecorder, type EventRecorder } from '../runtime/events.js';
