@@ -51,6 +51,7 @@ export const hostedCommand: CommandSpec = {
     'guest-kubeconfig-secret': { type: 'string', help: 'Secret NAME[:KEY] in each HCP namespace with the guest kubeconfig (default: the HCP\'s status.kubeConfig; key default kubeconfig)' },
     'cluster-operator-name': { type: 'string', help: 'guest ClusterOperator to report Upgradeable to (default config-operator)' },
     ...LEADER_ELECTION_TIMING_OPTIONS, // for every shard Lease and the membership
+    'leader-elect-renew-deadline': { type: 'string', help: 'how long a holder keeps trying to renew a Lease before it stops writing under it (default 10s): a shard renewed late lapses (its writes refused, its guests kept) and is claimed again; a late membership renewal rejoins at once; only a Lease another replica took ends that shard, or, for the membership, the process' },
     'leader-elect-retry-period': { type: 'string', help: 'how often the Leases are listed and a claim or a failed renewal retried (default 2s; held Leases are renewed every third of the lease duration)' },
     'allow-insecure-guest-tls': { type: 'boolean', help: 'accept guest kubeconfigs with insecure-skip-tls-verify (test set-ups only; refused by default: a guest kubeconfig is untrusted)' },
     'guest-backoff-max': { type: 'string', help: 'longest wait between tries to reach a failing guest (default 3m; a change of its HostedControlPlane or Secret tries at once)' },

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compiles the project (sources, hack/) into .cache/chaos-build and runs the chaos suite:
-#   npm run chaos [-- [--short] [scenario ...]]
+#   npm run chaos [-- [--short] [scenario ...]]     (npm run chaos -- --list: the scenarios)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 bash hack/envtest/build.sh >/dev/null

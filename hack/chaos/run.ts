@@ -1,10 +1,20 @@
-// The chaos suite: `npm run chaos [-- [--short] [scenario ...]]`. Each scenario starts its own local
+// The chaos suite: `npm run chaos [-- [--short] [scenario ...]]` (`-- --list`: the scenarios' names). Each scenario starts its own local
 // control plane and operator processes, is bounded in time, prints its figures against their goals, and
 // the run exits non-zero when any goal is missed. Results are recorded in docs/reliability.md.
 import { SCENARIOS } from './scenarios.js';
 import type { ScenarioResult } from './lib.js';
 
 const args = process.argv.slice(2);
+if (args.includes('--list') || args.includes('--help')) {
+  process.stdout.write('usage: npm run chaos [-- [--short] [scenario ...]]   (no scenario: all of them, in this order)\n' +
+    `scenarios:\n${SCENARIOS.map((s) => `  ${s.name}\n`).join('')}`);
+  process.exit(0);
+}
+const options = args.filter((a) => a.startsWith('--') && a !== '--short');
+if (options.length) {
+  process.stderr.write(`unknown option ${options.join(', ')}; the options are --short and --list\n`);
+  process.exit(2);
+}
 const short = args.includes('--short');
 const names = args.filter((a) => !a.startsWith('--'));
 const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));

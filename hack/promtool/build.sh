@@ -6,10 +6,12 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 log() { printf '[promtool %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 if [[ -n "${PROMTOOL:-}" ]]; then echo "$PROMTOOL"; exit 0; fi
-version="$(go list -m -f '{{.Version}}' github.com/prometheus/prometheus)"
+# The pinned version, read from go.mod itself: a machine without Go still finds a promtool built before.
+version="$(awk '$1 == "require" && $2 == "github.com/prometheus/prometheus" { print $3; exit } $1 == "github.com/prometheus/prometheus" { print $2; exit }' go.mod)"
+[[ -n "$version" ]] || { log "hack/promtool/go.mod requires no github.com/prometheus/prometheus"; exit 1; }
 out="$(cd ../.. && pwd)/.cache/promtool/$version/promtool"
 if [[ -x "$out" ]] && "$out" --version >/dev/null 2>&1; then echo "$out"; exit 0; fi
-command -v go >/dev/null || { log "Go >= 1.26 is needed to build promtool ($version) (or set PROMTOOL to a promtool binary)"; exit 1; }
+command -v go >/dev/null || { log "Go >= 1.26.7 is needed to build promtool ($version) (or set PROMTOOL to a promtool binary)"; exit 1; }
 log "building promtool from github.com/prometheus/prometheus $version (cold: a few minutes)"
 t0=$(date +%s)
 mkdir -p "$(dirname "$out")"
