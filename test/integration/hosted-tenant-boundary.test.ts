@@ -18,7 +18,7 @@ import {
   startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { hostedReplicas } from '../support/hosted-replicas.js';
-import { eventually } from '../support/timing.js';
+import { eventually, sleep } from '../support/timing.js';
 import { startHostileGuest, type HostileGuest, type HostileKind } from '../support/hostile-guests.js';
 import { startThrottleProxy, type ThrottleProxy } from '../support/throttle-proxy.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
@@ -27,7 +27,6 @@ const CATALOG = join(PAYLOAD_ROOT, 'releases');
 const NS = 'fgc-boundary';
 /** An HCP name as long as its CRD allows (a DNS subdomain). */
 const LONG_NAME = `${'l'.repeat(250)}-hc`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('featuregates hosted: the tenant boundary by construction', () => {
   let mgmt: ControlPlane;
