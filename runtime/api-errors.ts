@@ -33,12 +33,12 @@ export function apiErrorFromBody(code: number, body: string, method: string, pat
   return new ApiError(code, reason, message, method, path, retryAfterSeconds);
 }
 
-/** The request's deadline passed before a complete answer (connection, headers or body). */
 /** A write the leader fence refused: this process does not hold its Lease (the write never left). */
 export class NotLeaderError extends Error {
   override name = 'NotLeaderError';
 }
 
+/** The request's deadline passed before a complete answer (connection, headers or body). */
 export class RequestTimeoutError extends Error {
   override name = 'RequestTimeoutError';
   readonly code = 'ETIMEDOUT';

@@ -18,8 +18,6 @@
 import type { ClusterAccess } from './kube-config.js';
 import type { Registry } from 'prom-client';
 import { NotLeaderError, apiErrorMessage, isConflict } from './api-errors.js';
-
-export { NotLeaderError };
 import { realClock, type Clock } from './clock.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './kube-transport.js';
 import { kubeLeaseStore, microTime, type Lease, type LeaseStore } from './lease-store.js';
