@@ -1,5 +1,13 @@
 // Structural equality of JSON values: object key order never matters (the API server re-encodes
 // objects with sorted keys), array order does.
+
+/** A JSON value with every object's keys in sorted order (as the API server encodes them): one text per value. */
+export function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  return v;
+}
+
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;

@@ -1,6 +1,7 @@
 // The nodes' kubelet configurations as a cluster holds them: a running kubelet's /configz read as what a restart starts
 // from, and nodes grouped by what the kubelet's configuration rules read of them (a node's address, port or certificate
 // paths never change a verdict). Pure.
+import { sortKeys } from './deep-equal.js';
 import { effectiveGates, kubernetesGateRules, type KubernetesGateRules } from './gate-rules.js';
 import { fieldAt, fieldsOf, sameValue, withValue, without } from './kubelet-config-fields.js';
 import { kubeletConfigRules, type KubeletConfigRules, type KubeletConfiguration } from './kubelet-config.js';
@@ -35,13 +36,11 @@ export function fieldsTheRulesRead(rules: KubeletConfigRules): string[] {
  * not change a verdict), keeping those fields only; node names sorted, the largest group first.
  */
 export function groupNodeConfigurations(nodes: readonly { node: string; configuration: KubeletConfiguration }[], fields: readonly string[]): NodeConfigurationGroup[] {
-  const sortedJSON = (v: unknown): string => (Array.isArray(v) ? `[${v.map(sortedJSON).join(',')}]`
-    : v !== null && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${sortedJSON((v as Record<string, unknown>)[k])}`).join(',')}}` : JSON.stringify(v));
   const groups = new Map<string, NodeConfigurationGroup>();
   for (const { node, configuration } of nodes) {
     let kept: Record<string, unknown> = {};
     for (const f of fields) { const v = fieldAt(configuration.fields, f); if (v !== undefined) kept = withValue(kept, f, v); }
-    const key = sortedJSON(kept);
+    const key = JSON.stringify(sortKeys(kept));
     const g = groups.get(key) ?? { nodes: [], configuration: { fields: kept, featureGates: configuration.featureGates } };
     g.nodes.push(node);
     groups.set(key, g);

@@ -8,6 +8,7 @@
 // Clauses are taken in the order the server's Accept parser sorts them (quality, then concrete before wildcard);
 // `?pretty=true` or a curl, Wget or browser User-Agent indents JSON, as the API server does.
 import { stringify } from 'yaml';
+import { sortKeys } from './deep-equal.js';
 
 export type ZPage = 'statusz' | 'flagz';
 const KIND: Record<ZPage, string> = { statusz: 'Statusz', flagz: 'Flagz' };
@@ -116,16 +117,11 @@ function prettyAsked(r: ZPageRequest): boolean {
 }
 
 function encode(mediaType: 'application/json' | 'application/yaml', doc: unknown, pretty: boolean): string {
+  // YAML from the API server is JSON converted, so its keys come sorted.
   if (mediaType === 'application/yaml') return stringify(sortKeys(doc), { lineWidth: 0 });
   return pretty ? JSON.stringify(doc, null, 2) : `${JSON.stringify(doc)}\n`;
 }
 
-/** YAML from the API server is JSON converted, so its keys come sorted. */
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
-  return v;
-}
 
 function notAcceptable(r: ZPageRequest): ZPageAnswer {
   const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { jsonEqual, sortKeys } from '../../api-types/deep-equal.js';
 
 export interface SuiteCase {
   name: string;
@@ -78,12 +79,6 @@ function comparable(o: Obj): Obj {
   return { ...rest, metadata: { labels: m.labels ?? {}, annotations: m.annotations ?? {} } };
 }
 
-const sameJSON = (a: unknown, b: unknown): boolean => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
-  return v;
-}
 
 /** Runs suite cases against one API server's CRD of a cluster-scoped resource; deletes every object it made. */
 export class SuiteRunner {
@@ -109,7 +104,7 @@ export class SuiteRunner {
 
   private compare(got: Obj, expectedYAML: string): CaseOutcome {
     const expected = parse(expectedYAML) as Obj;
-    return sameJSON(comparable(got), comparable(expected)) ? ''
+    return jsonEqual(comparable(got), comparable(expected)) ? ''
       : `stored ${JSON.stringify(sortKeys(comparable(got)))}, expected ${JSON.stringify(sortKeys(comparable(expected)))}`;
   }
 
