@@ -3,16 +3,14 @@
 // imports nothing of this project before its first measurement.
 //   node --expose-gc sdk-accessor-part.js <kubeconfig> sdk|accessor|http1
 const [, , kubeconfigPath, part] = process.argv;
-const { KubeConfig, Watch } = await import('@kubernetes/client-node');
+const { KubeConfig } = await import('@kubernetes/client-node');
+const { holdNamespaceWatch } = await import('./component-watch.js');
 const gc = (globalThis as { gc?: () => void }).gc!;
 const MB = 1048576;
 const snap = () => { gc(); gc(); const m = process.memoryUsage(); return { rssMB: m.rss / MB, heapMB: m.heapUsed / MB, externalMB: m.external / MB }; };
 const kc = new KubeConfig();
 kc.loadFromFile(kubeconfigPath!);
-await new Promise<void>((resolve, reject) => {
-  let n = 0;
-  void new Watch(kc).watch('/api/v1/namespaces', {}, () => { if (++n === 1) resolve(); }, (e) => { if (e) reject(e as Error); });
-});
+await holdNamespaceWatch(kc);
 await new Promise((r) => setTimeout(r, 300));
 const before = snap();
 const sdk = await import('../../sdk/index.js');

@@ -9,17 +9,14 @@
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
+import { startComponentPlane } from './component-process.js';
 import { spread } from './stats.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 interface Delta { rssMB: number; heapMB: number; externalMB: number }
 
-const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
+const plane = await startComponentPlane();
 try {
-  await setFeatureGateSpec(plane.kubeConfig, {});
-  await setClusterVersion(plane.kubeConfig, { history: ['4.22.0'] });
-  await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.22.0', enabled: ['ExampleGatewayAPI'], disabled: ['ExampleNodeSwap'] }]);
   const measure = (p: string) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(dirname(fileURLToPath(import.meta.url)), 'sdk-accessor-part.js'), plane.kubeconfigPath, p], { encoding: 'utf8' })) as Delta;
   const parts = { sdk: 'importing the SDK (its modules)', accessor: 'one running accessor, HTTP/2 (as shipped)', http1: 'the same two caches over HTTP/1.1, two connections' };
   const results = Object.fromEntries(Object.keys(parts).map((p) => [p, [] as Delta[]]));

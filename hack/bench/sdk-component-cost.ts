@@ -9,8 +9,7 @@
 // and external memory) 30 s and 90 s after each is ready, as sampled (no collection forced in either process before),
 // then the same after a full collection at the end (what is retained, labelled as such); min / median / max over the
 // pairs. Also the idle CPU per minute of each.
-import { bundledCRDPaths, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
-import { runComponent, type ComponentSample, type MemorySample } from './component-process.js';
+import { runComponent, startComponentPlane, type ComponentSample, type MemorySample } from './component-process.js';
 import { median, spread } from './stats.js';
 
 const PAIRS = Number(process.env.PAIRS ?? 12);
@@ -18,10 +17,7 @@ const WATCHING = process.env.WATCHING !== '0';
 const COMPARE_SDK = process.env.COMPARE_SDK;
 const AT_ONCE = Number(process.env.AT_ONCE ?? 6);
 
-const plane = await startControlPlane({ crdPaths: bundledCRDPaths() });
-await setFeatureGateSpec(plane.kubeConfig, {});
-await setClusterVersion(plane.kubeConfig, { history: ['4.22.0'] });
-await setFeatureGateStatus(plane.kubeConfig, [{ version: '4.22.0', enabled: ['ExampleGatewayAPI'], disabled: ['ExampleNodeSwap'] }]);
+const plane = await startComponentPlane();
 
 try {
   const run = (mode: 'baseline' | 'accessor', sdk?: string) => runComponent(plane.kubeconfigPath, mode, ['--expose-gc'], WATCHING, sdk);

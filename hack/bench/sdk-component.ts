@@ -6,25 +6,19 @@
 // is forced before (a component pays what the process holds, garbage included) — and its CPU seconds per minute
 // between the two; with --expose-gc also its memory after a full collection at the end (what is retained).
 //   node sdk-component.js <kubeconfig> baseline|accessor [watching|-] [sdk module: another build's sdk/index.js]
-import { KubeConfig, Watch } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { sleep } from '../../test/support/timing.js';
+import { holdNamespaceWatch } from './component-watch.js';
 
 export const SAMPLE_AFTER_READY_MS = [30_000, 90_000] as const;
 
 const [kubeconfigPath, mode, watching, sdkModule] = process.argv.slice(2);
 const kc = new KubeConfig();
 kc.loadFromFile(kubeconfigPath!);
-if (watching === 'watching') {
-  let seen = 0;
-  const held = new Promise<void>((resolve, reject) => {
-    void new Watch(kc).watch('/api/v1/namespaces', {}, () => { if (++seen === 1) resolve(); }, (err) => { if (err) reject(err as Error); })
-      .catch(reject);
-  });
-  await held; // the first event (ADDED of an existing namespace): the watch is up
-}
+if (watching === 'watching') await holdNamespaceWatch(kc);
 if (mode === 'accessor') {
   const { createFeatureGateAccess } = await import(sdkModule ? pathToFileURL(sdkModule).href : '../../sdk/index.js') as typeof import('../../sdk/index.js');
   const access = createFeatureGateAccess({ kubeConfig: kc, desiredVersion: '4.22.0', onChange: () => undefined });
