@@ -9,6 +9,7 @@ import {
 import { apiErrorMessage, isConflict, isNotFound, type ControllerSpec, type ReconcileResult, type Reflector, type ResourceClient } from '../runtime/index.js';
 import { RESYNC_MS } from './feature-gate-status.js';
 import type { OperatorConditions } from './operator-conditions.js';
+import { WriteEcho } from './write-echo.js';
 
 export interface ClusterOperatorStatusDeps {
   name: string;
@@ -61,10 +62,12 @@ export function desiredClusterOperatorStatus(stored: ClusterOperatorStatus | und
 }
 
 export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps) {
+  const echo = new WriteEcho();
   return async (): Promise<ReconcileResult> => {
     const version = deps.operatorVersion();
     if (version === undefined) return {};
     let co = deps.clusterOperators.get(deps.name);
+    if (co && echo.behind(co)) return { requeueAfterMs: 10_000 }; // its own write's echo is on its way (Degraded's inertia still looks again)
     if (!co) {
       try {
         co = await deps.client.create({ apiVersion: API_VERSION, kind: 'ClusterOperator', metadata: { name: deps.name }, spec: {} });
@@ -82,6 +85,7 @@ export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps)
       if (isConflict(e) || isNotFound(e)) return { requeue: true };
       throw new Error(`updating ClusterOperator ${deps.name} status: ${apiErrorMessage(e)}`, { cause: e });
     }
+    echo.wrote(co);
     // Degraded under inertia flips later without any event: look again soon.
     return { requeueAfterMs: 10_000 };
   };

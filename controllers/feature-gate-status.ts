@@ -14,6 +14,7 @@ import {
 } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
 import type { OperatorConditions } from './operator-conditions.js';
+import { WriteEcho } from './write-echo.js';
 
 export const FEATURE_GATE_CONTROLLER = 'FeatureGateController';
 export const RESYNC_MS = 60_000;
@@ -61,11 +62,12 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
   let resolved: { spec: FeatureGate['spec']; release: OperatorRelease; current: FeatureGateDetails } | undefined;
   // The status size is measured once per distinct status, not at every look.
   let measured: FeatureGateDetails[] | undefined;
+  const echo = new WriteEcho();
 
   const sync = async (release: OperatorRelease): Promise<ReconcileResult> => {
     const fg = deps.featureGates.get(FEATURE_GATE_NAME);
     const cv = deps.clusterVersions.get(CLUSTER_VERSION_NAME);
-    if (!fg || !cv) return {};
+    if (!fg || !cv || echo.behind(fg)) return {};
     if (!resolved || !jsonEqual(fg.spec, resolved.spec) || resolved.release.version !== release.version || resolved.release.registry !== release.registry) {
       try {
         resolved = { spec: fg.spec, release, current: resolveFeatureGateDetails(fg.spec, release.registry, release.version) };
@@ -103,6 +105,7 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
       }
       throw new Error(`updating FeatureGate status: ${apiErrorMessage(e)}`, { cause: e });
     }
+    echo.wrote(fg);
     writes?.inc();
     deps.onSettled?.(true);
     log.info('FeatureGate status updated', { version: release.version, versions: desired.map((d) => d.version) });

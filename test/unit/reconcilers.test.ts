@@ -13,7 +13,7 @@ import { PAYLOAD_ROOT } from '../support/payloads.js';
 import { runOnFakeClock } from '../support/controller-run.js';
 
 class Cache<T> {
-  constructor(private readonly objects: Record<string, T>) {}
+  constructor(readonly objects: Record<string, T>) {}
   get(name: string): T | undefined { return this.objects[name]; }
   addListener(): () => void { return () => undefined; }
 }
@@ -48,6 +48,22 @@ describe('FeatureGate status reconciler', () => {
     expect(recorded).toContain('FeatureGateUpdate');
   });
 
+  // Seen in hosted.test.ts under load: an upgrade made two status writes, the second (a 409) from a cache that had not
+  // yet heard the first — a second ClusterVersion event woke the controller between its write and the write's echo.
+  it('writes nothing from a cache still behind its own last write: the echo wakes it; another writer\'s change does not wait', async () => {
+    const written: FeatureGate[] = [];
+    const { deps: d } = deps(featureGate('cluster'), async (o) => { written.push(o); return { ...o, metadata: { ...o.metadata, resourceVersion: '8' } }; });
+    const reconcile = featureGateStatusReconciler(d);
+    await reconcile('cluster');
+    await reconcile('cluster'); // woken again before the echo: the cache still holds resourceVersion 7
+    expect(written).toHaveLength(1);
+    const cache = d.featureGates as unknown as { objects: Record<string, FeatureGate> };
+    cache.objects.cluster = { ...featureGate('cluster'), metadata: { name: 'cluster', resourceVersion: '9' } }; // someone else wrote (status gone)
+    await reconcile('cluster');
+    expect(written).toHaveLength(2);
+    expect(written[1]?.metadata.resourceVersion).toBe('9');
+  });
+
   // A hosted replica holds thousands of these; each minute's look left objects that lived a minute (promoted, then
   // collected by major GCs over the whole heap). Its inputs are watched and relisted, so a guest looks every 10 minutes.
   it('looks again after its resync period: a minute by default, what it is given otherwise', async () => {
@@ -79,8 +95,10 @@ describe('FeatureGate status reconciler', () => {
     release = { version: '4.22.1', registry };
     await reconcile('cluster');
     release = { version: '4.22.2', registry: loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.22'), { operatorVersion: '4.22.2' }) };
+    const cached = (d.featureGates as unknown as Cache<FeatureGate>).objects.cluster!;
+    cached.metadata.resourceVersion = '8'; // the cache has moved past the first write (whose status it does not hold here)
     await reconcile('cluster');
-    // (The cache does not hold the first write: each write is the current entry of the release it read.)
+    // (Each write is the current entry of the release it read.)
     expect(written.map((w) => w.status?.featureGates.map((e) => e.version))).toEqual([['4.22.1'], ['4.22.2']]);
   });
 
@@ -126,13 +144,13 @@ describe('FeatureGate status reconciler', () => {
     expect(await sizeMetric()).toBe(serializedSizeBytes(written[0]!.status!.featureGates));
     const defaultEnabled = written[0]!.status!.featureGates[0]!.enabled.length;
     // The cache now holds what was written, then the spec changes to another feature set.
-    objects.cluster = { ...written[0]!, spec: { featureSet: 'TechPreviewNoUpgrade' } };
+    objects.cluster = { ...written[0]!, metadata: { ...written[0]!.metadata, resourceVersion: '8' }, spec: { featureSet: 'TechPreviewNoUpgrade' } };
     await reconcile('cluster');
     expect(written).toHaveLength(2);
     expect(written[1]!.status!.featureGates[0]!.enabled.length).toBeGreaterThan(defaultEnabled);
     expect(await sizeMetric()).toBe(serializedSizeBytes(written[1]!.status!.featureGates));
     // Nothing changed: no write, and the size stays that of the status as it is.
-    objects.cluster = written[1]!;
+    objects.cluster = { ...written[1]!, metadata: { ...written[1]!.metadata, resourceVersion: '9' } };
     await reconcile('cluster');
     expect(written).toHaveLength(2);
     expect(await sizeMetric()).toBe(serializedSizeBytes(written[1]!.status!.featureGates));
