@@ -19,7 +19,10 @@
 // Phases: footprint (RSS at 0 HCPs, UNREACHABLE, then 1 / 10 / GUESTS reachable) → idle CPU and Lease writes
 // → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
 // guests correct) → kill -9 of one replica (its guests written again) → audit: guest writes by non-holders.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardName, shardOf, type FeatureGate, type FeatureGateDetails } from '../../api-types/index.js';
 import { FeatureGateResource, LeaseResource, ReleaseCatalog, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
@@ -72,6 +75,17 @@ const expectedWave: FeatureGateDetails = resolveFeatureGateDetails({}, catalog.r
 /** Rows for --json. */
 const rows: Record<string, unknown> = {};
 const hollowKey = (i: number) => `clusters-w${i}/w${i}`;
+
+/** CPU per minute of a bare client holding 3 watches on each of these guests (watch-floor.ts in a process of its own). */
+async function watchFloor(kubeconfigs: string[]): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'watch-floor-'));
+  writeFileSync(join(dir, 'kubeconfigs.json'), JSON.stringify(kubeconfigs));
+  const child = spawn(process.execPath, [...NODE_FLAGS, join(import.meta.dirname, 'watch-floor.js'), '--kubeconfigs', join(dir, 'kubeconfigs.json'),
+    '--warmup-s', '30', '--window-s', String(IDLE_S), '--json', join(dir, 'floor.json')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  onFailure.push(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  await exited(child);
+  return (JSON.parse(readFileSync(join(dir, 'floor.json'), 'utf8')) as { cpuSPerMin: number }).cpuSPerMin;
+}
 
 /** What a run that fails must still stop: its replicas and baseline operator outlive it otherwise (they are not in a process group of its own). */
 const onFailure: (() => unknown)[] = [];
@@ -190,6 +204,16 @@ async function main(): Promise<void> {
   await idle('right after');
   await sleep(Number(flags['settle-s']) * 1000);
   await idle(`${flags['settle-s']} s later`);
+  if (hollow) {
+    // The floor of the same watches: a bare Node.js client holding a replica's share of the live guests' watches (3 each)
+    // on the same hollow process, beside the replicas, with their node flags (watch-floor.ts).
+    const share = Math.round((HOLLOW + GUESTS) / REPLICAS);
+    const floor = await watchFloor(hollow.kubeconfigs.slice(0, share));
+    rows.watchFloorCpuSPerMin = floor;
+    const idleCpu = rows.idleCpuSPerMin as number[];
+    say(`watch floor: ${share} guests × 3 watches from a bare client ${floor.toFixed(2)} s per minute; the replicas idle at ` +
+      `${idleCpu.map((c) => `${(c / floor).toFixed(1)}×`).join(' / ')} of it (goal ≤ 3× and ≤ 0.4 s/min)`);
+  }
   const baseCpu0 = usage(base.proc.pid!).cpuS;
   const fleetCpu0 = sum(replicas.map((r) => usage(r.proc.pid!).cpuS));
   const latencyStarted = Date.now();
@@ -315,6 +339,12 @@ async function main(): Promise<void> {
   const killedWall = Date.now();
   victim.proc.kill('SIGKILL');
   await exited(victim.proc);
+  // The survivors' CPU through the take-over (sampled every 250 ms): its idle part before their first shard is taken.
+  const survivors = replicas.slice(1);
+  const cpuSamples: { t: number; cpuS: number }[] = [];
+  const sampleCpu = () => cpuSamples.push({ t: Date.now(), cpuS: sum(survivors.map((r) => usage(r.proc.pid!).cpuS)) });
+  sampleCpu();
+  const sampler = setInterval(sampleCpu, 250);
   // Its hollow guests' statuses emptied at the kill: written again once their shards are taken over.
   const hollowRewritten = hollow && ownedHollow.length
     ? hollow.ask({ type: 'clear', indices: ownedHollow }).then(() => hollow.allCorrect([expected], killedAt, 120, ownedHollow)) : Promise.resolve(0);
@@ -325,6 +355,8 @@ async function main(): Promise<void> {
     return nowMs() - killedAt;
   }));
   const hollowKillS = await hollowRewritten;
+  sampleCpu();
+  clearInterval(sampler);
   rows.killRewrittenS = Math.max(hollowKillS, ...takeovers.map((t) => t / 1000));
   if (hollow) say(`kill -9: its ${ownedHollow.length} hollow guests written again ${hollowKillS.toFixed(1)} s after the kill`);
   // The row in two parts: the Leases (each of its shards seen held by a survivor) and the work after them.
@@ -333,6 +365,17 @@ async function main(): Promise<void> {
   const afterShard = owned.map((g, i) => takeovers[i]! / 1000 - takenS(shardOf(g.key, SHARDS)));
   say(`kill -9: its ${shardTaken.length} shards taken over ${spread(shardTaken, (n) => `${n.toFixed(1)} s`)} after the kill (min / median / max; ` +
     `Leases sampled every 100 ms); its reachable guests written ${afterShard.length ? spread(afterShard, (n) => `${n.toFixed(2)} s`) : 'n/a'} after that`);
+  // The take-over's CPU per guest: the survivors' CPU from their first shard taken to the last guest written, less
+  // what they spent idle at the rate of the Lease wait before it, over the guests they took.
+  const firstTaken = killedWall + Math.min(...shardTaken.filter(Number.isFinite)) * 1000;
+  const cpuAt = (t: number) => cpuSamples.reduce((best, x) => (Math.abs(x.t - t) < Math.abs(best.t - t) ? x : best));
+  const [atKill, atTaken, atEnd] = [cpuSamples[0]!, cpuAt(firstTaken), cpuSamples.at(-1)!];
+  const idleRate = (atTaken.cpuS - atKill.cpuS) / Math.max(1, atTaken.t - atKill.t);
+  const takenGuests = ownedHollow.length + owned.length;
+  const takeoverCpuMs = (atEnd.cpuS - atTaken.cpuS - idleRate * (atEnd.t - atTaken.t)) * 1000;
+  rows.takeoverCpuMsPerGuest = takeoverCpuMs / Math.max(1, takenGuests);
+  say(`kill -9: the survivors' CPU for the take-over ${(takeoverCpuMs / 1000).toFixed(2)} s over ${takenGuests} guests = ` +
+    `${(rows.takeoverCpuMsPerGuest as number).toFixed(1)} ms per guest (idle ${(idleRate * 60_000).toFixed(2)} s/min subtracted; goal ≤ 5 ms)`);
   replicas = replicas.slice(1);
   say(`kill -9 of ${victim.id} (owned ${owned.length} of the reachable guests): written again after ${takeovers.length ? `${(Math.max(...takeovers) / 1000).toFixed(1)} s (max), ${(median(takeovers) / 1000).toFixed(1)} s (median)` : 'n/a'} ` +
     `(goal ≤ lease duration + 5 s = ${LEASE.duration + 5} s)`);
