@@ -29,6 +29,8 @@ const zones = Object.entries(ROOMS).flatMap(([room, below]) => ALL
   })));
 // Where a room may reach only another's public face: the SDK's index (its accessor core is internal).
 zones.push({ target: './controllers/**', from: './sdk', except: ['./index.ts'], message: 'controllers/ reach the SDK through sdk/index.ts, its public API' });
+// Hosted mode engages the operator's controllers on a cluster through one seam (multicluster-runtime's shape).
+zones.push({ target: './hosted/**', from: './controllers', except: ['./operator-cluster.ts'], message: 'hosted/ reaches the operator\'s controllers through controllers/operator-cluster.ts, their one seam' });
 // A nested room below its outer one: the outer room must not import it back (the product never imports its test helpers).
 zones.push({ target: filesOf('sdk'), from: './sdk/testing', message: 'the SDK does not import its test helpers (sdk/testing)' });
 

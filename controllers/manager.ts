@@ -16,14 +16,13 @@ import {
   componentAccess, kubernetesGateLifecycle, loadRegistry, serveProcess, silentLogger, type ServingOptions, type ControllerSpec, type LeaderElectionTiming, type Logger, 
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/index.js';
-import { clusterOperatorStatusController } from './cluster-operator-status.js';
-import { FEATURE_GATE_CONTROLLER, featureGateStatusController } from './feature-gate-status.js';
+import { FEATURE_GATE_CONTROLLER } from './feature-gate-status.js';
 import { knownGatesParamsController } from './known-gates-params.js';
 import { gatesThatStartController } from './gates-that-start.js';
-import { RUNNING_GATES_PERIOD_MS, runningGatesController } from './running-gates.js';
+import { RUNNING_GATES_PERIOD_MS } from './running-gates.js';
 import { okdMigrationController } from './okd-feature-set-migration.js';
 import { OperatorConditions } from './operator-conditions.js';
-import { upgradeableController } from './upgradeable.js';
+import { operatorControllers, type OperatorCluster } from './operator-cluster.js';
 import { registerStatusMetrics } from './status-metrics.js';
 
 /** Serving (ServingOptions: metrics and health addresses, secure metrics, its certificate) as every long-running process. */
@@ -159,11 +158,22 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     onChange: ({ previous }) => { if (previous) log.info('feature gates of this version changed'); },
   });
   const run = (spec: ControllerSpec) => runnables.add('controllers', new Controller(spec, { metrics, logger: log }));
-
-  const runClusterOperatorStatus = () => run(clusterOperatorStatusController({
-    name: coName, operatorVersion: () => options.operatorVersion, namespace, clusterOperators, featureGates, client: coClient, conditions,
+  // The cluster the operator runs in, engaged once with this release (controllers/operator-cluster.ts).
+  const cluster: OperatorCluster = {
+    featureGates, clusterVersions, clusterOperators, featureGate: fgClient, clusterOperator: coClient, access: kc, events, logger: log, metrics,
+  };
+  const release = registry && { version: options.operatorVersion, registry };
+  const controllers = operatorControllers(cluster, {
+    release: () => release, operatorVersion: () => options.operatorVersion, conditions, clusterOperatorName: coName, namespace, okdBuild: options.okdBuild ?? false,
     ...(options.degradedInertiaMs !== undefined ? { degradedInertiaMs: options.degradedInertiaMs } : {}),
-  }));
+    runningGates: {
+      lifecycle: () => kubernetesGateLifecycle(), periodMs: options.runningGatesPeriodMs ?? RUNNING_GATES_PERIOD_MS,
+      components: (options.runningGatesComponents ?? []).map(({ name, url }) => ({ name, access: componentAccess(kc, url, options.runningGatesComponentCA) })),
+      ...(options.runningGatesOverrides ? { overrides: options.runningGatesOverrides } : {}),
+      ...(options.runningGatesKubeletsPerMinute ? { kubelets: { perPeriod: options.runningGatesKubeletsPerMinute, periodMs: options.runningGatesKubeletsPeriodMs ?? 60_000 } } : {}),
+    },
+  });
+  const runClusterOperatorStatus = () => run(controllers.clusterOperator);
 
   const main = async (): Promise<void> => {
     for (const r of reflectors) runnables.add('caches', r);
@@ -190,10 +200,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       }
     }, 10 * 60_000);
     const nodeConfigurations = options.runningGatesKubeletsPerMinute ? (version: string) => { nodesAt = version; return readNodes(); } : undefined;
-    const release = { version: options.operatorVersion, registry };
-    run(featureGateStatusController({
-      release: () => release, featureGates, clusterVersions, client: fgClient, conditions, events, logger: log, metrics,
-    }));
+    run(controllers.featureGate);
     run(gatesThatStartController({
       operatorVersion: options.operatorVersion, registry, featureGates, conditions, events, logger: log, metrics,
       kubernetesVersion, ...(nodeConfigurations ? { nodeConfigurations } : {}),
@@ -204,15 +211,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       kubernetesVersion, logger: log,
       ...(nodeConfigurations ? { nodeConfigurations } : {}),
     }));
-    const runningGatesPeriodMs = options.runningGatesPeriodMs ?? RUNNING_GATES_PERIOD_MS;
-    if (runningGatesPeriodMs > 0) {
-      run(runningGatesController({
-        kubeConfig: kc, featureGates, clusterVersions, lifecycle: () => kubernetesGateLifecycle(), events, metrics, logger: log, periodMs: runningGatesPeriodMs,
-        components: (options.runningGatesComponents ?? []).map(({ name, url }) => ({ name, access: componentAccess(kc, url, options.runningGatesComponentCA) })),
-        ...(options.runningGatesOverrides ? { overrides: options.runningGatesOverrides } : {}),
-        ...(options.runningGatesKubeletsPerMinute ? { kubelets: { perPeriod: options.runningGatesKubeletsPerMinute, periodMs: options.runningGatesKubeletsPeriodMs ?? 60_000 } } : {}),
-      }));
-    }
+    if (controllers.runningGates) run(controllers.runningGates);
     runnables.add('accessor', accessor);
     log.info('waiting for FeatureGate status to hold this version', { version: options.operatorVersion });
     const initial = accessor.waitForInitial({ timeoutMs: options.initialWaitMs ?? 5 * 60_000, signal: abort.signal });
@@ -234,7 +233,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     }
     await initial;
     if (stopped) return;
-    run(upgradeableController({ featureGates, conditions, okdBuild: options.okdBuild ?? false }));
+    run(controllers.upgradeable);
     if (!reporting) runClusterOperatorStatus();
     log.info('all controllers started');
   };

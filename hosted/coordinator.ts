@@ -11,7 +11,7 @@ import {
   kubernetesGateLifecycle, serveProcess, silentLogger, type ServingOptions, userAgent, type ClusterAccess, type LeaderElectionTiming,
   type Logger, WritePacer, type WritePace,
 } from '../runtime/index.js';
-import { REPLICA_WAKEUPS } from './guest-engagement.js';
+import { GuestControllers } from './guest-controllers.js';
 import { GuestSecrets } from './guest-secrets.js';
 import { HeldShard } from './held-shard.js';
 import { GuestSession } from './guest-session.js';
@@ -80,19 +80,24 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   const heldOf = (key: string) => held.get(shardOf(key, shards));
   const sessionEntries = () => [...held.values()].flatMap((h) => [...h.sessions]);
   const records = new StatusRecords(kc, o.namespace, (shard) => held.get(shard), log);
+  /** Namespace → the HCP keys of this replica's sessions in it: a Secret's change pokes those, without a walk of every session. */
+  const sessionsByNamespace = new Map<string, Set<string>>();
   const secrets = new GuestSecrets(kc, (namespace) => {
-    for (const [key, s] of sessionEntries()) if (key.startsWith(`${namespace}/`)) s.poke();
+    for (const key of sessionsByNamespace.get(namespace) ?? []) heldOf(key)?.sessions.get(key)?.poke();
   }, log, metrics);
   // Stopped in the reverse order: the shards (their sessions, then their Leases and the membership), the status
   // records, the caches, the endpoint.
-  const runnables = new RunnableGroups(['serving', 'caches', 'records', 'shards'] as const, log);
+  const runnables = new RunnableGroups(['serving', 'caches', 'records', 'controllers', 'shards'] as const, log);
   runnables.add('records', records);
+  // One controller per kind for every guest of the replica: started now, stopped after the sessions that engage on them.
+  const controllers = new GuestControllers({ logger: log, metrics });
+  controllers.start();
+  runnables.add('controllers', controllers);
 
   const selected = (hcp: HostedControlPlane) => !namespaces || namespaces.get(hcp.metadata.namespace) !== undefined;
   const wanted = (key: string, hcp: HostedControlPlane | undefined): boolean =>
     hcp !== undefined && selected(hcp) && heldOf(key) !== undefined;
   const managementWrites = new WritePacer(MANAGEMENT_WRITES);
-  const replicaWakeups = new FairTurns(new BucketLimiter(REPLICA_WAKEUPS.perSecond, REPLICA_WAKEUPS.burst), realClock, REPLICA_WAKEUPS);
   const firstListings = new FairTurns(new BucketLimiter(FIRST_LISTINGS.perSecond, FIRST_LISTINGS.burst), realClock, FIRST_LISTINGS);
   // Read at the first running-gate check of any guest, then shared by all.
   let lifecycle: GateLifecycle | undefined;
@@ -108,14 +113,25 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
         h.putRecord(r);
         records.changed(h.shard);
       },
-      metrics: hm, registry: metrics, logger: log, gateLifecycle, managementWrites, replicaWakeups, firstListings,
+      metrics: hm, registry: metrics, logger: log, gateLifecycle, managementWrites, controllers, firstListings,
     });
     h.sessions.set(key, session);
+    const namespace = key.split('/')[0]!;
+    let inNamespace = sessionsByNamespace.get(namespace);
+    if (!inNamespace) sessionsByNamespace.set(namespace, (inNamespace = new Set()));
+    inNamespace.add(key);
     session.start();
+  };
+  const forgetSession = (key: string) => {
+    const namespace = key.split('/')[0]!;
+    const inNamespace = sessionsByNamespace.get(namespace);
+    inNamespace?.delete(key);
+    if (inNamespace?.size === 0) sessionsByNamespace.delete(namespace);
   };
   const stopSession = (key: string, s: GuestSession) => {
     const h = heldOf(key);
     h?.sessions.delete(key);
+    forgetSession(key);
     if (h?.dropRecord(key)) records.changed(h.shard);
     void s.stop();
     reconcileSessions(); // the walk forgets the Secret names no session needs any more
@@ -180,6 +196,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     onLost: async (shard) => {
       const h = held.get(shard);
       held.delete(shard);
+      for (const key of h?.sessions.keys() ?? []) forgetSession(key);
       await Promise.all([...h?.sessions.values() ?? []].map((s) => s.stop()));
     },
     onLostMembership: (reason) => (o.onLostMembership ?? ((r: string) => log.error('membership lost; the caller did not say what to do', { reason: r })))(reason),

@@ -1,5 +1,6 @@
-// One hosted control plane while this replica owns its shard: its controllers, each with its own queue and backoff
-// (a failing guest backs off alone), and what they say about it:
+// One hosted control plane while this replica owns its shard: its HCP key engaged as a cluster on the replica's
+// controllers (guest-controllers.ts: one per kind, backoff per guest and key, so a failing guest backs off alone),
+// and what they say about it:
 //  - GuestConnectionController, the guest provider (guest-provider.ts): the HCP's kubeconfig Secret → a guest
 //    connection and its GuestEngagement (guest-engagement.ts: the single-cluster operator's own controllers over the
 //    guest's caches, made here so that what they say reaches this session's report);
@@ -16,17 +17,15 @@ import {
   orderedProblems, recordIsNews, type FeatureGateSpec, type GuestProblem, type HostedControlPlane, type HostedGuestRecord, type GateLifecycle,
 } from '../api-types/index.js';
 import {
-  ConfigMapResource, Controller, ItemExponentialLimiter, ResourceClient, TerminalError, apiErrorMessage, createEventRecorder, errorCause,
-  isConflict, silentLogger, type ClusterAccess, type ControllerSpec, type ClosableEventRecorder, type InvolvedObject, type Logger,
-  type FairTurns, type ReleaseCatalog, type WatchSource, type WritePacer,
+  ConfigMapResource, ResourceClient, TerminalError, apiErrorMessage, createEventRecorder, errorCause,
+  isConflict, silentLogger, type ClusterAccess, type ClusterWork, type ClosableEventRecorder, type InvolvedObject, type Logger,
+  type FairTurns, type ReconcileResult, type ReleaseCatalog, type WatchSource, type WritePacer,
 } from '../runtime/index.js';
 import type { GuestConnection, GuestTuning } from './guest-connection.js';
-import { CLUSTER_OPERATOR_STATUS_CONTROLLER } from '../controllers/cluster-operator-status.js';
-import { FEATURE_GATE_CONTROLLER } from '../controllers/feature-gate-status.js';
-import { RUNNING_GATES_CONTROLLER } from '../controllers/running-gates.js';
-import { UPGRADEABLE_CONTROLLER } from '../controllers/upgradeable.js';
+import { CLUSTER_OPERATOR_STATUS_CONTROLLER, FEATURE_GATE_CONTROLLER, RUNNING_GATES_CONTROLLER, UPGRADEABLE_CONTROLLER } from '../controllers/operator-cluster.js';
 import { FEATURE_GATE_CONFIGMAP_CONTROLLER, FeatureGateConfigMapSync } from './feature-gate-configmap.js';
-import { GUEST_VERSION_CONTROLLER, GuestEngagement, acceptedGuestVersion } from './guest-engagement.js';
+import { GUEST_VERSION_CONTROLLER, type GuestControllerKind, type GuestControllers } from './guest-controllers.js';
+import { GuestEngagement, acceptedGuestVersion } from './guest-engagement.js';
 import { GUEST_CONNECTION_CONTROLLER, GuestProvider } from './guest-provider.js';
 import { GUEST_SPEC_CONTROLLER } from './guest-spec.js';
 import type { GuestSecrets } from './guest-secrets.js';
@@ -70,8 +69,8 @@ export interface GuestSessionDeps {
   gateLifecycle: () => GateLifecycle;
   /** The replica's pace of management writes, shared by every session (its Events and feature-gate ConfigMap wait their turn). */
   managementWrites?: WritePacer;
-  /** The replica's turns of engaged guests' wake-ups (REPLICA_WAKEUPS), shared by every session. */
-  replicaWakeups?: FairTurns;
+  /** The replica's controllers, one per kind, shared by every session. */
+  controllers: GuestControllers;
   /** The replica's places for guests in their first listing (FIRST_LISTINGS), shared by every session. */
   firstListings?: FairTurns;
 }
@@ -111,8 +110,8 @@ export class GuestSession {
   /** The HCP as a watch source: its changes (poke) reach every controller of the session. */
   private readonly hcpListeners = new Set<(name: string) => void>();
   private readonly hcpSource: WatchSource = { addListener: (fn) => { this.hcpListeners.add(fn); return () => this.hcpListeners.delete(fn); } };
-  private readonly controllers: Controller[];
-  private readonly connection: Controller;
+  /** What the session engages on the replica's controllers of its own two kinds (at start()). */
+  private readonly work: [GuestControllerKind, ClusterWork][];
   private readonly provider: GuestProvider;
   private readonly refusal: HcpGatesRefusal;
   private readonly problems = new Map<string, GuestProblem>();
@@ -142,7 +141,7 @@ export class GuestSession {
       tuning: d.tuning, clusterOperatorName: d.clusterOperatorName, ...(d.registry ? { registry: d.registry } : {}), log: this.log,
       ...(d.firstListings ? { firstListings: d.firstListings } : {}),
       stopping: this.stopping.signal, waitingRecheckMs: EVENTED_RECHECK_MS,
-      enqueue: () => this.connection.enqueue(d.key),
+      enqueue: () => d.controllers.of(GUEST_CONNECTION_CONTROLLER).enqueue(d.key, d.key),
       engage: (guest) => this.engage(guest),
       onDisengaged: () => {
         // What the old engagement's controllers said (until they stopped) no longer holds.
@@ -157,13 +156,14 @@ export class GuestSession {
       ...(d.managementWrites ? { pacer: d.managementWrites } : {}), signal: this.stopping.signal,
     });
     const onHcp = [{ source: this.hcpSource, keys: () => [d.key] }];
-    this.connection = this.controller({ name: GUEST_CONNECTION_CONTROLLER, reconcile: () => this.provider.reconcile(), watches: onHcp, initialKeys: [d.key] });
-    this.controllers = [this.connection,
-      this.controller({ name: FEATURE_GATE_CONFIGMAP_CONTROLLER, reconcile: () => configMap.reconcile(), watches: onHcp, initialKeys: [d.key] })];
+    const engaged = (kind: GuestControllerKind, reconcile: () => Promise<ReconcileResult>): [GuestControllerKind, ClusterWork] => [kind, {
+      reconcile, watches: onHcp, initialKeys: [d.key], logger: this.log, onReconciled: (_key, error) => this.reconciled(kind, error),
+    }];
+    this.work = [engaged(GUEST_CONNECTION_CONTROLLER, () => this.provider.reconcile()), engaged(FEATURE_GATE_CONFIGMAP_CONTROLLER, () => configMap.reconcile())];
   }
 
   start(): void {
-    for (const c of this.controllers) c.start();
+    for (const [kind, work] of this.work) this.d.controllers.of(kind).engage(this.d.key, work);
   }
 
   /** Something this guest depends on changed (its HCP, its Secret): every controller that reads it looks now, and a failing guest is tried again now. */
@@ -186,18 +186,11 @@ export class GuestSession {
   async stop(): Promise<void> {
     this.stopping.abort(new Error(`session ${this.d.key} stopped`));
     await this.provider.disengage(); // aborts the guest requests in flight
-    await Promise.all(this.controllers.map((c) => c.stop()));
+    await Promise.all(this.work.map(([kind]) => this.d.controllers.of(kind).disengage(this.d.key)));
     // Not flush(): its Events wait their turn at the replica's management pace, and hundreds of sessions stop at
     // once (a SIGTERM, a shard handed back); the ones not yet sent are dropped.
     await this.events.close();
     this.d.metrics.forget(this.namespace, this.name);
-  }
-
-  private controller(spec: ControllerSpec): Controller {
-    return new Controller(spec, {
-      logger: this.log, rateLimiter: new ItemExponentialLimiter(5, 5 * 60_000),
-      onReconciled: (_key, error) => this.reconciled(spec.name, error),
-    });
   }
 
   /**
@@ -224,12 +217,11 @@ export class GuestSession {
   private engage(guest: GuestConnection): GuestEngagement {
     const d = this.d;
     return new GuestEngagement({
-      guest, hcpKey: d.key, catalog: d.catalog, requested: this.requested, clusterOperatorName: d.clusterOperatorName,
+      guest, hcpKey: d.key, controllers: d.controllers, catalog: d.catalog, requested: this.requested, clusterOperatorName: d.clusterOperatorName,
       events: this.events, logger: this.log, recheckAfterMs: d.tuning.resyncMs ?? GUEST_RESYNC_MS,
       onReconciled: (name, error) => { this.settled.add(name); this.reconciled(name, error); },
       onStopped: (name) => { this.settled.delete(name); this.problems.delete(name); this.report(); },
       onStatusDelay: (seconds) => d.metrics.statusDelay(seconds),
-      ...(d.replicaWakeups ? { replicaWakeups: d.replicaWakeups } : {}),
       runningGates: {
         periodMs: d.tuning.runningGatesPeriodMs ?? HOSTED_RUNNING_GATES_PERIOD_MS, lifecycle: d.gateLifecycle,
         ...(d.tuning.runningGatesOverrides ? { overrides: d.tuning.runningGatesOverrides } : {}),

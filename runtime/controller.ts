@@ -25,7 +25,7 @@ import type { Clock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
 import { counter, gauge, histogram } from './metrics.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { DURATION_BUCKETS, WorkQueue } from './work-queue.js';
+import { DURATION_BUCKETS, WorkQueue, type Request } from './work-queue.js';
 
 export interface ReconcileResult {
   /** Process the key again after this delay (a periodic resync, say). 0 or absent: no timed requeue. */
@@ -48,13 +48,12 @@ export interface ControllerWatch {
   keys?: (name: string) => string[];
 }
 
-export interface ControllerSpec {
-  name: string;
+/** What one cluster engages on a controller: its reconcile and the sources that wake it (multicluster-runtime engages a cluster's sources on the one controller of a kind). */
+export interface ClusterWork {
   reconcile: Reconciler;
   watches: ControllerWatch[];
-  /** Keys to enqueue when the controller starts. */
+  /** Keys to enqueue when the cluster is engaged. */
   initialKeys?: string[];
-  concurrency?: number;
   /**
    * Look at a key again this long after a reconcile of it that asked for nothing itself (library-go's
    * ResyncEvery): a net under the watches, declared once instead of returned from every branch.
@@ -67,6 +66,24 @@ export interface ControllerSpec {
    * a TerminalError that is `pending` (nothing has failed, nothing has succeeded).
    */
   degradedOnError?: (message: string | undefined) => void;
+  /**
+   * Told after every reconcile how it ended (`error` undefined: it succeeded); not for a reconcile ended by
+   * stop() or disengage(), or refused by the leader fence. Hosted sessions build their status line and Events from it.
+   */
+  onReconciled?: (key: string, error: unknown) => void;
+  /** The cluster's logger (default the controller's). */
+  logger?: Logger;
+  /**
+   * Resolves when the caches its reconcile reads have listed (controller-runtime's WaitForSync): until then nothing of
+   * the cluster is queued — its sources are listened to and its initial keys queued from then on.
+   */
+  synced?: Promise<unknown>;
+}
+
+export interface ControllerSpec extends ClusterWork {
+  name: string;
+  /** Reconciles in flight at once, over every cluster. */
+  concurrency?: number;
 }
 
 /**
@@ -84,11 +101,8 @@ export interface ControllerOptions {
   logger?: Logger;
   clock?: Clock;
   rateLimiter?: RateLimiter;
-  /**
-   * Told after every reconcile how it ended (`error` undefined: it succeeded); not for a reconcile ended by
-   * stop() or refused by the leader fence. Hosted sessions build their status line and Events from it.
-   */
-  onReconciled?: (key: string, error: unknown) => void;
+  /** A token bucket per cluster for the keys its watch events add (work-queue.ts): how often one cluster's changes may wake the controller. */
+  eventsPerCluster?: { perSecond: number; burst: number };
 }
 
 export interface TerminalErrorOptions {
@@ -115,25 +129,43 @@ export class TerminalError extends Error {
 export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
 const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'error', 'requeue', 'requeue_after'];
 
+/** One cluster engaged on a controller. */
+class Engaged {
+  readonly stopping = new AbortController();
+  readonly unsubscribe: (() => void)[] = [];
+  /** The last TerminalError message per key (logged when it changes). */
+  readonly terminal = new Map<string, string>();
+  readonly inFlight = new Set<Promise<void>>();
+  /** Its caches have listed: its requests may be queued. */
+  synced = false;
+  constructor(readonly work: ClusterWork, readonly log: Logger) {}
+}
+
+/** How long the workers of every controller may hold the event loop before they let it turn (a Lease renewal waits no longer). */
+const SLICE_MS = 10;
+let sliceStart = performance.now();
+
+/**
+ * One controller of a kind (multicluster-runtime's shape): one queue whose requests name their cluster, one set of
+ * workers, one set of metrics; each cluster engaged brings its reconcile and its sources. The single-cluster operator's
+ * controllers are built from a whole spec and engage their one cluster ('') at start().
+ */
 export class Controller {
   readonly queue: WorkQueue;
-  private readonly stopping = new AbortController();
   private readonly log: Logger;
-  private readonly unsubscribe: (() => void)[] = [];
+  private readonly engaged = new Map<string, Engaged>();
   private workers: Promise<void>[] = [];
   private started = false;
+  private stopped = false;
   private readonly m;
   private readonly idleWaiters: (() => void)[] = [];
-  /** The last TerminalError message per key (logged when it changes). */
-  private readonly terminal = new Map<string, string>();
-  private readonly onReconciled: ((key: string, error: unknown) => void) | undefined;
 
-  constructor(readonly spec: ControllerSpec, options: ControllerOptions = {}) {
-    this.onReconciled = options.onReconciled;
+  constructor(readonly spec: ControllerSpec | { name: string; concurrency?: number }, options: ControllerOptions = {}) {
     this.queue = new WorkQueue(spec.name, {
       ...(options.metrics ? { metrics: options.metrics } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+      ...(options.eventsPerCluster ? { eventsPerCluster: options.eventsPerCluster } : {}),
     });
     this.log = (options.logger ?? silentLogger).with({ controller: spec.name });
     const r = options.metrics;
@@ -157,19 +189,59 @@ export class Controller {
     return this.spec.name;
   }
 
-  /** Subscribes to the watches, enqueues the initial keys and starts the workers. */
+  /** Starts the workers; a controller built from a whole spec engages its one cluster (''). */
   start(): void {
     if (this.started) return;
     this.started = true;
-    for (const w of this.spec.watches) {
-      this.unsubscribe.push(w.source.addListener((n) => { for (const k of w.keys ? w.keys(n) : [n]) this.queue.add(k); }));
-    }
-    for (const k of this.spec.initialKeys ?? []) this.queue.add(k);
+    if ('reconcile' in this.spec) this.engage('', this.spec);
     for (let i = 0; i < (this.spec.concurrency ?? 1); i++) this.workers.push(this.work());
   }
 
-  enqueue(key: string): void {
-    this.queue.add(key);
+  /** The cluster's sources wake this controller and its initial keys are queued; its requests run its reconcile. */
+  engage(cluster: string, work: ClusterWork): void {
+    if (this.stopped) return;
+    if (this.engaged.has(cluster)) throw new Error(`controller ${this.spec.name}: cluster ${JSON.stringify(cluster)} is already engaged`);
+    const e = new Engaged(work, work.logger ? work.logger.with({ controller: this.spec.name }) : this.log);
+    this.engaged.set(cluster, e);
+    const start = () => {
+      if (this.engaged.get(cluster) !== e) return; // disengaged before its caches listed
+      e.synced = true;
+      for (const w of work.watches) {
+        e.unsubscribe.push(w.source.addListener((n) => { for (const k of w.keys ? w.keys(n) : [n]) this.queue.addFromEvent(k, cluster); }));
+      }
+      for (const k of work.initialKeys ?? []) this.queue.add(k, cluster);
+    };
+    if (work.synced) void work.synced.then(start, () => undefined);
+    else start();
+  }
+
+  /**
+   * The cluster's sources are let go, its waiting requests dropped, the requests of its reconciles in flight aborted;
+   * resolves when they have ended. Nothing it reconciled is told after.
+   */
+  async disengage(cluster: string): Promise<void> {
+    const e = this.engaged.get(cluster);
+    if (!e) return;
+    this.engaged.delete(cluster);
+    for (const u of e.unsubscribe.splice(0)) u();
+    e.stopping.abort(new Error(`controller ${this.spec.name} stopped${cluster ? ` for ${cluster}` : ''}`));
+    this.queue.dropCluster(cluster);
+    await Promise.all([...e.inFlight]);
+  }
+
+  isEngaged(cluster: string): boolean {
+    return this.engaged.has(cluster);
+  }
+
+  enqueue(key: string, cluster = ''): void {
+    if (this.engaged.get(cluster)?.synced) this.queue.add(key, cluster);
+  }
+
+  /** The cluster's initial keys are looked at again now, except those backing off (a peer flapping between failing and answering cannot reset a backoff). */
+  lookAgain(cluster = ''): void {
+    const e = this.engaged.get(cluster);
+    if (!e?.synced) return;
+    for (const k of e.work.initialKeys ?? []) this.queue.lookAgain(k, cluster);
   }
 
   /** Resolves when no key is waiting or in flight (delayed adds may still be pending). */
@@ -180,88 +252,100 @@ export class Controller {
 
   /** Stops taking work, aborts the requests of the reconciles in flight, and resolves when they have ended. */
   async stop(): Promise<void> {
-    for (const u of this.unsubscribe.splice(0)) u();
+    this.stopped = true;
+    const all = [...this.engaged.keys()];
     this.queue.shutDown();
-    this.stopping.abort(new Error(`controller ${this.spec.name} stopped`));
-    await Promise.all(this.workers);
+    await Promise.all([...all.map((c) => this.disengage(c)), ...this.workers]);
   }
 
   private async work(): Promise<void> {
     for (;;) {
-      const key = await this.queue.get();
-      if (key === undefined) return;
-      await this.process(key);
-      this.queue.done(key);
+      const request = await this.queue.get();
+      if (request === undefined) return;
+      const e = this.engaged.get(request.cluster);
+      if (e) {
+        const p = this.process(e, request);
+        e.inFlight.add(p);
+        await p;
+        e.inFlight.delete(p);
+      }
+      this.queue.done(request);
       if (this.queue.length === 0) for (const w of this.idleWaiters.splice(0)) w();
+      // Reconciles that end without waiting on I/O would otherwise run back to back in one turn of the event loop.
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
     }
   }
 
   /** Runs one reconcile and applies controller-runtime's result handling. */
-  private async process(key: string): Promise<ReconcileOutcome> {
-    const start = this.queue.clock.now();
+  private async process(e: Engaged, { cluster, key }: Request): Promise<void> {
+    const q = this.queue;
+    const { work, log } = e;
+    const start = q.clock.now();
     this.m?.active.inc();
     let outcome: ReconcileOutcome;
     let failure: unknown;
     let conflict = false;
     let told = true;
     try {
-      const result = (await this.spec.reconcile(key, this.stopping.signal)) ?? {};
-      this.terminal.delete(key);
-      const after = result.requeueAfterMs ?? (result.requeue ? undefined : this.spec.resyncEveryMs);
+      const result = (await work.reconcile(key, e.stopping.signal)) ?? {};
+      e.terminal.delete(key);
+      const after = result.requeueAfterMs ?? (result.requeue ? undefined : work.resyncEveryMs);
       if (after !== undefined && after > 0) {
-        this.queue.forget(key);
-        this.queue.addAfter(key, after);
+        q.forget(key, cluster);
+        q.addAfter(key, after, cluster);
         outcome = 'requeue_after';
       } else if (result.requeue) {
-        this.queue.addRateLimited(key);
+        q.addRateLimited(key, cluster);
         outcome = 'requeue';
       } else {
-        this.queue.forget(key);
+        q.forget(key, cluster);
         outcome = 'success';
       }
-    } catch (e) {
-      failure = e;
-      conflict = isConflictCause(e);
-      const terminal = errorCause(e, TerminalError);
-      if (this.stopping.signal.aborted) {
-        this.log.info('reconcile ended: the controller is stopping', { key, error: apiErrorMessage(e) });
+    } catch (err) {
+      failure = err;
+      conflict = isConflictCause(err);
+      const terminal = errorCause(err, TerminalError);
+      if (e.stopping.signal.aborted) {
+        log.info('reconcile ended: the controller is stopping', { key, error: apiErrorMessage(err) });
         outcome = 'error';
         told = false;
-      } else if (errorCause(e, NotLeaderError)) {
-        this.log.info('write refused: not the leader', { key });
-        this.queue.forget(key);
+      } else if (errorCause(err, NotLeaderError)) {
+        log.info('write refused: not the leader', { key });
+        q.forget(key, cluster);
         outcome = 'error';
         told = false;
       } else if (terminal) {
         // Not forgotten: as controller-runtime, only a success forgets a key's failures (a key whose input flaps
         // between terminal and failing cannot reset its backoff).
         const { reason, pending, recheckAfterMs } = terminal.options;
-        if (recheckAfterMs !== undefined && recheckAfterMs > 0) this.queue.addAfter(key, recheckAfterMs);
-        if (this.terminal.get(key) !== terminal.message) this.log.info('waiting', { key, ...(reason ? { reason } : {}), message: terminal.message });
-        this.terminal.set(key, terminal.message);
+        if (recheckAfterMs !== undefined && recheckAfterMs > 0) q.addAfter(key, recheckAfterMs, cluster);
+        if (e.terminal.get(key) !== terminal.message) log.info('waiting', { key, ...(reason ? { reason } : {}), message: terminal.message });
+        e.terminal.set(key, terminal.message);
         if (!pending) this.m?.errors.inc();
         outcome = pending ? 'requeue_after' : 'error';
       } else if (conflict) {
-        this.log.info('conflict: the object changed since it was read; retrying with backoff', { key, retries: this.queue.numRequeues(key) });
-        this.queue.addRateLimited(key);
+        log.info('conflict: the object changed since it was read; retrying with backoff', { key, retries: q.numRequeues(key, cluster) });
+        q.addRateLimited(key, cluster);
         outcome = 'requeue';
       } else {
         this.m?.errors.inc();
-        this.log.error('Reconciler error', { key, error: apiErrorMessage(e) });
-        this.queue.addRateLimited(key);
+        log.error('Reconciler error', { key, error: apiErrorMessage(err) });
+        q.addRateLimited(key, cluster);
         outcome = 'error';
       }
     } finally {
-      this.m?.time.observe((this.queue.clock.now() - start) / 1000);
+      this.m?.time.observe((q.clock.now() - start) / 1000);
       this.m?.active.dec();
     }
     this.m?.reconciles[outcome].inc();
-    if (told) {
-      this.onReconciled?.(key, failure);
+    if (told && this.engaged.get(cluster) === e) {
+      work.onReconciled?.(key, failure);
       if (!errorCause(failure, TerminalError)?.options.pending) {
-        this.spec.degradedOnError?.(failure === undefined || conflict ? undefined : (failure as Error)?.message ?? String(failure));
+        work.degradedOnError?.(failure === undefined || conflict ? undefined : (failure as Error)?.message ?? String(failure));
       }
     }
-    return outcome;
   }
 }

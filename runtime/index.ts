@@ -5,7 +5,6 @@ export * from './clock.js';
 export * from './cluster-read.js';
 export * from './controller.js';
 export * from './runnable-group.js';
-export * from './paced-watch.js';
 export * from './event-correlator.js';
 export * from './events.js';
 export * from './http-server.js';

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import { FEATURE_GATE_NAME, type FeatureGate } from '../../api-types/index.js';
 import { GuestConnection } from '../../hosted/guest-connection.js';
+import { GuestControllers } from '../../hosted/guest-controllers.js';
 import { GuestEngagement } from '../../hosted/guest-engagement.js';
 import { FeatureGateResource, NotLeaderError, ReleaseCatalog, ResourceClient, readKubeconfigFile, silentLogger, type EventRecorder } from '../../runtime/index.js';
 import { setClusterVersion } from '../../sdk/testing/index.js';
@@ -26,6 +27,8 @@ describe('a guest engagement after a lapse of its shard', () => {
   const requested = { spec: () => ({}), addListener: (fn: (name: string) => void) => { listeners.add(fn); return () => listeners.delete(fn); } };
   const events: EventRecorder = { event: () => undefined, flush: async () => undefined };
   let engagement: GuestEngagement | undefined;
+  const controllers = new GuestControllers();
+  controllers.start();
 
   beforeAll(async () => {
     await setClusterVersion(kc, { history: ['4.22.0'] });
@@ -35,12 +38,13 @@ describe('a guest engagement after a lapse of its shard', () => {
   });
   afterAll(async () => {
     await engagement?.stop();
+    await controllers.stop();
     await guest.stop();
   });
 
   it('writes no status while its fence refuses; held again, a poke of the HCP does not write it, a resync does', async () => {
     engagement = new GuestEngagement({
-      guest, hcpKey: 'clusters-l/l', catalog: new ReleaseCatalog(join(PAYLOAD_ROOT, 'releases')), requested, clusterOperatorName: 'config-operator',
+      guest, hcpKey: 'clusters-l/l', controllers, catalog: new ReleaseCatalog(join(PAYLOAD_ROOT, 'releases')), requested, clusterOperatorName: 'config-operator',
       events, logger: silentLogger, recheckAfterMs: 600_000, onReconciled: () => undefined, onStopped: () => undefined,
     });
     const status = async () => (await featureGates.get(FEATURE_GATE_NAME)).status?.featureGates ?? [];

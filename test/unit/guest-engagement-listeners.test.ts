@@ -6,7 +6,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import { GUEST_REBINDS, GuestEngagement, type EngagedGuest, type GuestEngagementDeps } from '../../hosted/guest-engagement.js';
-import { BucketLimiter, ClusterOperatorResource, FairTurns, FeatureGateResource, ResourceClient, loadRegistry, readKubeconfigText, silentLogger, type EventRecorder } from '../../runtime/index.js';
+import { GuestControllers } from '../../hosted/guest-controllers.js';
+import { ClusterOperatorResource, FeatureGateResource, ResourceClient, loadRegistry, readKubeconfigText, silentLogger, type EventRecorder } from '../../runtime/index.js';
 import type { ClusterVersion } from '../../api-types/index.js';
 import { UNREACHABLE_GUEST_KUBECONFIG } from '../../sdk/testing/hosted-fleet.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -36,10 +37,12 @@ const events: EventRecorder = { event: () => undefined, flush: async () => undef
 const registry = loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.22'), { operatorVersion: '4.22.1' });
 const catalog = { registry: () => registry };
 
-/** An engagement of `g`, its HCP asking nothing, with `more` for what a test sets (a fake clock, the replica's turns…). */
+/** An engagement of `g`, its HCP asking nothing, with `more` for what a test sets (a fake clock, the replica's controllers…). */
 function engage(g: ReturnType<typeof guest>, more: Partial<GuestEngagementDeps> = {}): GuestEngagement {
+  const controllers = more.controllers ?? new GuestControllers(more.clock ? { clock: more.clock } : {});
+  controllers.start();
   return new GuestEngagement({
-    guest: g, hcpKey: 'clusters-a/a', catalog, requested: { ...source(), spec: () => undefined }, clusterOperatorName: 'config-operator',
+    guest: g, hcpKey: 'clusters-a/a', controllers, catalog, requested: { ...source(), spec: () => undefined }, clusterOperatorName: 'config-operator',
     events, logger: silentLogger, recheckAfterMs: 600_000, onReconciled: () => undefined, onStopped: () => undefined, ...more,
   });
 }
@@ -55,33 +58,29 @@ describe('GuestEngagement', () => {
     for (const r of [g.featureGates, g.clusterVersions, g.clusterOperators]) expect(r.listeners.size).toBe(0);
   });
 
-  // A change every guest sees at once (a fleet-wide z-version) woke every guest's controllers in one turn of the event
-  // loop: one replica holding 670 hollow guests stalled 4.4 s (hosted-profile --wave), and on the shared machine of the
-  // 2,010-HCP run long enough for every replica to miss its Lease renewals. The replica's bucket spreads them.
-  it('shares the replica\'s wake-up turns with every engagement: a second guest\'s change waits for its token', async () => {
+  // multicluster-runtime's shape: a guest is a cluster engaged on the replica's one controller of each kind (8 per guest,
+  // ~5,400 queues in a replica of 670 guests, before). Re-engaging a guest (a tenant rotating its Secret) leaves nothing.
+  it('engages 100 guests on the replica\'s one controller per kind; stopped, they leave nothing in its queues', async () => {
     const clock = new FakeClock();
-    const replicaWakeups = new FairTurns(new BucketLimiter(10, 1, clock), clock);
-    const guests = [guest(Promise.resolve()), guest(Promise.resolve())];
-    const engagements = guests.map((g) => {
+    const controllers = new GuestControllers({ clock });
+    const guests = Array.from({ length: 100 }, () => guest(Promise.resolve()));
+    const engagements = guests.map((g, i) => {
       g.clusterVersions.objects.version = clusterVersion('version', [historyEntry('4.22.0')]);
-      return engage(g, { clock, replicaWakeups });
+      return engage(g, { clock, controllers, hcpKey: `clusters-${i}/hcp` });
     });
-    try {
-      await clock.advance(0);
-      expect(engagements.map((e) => e.version())).toEqual(['4.22.0', '4.22.0']); // first binds are not wake-ups
-      for (const g of guests) {
-        g.clusterVersions.objects.version = clusterVersion('version', [historyEntry('4.22.1'), historyEntry('4.22.0')]);
-        g.clusterVersions.changed('version');
-      }
-      await clock.advance(0);
-      expect(engagements.map((e) => e.version())).toEqual(['4.22.1', '4.22.0']); // the replica's one token
-      await clock.advance(99);
-      expect(engagements[1]!.version()).toBe('4.22.0');
-      await clock.advance(1);
-      expect(engagements[1]!.version()).toBe('4.22.1');
-    } finally {
-      await Promise.all(engagements.map((e) => e.stop()));
+    await clock.advance(0);
+    expect(engagements.every((e) => e.version() === '4.22.0')).toBe(true);
+    expect(controllers.of('GuestVersionController').queue.clusters).toBe(100);
+    for (const g of guests) {
+      g.clusterVersions.objects.version = clusterVersion('version', [historyEntry('4.22.1'), historyEntry('4.22.0')]);
+      g.clusterVersions.changed('version');
     }
+    await clock.advance(0);
+    expect(engagements.every((e) => e.version() === '4.22.1')).toBe(true);
+    await Promise.all(engagements.map((e) => e.stop()));
+    expect(controllers.clustersHeld()).toBe(0);
+    for (const g of guests) for (const r of [g.featureGates, g.clusterVersions, g.clusterOperators]) expect(r.listeners.size).toBe(0);
+    await controllers.stop();
   });
 
   it('an honest guest upgraded every 20 s is bound to each version at once, however many upgrades (hostile-tenants chaos: it waited ~20 s at one per 30 s)', async () => {

@@ -1,6 +1,7 @@
 // The rooms of the house are kept by the linter (eslint.config.js, eslint-plugin-import-x): the project's own
 // lint configuration run over a small tree that breaks each rule once — an upward import, a product file
-// importing the test helpers, controllers/ reaching past the SDK's public API, an import cycle — fails on
+// importing the test helpers, controllers/ reaching past the SDK's public API, hosted/ reaching past the controllers'
+// one seam, an import cycle — fails on
 // exactly those files and passes the allowed imports beside them. (`npm run lint` on the real tree is CI's.)
 import { describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
@@ -23,11 +24,14 @@ const TREE: Record<string, string> = {
   'controllers/internal.ts': "import { inner } from '../sdk/inner.js';\nexport const d = inner;\n",
   'cmd/product.ts': "import { helper } from '../sdk/testing/index.js';\nexport const e = helper;\n",
   'cmd/allowed.ts': "import { c } from '../controllers/public.js';\nexport const f = c;\n",
+  'controllers/operator-cluster.ts': "export { c } from './public.js';\n",
+  'hosted/seam.ts': "import { c } from '../controllers/operator-cluster.js';\nexport const h = c;\n",
+  'hosted/past-seam.ts': "import { d } from '../controllers/internal.js';\nexport const i = d;\n",
   'test/anything.ts': "import { helper } from '../sdk/testing/index.js';\nimport { inner } from '../sdk/inner.js';\nexport const g = helper + inner;\n",
 };
 
 describe('npm run lint keeps the rooms', () => {
-  it('fails an upward import, a product import of test helpers, a reach past the SDK\'s API and a cycle; passes the rest', () => {
+  it('fails an upward import, a product import of test helpers, a reach past the SDK\'s API or the controllers\' seam, and a cycle; passes the rest', () => {
     const root = tempDir('fgc-lint-rooms-');
     const repo = resolve('.');
     copyFileSync(join(repo, 'eslint.config.js'), join(root, 'eslint.config.js'));
@@ -43,7 +47,8 @@ describe('npm run lint keeps the rooms', () => {
     const results = JSON.parse(r.stdout) as { filePath: string; messages: { ruleId: string; message: string }[] }[];
     const found = Object.fromEntries(results.filter((f) => f.messages.length > 0)
       .map((f) => [f.filePath.slice(root.length + 1), f.messages.map((m) => `${m.ruleId}: ${m.message}`)]));
-    expect(Object.keys(found).sort()).toEqual(['api-types/upward.ts', 'cmd/product.ts', 'controllers/internal.ts', 'runtime/cycle-one.ts', 'runtime/cycle-two.ts']);
+    expect(Object.keys(found).sort()).toEqual(['api-types/upward.ts', 'cmd/product.ts', 'controllers/internal.ts', 'hosted/past-seam.ts', 'runtime/cycle-one.ts', 'runtime/cycle-two.ts']);
+    expect(found['hosted/past-seam.ts']).toEqual([expect.stringMatching(/^import-x\/no-restricted-paths: .*through controllers\/operator-cluster\.ts, their one seam/)]);
     expect(found['api-types/upward.ts']).toEqual([expect.stringMatching(/^import-x\/no-restricted-paths: .*api-types\/ may import only nothing of this project/)]);
     expect(found['cmd/product.ts']).toEqual([expect.stringMatching(/^import-x\/no-restricted-paths: .*cmd\/ may import only api-types, runtime, sdk, control-plane/)]);
     expect(found['controllers/internal.ts']).toEqual([expect.stringMatching(/^import-x\/no-restricted-paths: .*through sdk\/index\.ts, its public API/)]);

@@ -1,7 +1,7 @@
-// The Controller's TerminalError (controller-runtime's terminal error: waited on, not retried with backoff)
-// and PacedWatch (a peer's events through one token bucket, then a replica's shared turns), on the fake clock.
+// The Controller's TerminalError (controller-runtime's terminal error: waited on, not retried with backoff), on the
+// fake clock. (How a peer's events are paced is the work queue's: work-queue.test.ts.)
 import { describe, expect, it } from '@jest/globals';
-import { BucketLimiter, Controller, FairTurns, PacedWatch, TerminalError, type WatchSource } from '../../runtime/index.js';
+import { Controller, TerminalError, type WatchSource } from '../../runtime/index.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 class Source implements WatchSource {
@@ -20,7 +20,8 @@ describe('Controller with a TerminalError', () => {
     const c = new Controller({
       name: 'ctl', watches: [{ source, keys: () => ['k'] }], initialKeys: ['k'],
       reconcile: async () => { times.push(clock.now()); const e = fail(); if (e) throw e; },
-    }, { clock, onReconciled: (_k, e) => told.push(e) });
+      onReconciled: (_k, e) => told.push(e),
+    }, { clock });
     c.start();
     return { c, clock, source, times, told };
   };
@@ -68,53 +69,5 @@ describe('Controller with a TerminalError', () => {
     expect(times).toEqual([0, 5, 15]);
     expect(told.map((e) => (e ? (e as Error).message : 'ok'))).toEqual(['HTTP 500', 'HTTP 500', 'ok']);
     await c.stop();
-  });
-});
-
-describe('PacedWatch', () => {
-  it('delivers a burst at once, then at the bucket\'s pace, each waiting name once; nothing after stop()', async () => {
-    const clock = new FakeClock();
-    const pacer = new PacedWatch(new BucketLimiter(2, 3, clock), clock);
-    const inner = new Source();
-    const heard: [number, string][] = [];
-    const off = pacer.source(inner).addListener((n) => heard.push([clock.now(), n]));
-    for (let i = 0; i < 10; i++) inner.emit(i % 2 ? 'cv' : 'fg');
-    expect(heard).toEqual([[0, 'fg'], [0, 'cv'], [0, 'fg']]); // the burst of 3
-    await clock.advance(499);
-    expect(heard.length).toBe(3);
-    await clock.advance(1);
-    expect(heard.slice(3)).toEqual([[500, 'cv'], [500, 'fg']]); // the other seven events: two names, one delivery
-    for (let i = 0; i < 10; i++) inner.emit('cv');
-    await clock.advance(10_000);
-    expect(heard.slice(5)).toEqual([[1_000, 'cv']]);
-    for (let i = 0; i < 5; i++) inner.emit('fg'); // a burst (the bucket is full again) and a delivery scheduled
-    expect(heard.length).toBe(9);
-    pacer.stop();
-    await clock.advance(10_000);
-    expect(heard.length).toBe(9);
-    off();
-    expect(inner.listeners).toBe(0);
-  });
-
-  it('with settled work, a delivery holds its place among shared turns until its work is done, or its pacer stops', async () => {
-    const clock = new FakeClock();
-    const turns = new FairTurns(new BucketLimiter(1000, 1000, clock), clock, { maxInFlight: 1, holdMs: 60_000 });
-    const work = [0, 1, 2].map(() => { let done!: () => void; const p = new Promise<void>((r) => { done = r; }); return { p, done }; });
-    const pacers = work.map((w) => new PacedWatch(new BucketLimiter(10, 10, clock), clock, turns, () => w.p));
-    const inners = pacers.map(() => new Source());
-    const heard: number[] = [];
-    pacers.forEach((p, i) => p.source(inners[i]!).addListener(() => heard.push(i)));
-    for (const inner of inners) inner.emit('version');
-    await clock.advance(0);
-    expect(heard).toEqual([0]); // one place: the second waits for the first's work
-    work[0]!.done();
-    await clock.advance(0);
-    expect(heard).toEqual([0, 1]);
-    pacers[1]!.stop(); // a guest let go with its work unsettled gives its place back
-    await clock.advance(0);
-    expect(heard).toEqual([0, 1, 2]);
-    work[2]!.done();
-    await clock.advance(0);
-    expect(turns.inFlight).toBe(0);
   });
 });

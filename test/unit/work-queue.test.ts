@@ -23,8 +23,8 @@ describe('WorkQueue', () => {
     const q = new WorkQueue('q', { metrics: registry });
     for (let i = 0; i < 10; i++) { q.add('a'); q.add('b'); }
     expect(q.length).toBe(2);
-    expect(await q.get()).toBe('a');
-    expect(await q.get()).toBe('b');
+    expect(await q.get()).toEqual({ cluster: '', key: 'a' });
+    expect(await q.get()).toEqual({ cluster: '', key: 'b' });
     expect(await registry.metrics()).toMatch(/workqueue_adds_total\{name="q",controller="q"\} 2/);
     q.shutDown();
   });
@@ -32,14 +32,14 @@ describe('WorkQueue', () => {
   it('never hands out a key in flight; a key re-added while in flight comes back after done()', async () => {
     const q = new WorkQueue('q');
     q.add('k');
-    expect(await q.get()).toBe('k');
+    expect(await q.get()).toEqual({ cluster: '', key: 'k' });
     q.add('k');
     q.add('k');
     let next: string | undefined = 'none';
-    void q.get().then((k) => { next = k; });
+    void q.get().then((r) => { next = r?.key; });
     await new Promise((r) => setImmediate(r));
     expect(next).toBe('none'); // still in flight: not handed out again
-    q.done('k');
+    q.done({ cluster: '', key: 'k' });
     await new Promise((r) => setImmediate(r));
     expect(next).toBe('k');
     q.shutDown();
@@ -56,7 +56,7 @@ describe('WorkQueue', () => {
     expect(q.length).toBe(0);
   });
 
-  it('a key waits once: a later delayed add is dropped, a sooner one replaces the wait (one timer per key)', async () => {
+  it('a key waits once: a later delayed add is dropped, a sooner one replaces the wait (one timer for all)', async () => {
     const clock = new FakeClock();
     const q = new WorkQueue('q', { clock });
     q.addAfter('k', 60_000);
@@ -66,8 +66,8 @@ describe('WorkQueue', () => {
     expect(clock.pending).toBe(1);
     await clock.advance(1_000);
     expect(q.length).toBe(1);
-    expect(await q.get()).toBe('k');
-    q.done('k');
+    expect(await q.get()).toEqual({ cluster: '', key: 'k' });
+    q.done({ cluster: '', key: 'k' });
     await clock.advance(60_000);
     expect(q.length).toBe(0); // the replaced 60 s wait does not fire
     q.shutDown();
@@ -85,11 +85,104 @@ describe('WorkQueue', () => {
     expect(text).toMatch(/workqueue_longest_running_processor_seconds\{name="inflight",controller="inflight"\} 30\n/);
     expect(text).toMatch(/workqueue_unfinished_work_seconds\{name="inflight",controller="inflight"\} 30\n/);
     expect(text).toMatch(/workqueue_queue_duration_seconds_sum\{name="inflight",controller="inflight"\} 2\n/);
-    q.done('k');
+    q.done({ cluster: '', key: 'k' });
     expect(await registry.metrics()).toMatch(/workqueue_longest_running_processor_seconds\{name="inflight",controller="inflight"\} 0\n/);
     q.shutDown();
   });
 });
+
+// Requests that name their cluster (multicluster-runtime's shape: one queue per controller for every cluster).
+describe('WorkQueue over many clusters', () => {
+  const drain = async (q: WorkQueue, n: number) => {
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const r = (await q.get())!;
+      out.push(`${r.cluster}:${r.key}`);
+      q.done(r);
+    }
+    return out;
+  };
+
+  it('serves the clusters in turn: a cluster with 1,000 keys waiting delays another cluster\'s key by one', async () => {
+    const q = new WorkQueue('q');
+    for (let i = 0; i < 1000; i++) q.add(`k${i}`, 'noisy');
+    q.add('status', 'quiet-1');
+    q.add('status', 'quiet-2');
+    expect(await drain(q, 5)).toEqual(['noisy:k0', 'quiet-1:status', 'quiet-2:status', 'noisy:k1', 'noisy:k2']);
+    expect(q.length).toBe(997);
+    q.shutDown();
+  });
+
+  it('the same key of two clusters is two requests, each with its own backoff', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue('q', { clock, rateLimiter: new ItemExponentialLimiter(5, 60_000) });
+    q.addRateLimited('status', 'a');
+    q.addRateLimited('status', 'a');
+    q.addRateLimited('status', 'b');
+    expect([q.numRequeues('status', 'a'), q.numRequeues('status', 'b'), q.numRequeues('status', 'c')]).toEqual([2, 1, 0]);
+    await clock.advance(5);
+    expect(await drain(q, 2)).toEqual(['a:status', 'b:status']); // a's second add asked 10 ms; its first wait (5 ms) was sooner
+    q.shutDown();
+  });
+
+  it('every delay of every cluster shares one timer', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue('q', { clock });
+    for (let i = 0; i < 500; i++) q.addAfter('status', 600_000 + i, `guest-${i}`);
+    expect(clock.pending).toBe(1);
+    q.addAfter('status', 1_000, 'guest-x'); // sooner than all: the one timer moves
+    expect(clock.pending).toBe(1);
+    await clock.advance(1_000);
+    expect(await drain(q, 1)).toEqual(['guest-x:status']);
+    await clock.advance(600_000 + 499);
+    expect(q.length).toBe(500);
+    q.shutDown();
+  });
+
+  it('dropCluster forgets its waiting keys, its delays and its backoff; the others go on', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue('q', { clock, rateLimiter: new ItemExponentialLimiter(5, 60_000) });
+    q.add('a', 'gone');
+    q.addAfter('b', 100, 'gone');
+    q.addRateLimited('c', 'gone');
+    q.add('a', 'kept');
+    q.dropCluster('gone');
+    expect(q.numRequeues('c', 'gone')).toBe(0);
+    expect(q.clusters).toBe(1);
+    await clock.advance(1_000);
+    expect(await drain(q, 1)).toEqual(['kept:a']);
+    expect(q.length).toBe(0);
+    q.shutDown();
+  });
+
+  // A guest whose objects keep changing (a tenant's hostile API server) is looked at no more than its bucket allows.
+  it('events of one cluster: a burst at once, then at the bucket\'s pace, each waiting key once, no debt; others unaffected', async () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue('q', { clock, eventsPerCluster: { perSecond: 2, burst: 3 } });
+    const handed: string[] = [];
+    const serve = async () => { while (q.length > 0 && q.inFlight === 0 && handed.length < 100) { const r = (await q.get())!; handed.push(`${clock.now()} ${r.cluster}:${r.key}`); q.done(r); } };
+    for (let i = 0; i < 3; i++) { q.addFromEvent('status', 'noisy'); await serve(); } // the burst: 3 looks at once
+    for (let i = 0; i < 50; i++) q.addFromEvent('status', 'noisy'); // 50 more events: one look, when a token comes
+    q.addFromEvent('status', 'honest');
+    await serve();
+    expect(handed).toEqual(['0 noisy:status', '0 noisy:status', '0 noisy:status', '0 honest:status']);
+    await clock.advance(499);
+    await serve();
+    expect(handed).toHaveLength(4);
+    await clock.advance(1);
+    await serve();
+    expect(handed.slice(4)).toEqual(['500 noisy:status']);
+    await clock.advance(10_000);
+    await serve();
+    expect(handed).toHaveLength(5); // the 50 events cost one token, not 50
+    q.shutDown();
+  });
+});
+
+async function eventuallyTrue(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !ok(); i++) await new Promise((r) => setImmediate(r));
+  expect(ok()).toBe(true);
+}
 
 describe('rate limiters', () => {
   it('per item: 5 ms doubling to 1000 s; forget resets', () => {
@@ -184,6 +277,117 @@ describe('Controller', () => {
     const { c, clock, times } = await run([() => ({ requeue: true }), () => ({ requeue: true }), () => ({})]);
     await clock.advance(1000);
     expect(times).toEqual([0, 5, 15]);
+    await c.stop();
+  });
+
+  it('engages clusters on one controller: each its own reconcile and sources; disengage lets go of its sources, aborts its reconcile in flight and tells it nothing', async () => {
+    const clock = new FakeClock();
+    const c = new Controller({ name: 'kind', concurrency: 2 }, { clock });
+    c.start();
+    const sources = { a: new Source(), b: new Source() };
+    const ran: string[] = [];
+    const told: string[] = [];
+    let aborted: unknown;
+    let release!: () => void;
+    for (const name of ['a', 'b'] as const) {
+      c.engage(name, {
+        watches: [{ source: sources[name], keys: () => ['k'] }], initialKeys: ['k'],
+        onReconciled: (key, e) => told.push(`${name}:${key}:${e ? 'error' : 'ok'}`),
+        reconcile: async (key, signal) => {
+          ran.push(`${name}:${key}`);
+          if (name === 'b' && ran.length > 2) {
+            await new Promise<void>((resolve) => { release = resolve; signal.addEventListener('abort', () => { aborted = signal.reason; resolve(); }); });
+          }
+        },
+      });
+    }
+    await clock.advance(0);
+    expect(ran).toEqual(['a:k', 'b:k']);
+    expect(told).toEqual(['a:k:ok', 'b:k:ok']);
+    expect(() => c.engage('a', { watches: [], reconcile: async () => undefined })).toThrow(/already engaged/);
+    sources.b.emit('x');
+    await clock.advance(0);
+    expect(ran).toEqual(['a:k', 'b:k', 'b:k']); // b's second reconcile waits
+    await c.disengage('b');
+    expect(String(aborted)).toContain('controller kind stopped for b');
+    expect(release).toBeDefined();
+    expect(sources.b.listeners).toBe(0);
+    expect(told).toEqual(['a:k:ok', 'b:k:ok']); // the aborted reconcile is not told
+    sources.a.emit('x');
+    await clock.advance(0);
+    expect(ran.at(-1)).toBe('a:k');
+    expect(c.queue.clusters).toBe(1);
+    await c.stop();
+    expect(sources.a.listeners).toBe(0);
+  });
+
+  // A wave (every guest's version at once) woke 670 guests' controllers in one turn of the event loop: a replica stalled
+  // 4.4 s and missed its Lease renewals. Workers bound what is in flight, and let the event loop turn between reconciles.
+  it('at most `concurrency` reconciles in flight over every cluster; reconciles that end without I/O let the event loop turn', async () => {
+    const c = new Controller({ name: 'kind', concurrency: 3 });
+    c.start();
+    let inFlight = 0;
+    let most = 0;
+    const gates: (() => void)[] = [];
+    for (let i = 0; i < 20; i++) {
+      c.engage(`waiting-${i}`, { watches: [], initialKeys: ['k'], reconcile: async () => {
+        most = Math.max(most, ++inFlight);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        inFlight--;
+      } });
+    }
+    await eventuallyTrue(() => gates.length === 3);
+    expect(most).toBe(3);
+    while (gates.length) { gates.shift()!(); await new Promise((r) => setImmediate(r)); }
+    await c.idle();
+    expect(most).toBe(3);
+    let busy = 0;
+    for (let i = 0; i < 50; i++) {
+      c.engage(`busy-${i}`, { watches: [], initialKeys: ['k'], reconcile: async () => { const end = performance.now() + 1; while (performance.now() < end) { /* 1 ms of CPU */ } busy++; } });
+    }
+    const atTurn = await new Promise<number>((resolve) => setImmediate(() => resolve(busy)));
+    expect(atTurn).toBeLessThan(50); // the event loop turned before all 50 ms of work was done
+    await c.idle();
+    expect(busy).toBe(50);
+    await c.stop();
+  });
+
+  it('a cluster engaged before its caches listed: nothing of it is queued until they have (its events before are not heard)', async () => {
+    const clock = new FakeClock();
+    const c = new Controller({ name: 'kind' }, { clock });
+    c.start();
+    const source = new Source();
+    let listed!: () => void;
+    const ran: number[] = [];
+    c.engage('guest', { watches: [{ source }], initialKeys: ['k'], synced: new Promise<void>((r) => { listed = r; }), reconcile: async () => { ran.push(clock.now()); } });
+    source.emit('k');
+    c.enqueue('k', 'guest');
+    c.lookAgain('guest');
+    await clock.advance(1_000);
+    expect(ran).toEqual([]);
+    expect(source.listeners).toBe(0);
+    listed();
+    await clock.advance(0);
+    expect(ran).toEqual([1_000]);
+    expect(source.listeners).toBe(1);
+    await c.stop();
+  });
+
+  it('lookAgain: a cluster\'s initial keys now, a failing one stays on its backoff', async () => {
+    const clock = new FakeClock();
+    const c = new Controller({ name: 'kind' }, { clock, rateLimiter: new ItemExponentialLimiter(1_000, 60_000) });
+    c.start();
+    const times: Record<string, number[]> = { ok: [], failing: [] };
+    for (const name of ['ok', 'failing']) {
+      c.engage(name, { watches: [], initialKeys: ['k'], reconcile: async () => { times[name]!.push(clock.now()); if (name === 'failing') throw new Error('HTTP 500'); } });
+    }
+    await clock.advance(10);
+    c.lookAgain('ok');
+    c.lookAgain('failing');
+    await clock.advance(10);
+    expect(times).toEqual({ ok: [0, 10], failing: [0] }); // not at once: it stays on its backoff (1 s after its failure)
+    await clock.advance(2_000);
+    expect(times.failing).toEqual([0, 1_000]);
     await c.stop();
   });
 
