@@ -22,6 +22,12 @@ export const GUEST_WAKEUPS = { perSecond: 2, burst: 10 };
  * answers holds one until its request times out (one per guest and kind: each guest has one key per kind).
  */
 export const GUEST_WORKERS = 32;
+/**
+ * RunningGatesController's workers: a check reads the guest's /metrics (up to 64 MiB) and judges every gate in it. After
+ * a fleet-wide change every guest's check falls due within a minute; 4 at once let them trail the status writes instead
+ * of competing with them (in the 2,010-HCP wave ~670 checks at once per replica slowed every guest's status).
+ */
+export const RUNNING_GATES_WORKERS = 4;
 
 /** The kinds a guest's engagement runs (the single-cluster operator's controllers and the guest's own two). */
 export const ENGAGED_KINDS = [GUEST_SPEC_CONTROLLER, GUEST_VERSION_CONTROLLER, FEATURE_GATE_CONTROLLER, CLUSTER_OPERATOR_STATUS_CONTROLLER,
@@ -45,7 +51,7 @@ export class GuestControllers {
     for (const name of [...SESSION_KINDS, ...ENGAGED_KINDS]) {
       const engaged = (ENGAGED_KINDS as readonly string[]).includes(name);
       // Backoff of a failing guest key: 5 ms doubling to 5 minutes (a guest is not the cluster the operator runs in).
-      this.byKind.set(name, new Controller({ name, concurrency: GUEST_WORKERS }, {
+      this.byKind.set(name, new Controller({ name, concurrency: name === RUNNING_GATES_CONTROLLER ? RUNNING_GATES_WORKERS : GUEST_WORKERS }, {
         clock, rateLimiter: new ItemExponentialLimiter(5, 5 * 60_000),
         ...(options.metrics ? { metrics: options.metrics } : {}), ...(options.logger ? { logger: options.logger } : {}),
         ...(engaged ? { eventsPerCluster: GUEST_WAKEUPS } : {}),

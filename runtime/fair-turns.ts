@@ -1,15 +1,14 @@
-// Turns shared by many pacers at one bucket's pace, served in the order asked, each asker holding at most one place in
-// the line (it asks again only after its turn ran). Hosted mode gives one to a replica for every engaged guest's
-// wake-ups (REPLICA_WAKEUPS): a change every guest sees at once is worked through at the replica's pace, and a guest
-// whose changes never stop gets one turn per round like any other — it cannot run the bucket into a debt the honest
-// guests would wait behind (a plain shared token bucket let ~13 such guests starve the rest of a replica).
+// Turns shared by many askers at one bucket's pace, served in the order asked, each asker holding at most one place in
+// the line (it asks again only after its turn ran). Hosted mode gives one to a replica for its guests' first listings
+// (FIRST_LISTINGS): a replica taking over hundreds of guests lists at most that many at once, and a guest that asks
+// again and again gets one turn per round like any other — it cannot run the bucket into a debt the honest guests
+// would wait behind (a plain shared token bucket let ~13 such guests starve the rest of a replica).
 //
 // With places (`maxInFlight`), a turn that returns a promise holds one until the work it started has settled, or for
 // `holdMs` at most (a tenant's guest may take a write and never answer): the pace then follows what the process
 // gets done, not only the clock — on an idle core turns run as fast as the bucket allows, on a starved one no more
 // work is started than `maxInFlight` turns' worth, so the event loop never holds a backlog a Lease renewal would wait
 // behind (client-go bounds a controller's work the same way, by its number of workers).
-// Hosted mode has a second set for guests' first listings (FIRST_LISTINGS).
 import { realClock, type Clock } from './clock.js';
 
 export interface TurnPlaces {
