@@ -270,7 +270,8 @@ export class Controller {
         e.inFlight.delete(p);
       }
       this.queue.done(request);
-      if (this.queue.length === 0) for (const w of this.idleWaiters.splice(0)) w();
+      // (length walks every cluster's line: asked only when someone waits for idle.)
+      if (this.idleWaiters.length > 0 && this.queue.length === 0) for (const w of this.idleWaiters.splice(0)) w();
       // Reconciles that end without waiting on I/O would otherwise run back to back in one turn of the event loop.
       if (performance.now() - sliceStart > SLICE_MS) {
         await new Promise<void>((resolve) => setImmediate(resolve));
