@@ -2,7 +2,6 @@
 // body such as `/metrics`: nothing kept), or the start of an error body. A body past its bound is not read further
 // (the stream is destroyed).
 import type { Readable } from 'node:stream';
-import { ByteRun } from './byte-runs.js';
 import { lineSplitter } from './watch-lines.js';
 
 /**
@@ -17,21 +16,21 @@ export const MAX_LIST_BYTES = 64 * 1024 * 1024;
 /** The body, up to `limit` bytes: a longer one is not read further (the stream is destroyed) and rejects with `tooLarge`. */
 export function readBody(res: Readable, limit: number, tooLarge: () => Error): Promise<string> {
   return new Promise((resolve, reject) => {
-    // Gathered in one of the process's gathering buffers while it fits (byte-runs.ts), given back however it ends.
-    const run = new ByteRun();
+    const chunks: Buffer[] = [];
+    let size = 0;
     res.on('data', (c: Buffer) => {
-      if (run.length + c.length > limit) {
-        run.clear();
+      size += c.length;
+      if (size > limit) {
+        chunks.length = 0;
         reject(tooLarge());
         res.destroy();
         return;
       }
-      run.push(c);
+      chunks.push(c);
     });
-    res.on('end', () => { resolve(run.bytes().toString('utf8')); run.clear(); });
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     res.on('error', reject);
     res.on('aborted', () => reject(new Error('response aborted')));
-    res.on('close', () => run.clear());
   });
 }
 
@@ -48,7 +47,6 @@ export function readLines(res: Readable, limit: number, onLine: (line: string) =
     let size = 0;
     const fail = (e: Error) => { reject(e); res.destroy(); };
     const feed = lineSplitter(MAX_TEXT_LINE_BYTES, () => fail(tooLarge(MAX_TEXT_LINE_BYTES, 'response line')), (line) => { onLine(line); }, prefixes);
-    res.on('close', () => feed.close());
     res.on('data', (c: Buffer) => {
       size += c.length;
       if (size > limit) return fail(tooLarge(limit, 'response body'));

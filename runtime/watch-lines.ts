@@ -5,22 +5,16 @@
 // is searched for a newline (a long line costs linear time, not quadratic), and lines are decoded as UTF-8
 // whole, so a character split across chunks is never broken. With `prefixes`, a line whose bytes (after leading
 // white space) start with none of them is dropped before it is decoded: a text body of megabytes (`/metrics`)
-// of which a few lines are wanted costs no string per line. A line that spans chunks is gathered in one of the
-// process's gathering buffers (byte-runs.ts) while it fits; `close()` gives it back when the stream ends mid-line.
+// of which a few lines are wanted costs no string per line.
 /**
  * The newline search: the typed array's own indexOf, which allocates nothing per call (Buffer's wrapper allocates
  * ~56 bytes each, and this runs once a line) and is ~3× faster in the image's interpreter-only mode.
  */
-import { ByteRun, type GatherBuffers } from './byte-runs.js';
-
 const indexOf = Uint8Array.prototype.indexOf;
 const NL = 0x0a;
 
-/** Feeds a stream's chunks; close() when the stream ends (a line left unfinished gives its gathering buffer back). */
-export type LineFeed = ((chunk: Buffer | string) => void) & { close(): void };
-
 export function lineSplitter(maxLineBytes: number, onTooLong: () => void, onLine: (line: string) => boolean | void,
-  prefixes?: readonly string[], buffers?: GatherBuffers): LineFeed {
+  prefixes?: readonly string[]): (chunk: Buffer | string) => void {
   const heads = prefixes?.map((p) => Buffer.from(p, 'utf8'));
   // Byte by byte, allocating nothing: this runs for every line of a body of megabytes.
   const wanted = (b: Buffer, from: number, to: number) => {
@@ -35,37 +29,41 @@ export function lineSplitter(maxLineBytes: number, onTooLong: () => void, onLine
     }
     return false;
   };
-  const run = new ByteRun(buffers);
+  let parts: Buffer[] = [];
+  let buffered = 0;
   let done = false;
-  const stop = () => {
-    done = true;
-    run.clear();
-  };
-  const feed = (input: Buffer | string) => {
+  return (input) => {
     if (done) return;
     const chunk = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
     let start = 0;
     for (let nl = indexOf.call(chunk, NL); nl >= 0; nl = indexOf.call(chunk, NL, start)) {
-      if (run.length + nl - start > maxLineBytes) break;
+      if (buffered + nl - start > maxLineBytes) break;
       let line: string | undefined;
-      if (run.length === 0) {
+      if (parts.length === 0) {
         if (wanted(chunk, start, nl)) line = chunk.toString('utf8', start, nl).trim();
       } else {
-        run.push(chunk, start, nl);
-        const whole = run.bytes();
+        parts.push(chunk.subarray(start, nl));
+        const whole = Buffer.concat(parts);
         if (wanted(whole, 0, whole.length)) line = whole.toString('utf8').trim();
-        run.clear();
+        parts = [];
+        buffered = 0;
       }
       start = nl + 1;
-      if (line && onLine(line) === false) return stop();
+      if (line && onLine(line) === false) {
+        done = true;
+        return;
+      }
     }
     const nl = indexOf.call(chunk, NL, start);
-    if (run.length + (nl >= 0 ? nl : chunk.length) - start > maxLineBytes) {
-      stop();
+    if (buffered + (nl >= 0 ? nl : chunk.length) - start > maxLineBytes) {
+      done = true;
+      parts = [];
       onTooLong();
       return;
     }
-    if (chunk.length > start) run.push(chunk, start);
+    if (chunk.length > start) {
+      parts.push(chunk.subarray(start));
+      buffered += chunk.length - start;
+    }
   };
-  return Object.assign(feed, { close: stop });
 }

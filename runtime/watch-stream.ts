@@ -19,7 +19,7 @@ export function streamWatchEvents(exchange: Exchange, stream: Readable, w: Watch
     w.onEnd(err);
   };
   const maxEventBytes = w.maxEventBytes ?? MAX_OBJECT_BYTES;
-  const feed = lineSplitter(maxEventBytes, () => {
+  stream.on('data', lineSplitter(maxEventBytes, () => {
     end(new ResponseTooLargeError('WATCH', w.path, maxEventBytes, 'watch event'));
   }, (line) => {
     if (aborted) return;
@@ -37,11 +37,10 @@ export function streamWatchEvents(exchange: Exchange, stream: Readable, w: Watch
       end(new Error(`WATCH ${w.path}: handling an event failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }));
       return false;
     }
-  });
-  stream.on('data', feed);
+  }));
   stream.on('end', () => end());
   stream.on('aborted', () => end(new Error(`WATCH ${w.path}: connection closed mid-stream`)));
   stream.on('error', (e: Error) => end(e));
-  stream.on('close', () => { feed.close(); end(); });
+  stream.on('close', () => end());
   return { abort: () => { aborted = true; exchange.cancel(); }, pinged: exchange.pinged };
 }

@@ -2,7 +2,6 @@
 // UTF-8 character included), and a line longer than the bound ends the stream instead of growing the buffer.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { ByteRun, GatherBuffers } from '../../runtime/byte-runs.js';
 import { lineSplitter } from '../../runtime/watch-lines.js';
 
 const never = () => { throw new Error('no line is too long here'); };
@@ -79,54 +78,5 @@ describe('lineSplitter', () => {
     }
     expect(stopped).toBe(true);
     expect(fedAfterStop).toBe(512 - 193); // the 193rd chunk passes 3 MiB (192 × 16 KiB is exactly 3 MiB)
-  });
-});
-
-// A hostile guest's long lines (3–4 MB of RSS each in the fleet: the allocator pages of each join) gather in the
-// process's few buffers, reused: ten guests cost the buffers, not ten times them.
-describe('gathering buffers', () => {
-  it('lines that span chunks, from many streams one after another, reuse one buffer; a longer run or a busy pool falls back to chunks', () => {
-    fc.assert(fc.property(fc.array(fc.string({ unit: 'grapheme', minLength: 1 }).filter((s) => !s.includes('\n') && s.trim() !== ''), { minLength: 1 }),
-      fc.integer({ min: 1, max: 7 }), (lines, cut) => {
-        const pool = new GatherBuffers(64, 2);
-        for (let stream = 0; stream < 5; stream++) {
-          const seen: string[] = [];
-          const feed = lineSplitter(1 << 20, never, (l) => { seen.push(l); }, undefined, pool);
-          const bytes = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
-          for (let from = 0; from < bytes.length; from += cut) feed(bytes.subarray(from, from + cut));
-          feed.close();
-          expect(seen).toEqual(lines.map((l) => l.trim()));
-        }
-        expect(pool.count).toBeLessThanOrEqual(1); // one stream at a time: one buffer, made once, however many lines and streams
-      }));
-  });
-
-  it('a run keeps no chunk while it fits its buffer, goes on in chunks past it, and gives the buffer back when cleared', () => {
-    const pool = new GatherBuffers(8, 1);
-    const a = new ByteRun(pool);
-    const b = new ByteRun(pool);
-    a.push(Buffer.from('abcd'));
-    b.push(Buffer.from('wxyz')); // the only buffer is a's: b gathers chunks
-    a.push(Buffer.from('efghij')); // past its 8 bytes
-    expect([a.bytes().toString(), b.bytes().toString()]).toEqual(['abcdefghij', 'wxyz']);
-    a.clear();
-    b.clear();
-    const c = new ByteRun(pool);
-    c.push(Buffer.from('again'));
-    expect(c.bytes().toString()).toBe('again');
-    expect(pool.count).toBe(1);
-  });
-
-  it('a stream closed mid-line gives its buffer back', () => {
-    const pool = new GatherBuffers(64, 1);
-    const feed = lineSplitter(1 << 20, never, () => undefined, undefined, pool);
-    feed(Buffer.from('{"type":"ADD'));
-    const other = new ByteRun(pool);
-    other.push(Buffer.from('x'));
-    expect(pool.count).toBe(1);
-    other.clear();
-    expect(pool.take()).toBeUndefined(); // the stream's unfinished line holds the only buffer
-    feed.close();
-    expect(pool.take()).toBeDefined(); // given back
   });
 });
