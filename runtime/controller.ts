@@ -1,6 +1,9 @@
-// A Controller runs one reconciler over a rate-limited work queue with controller-runtime's semantics:
-//  - it declares the watches that trigger it (a source of object names, mapped to keys); the manager
-//    only starts it;
+// A Controller runs reconcilers over a rate-limited work queue with controller-runtime's semantics, one
+// controller of a kind for every cluster engaged on it (multicluster-runtime's shape):
+//  - a cluster engaged brings its reconcile, the watches that trigger it (a source of object names, mapped to
+//    keys), its initial keys and when its caches have listed; its requests carry its name (work-queue.ts), and
+//    disengage() lets go of its sources, drops its waiting requests and ends its reconciles in flight. A
+//    single-cluster controller is built from a whole spec and engages its one cluster ('') when started;
 //  - result handling: an error → addRateLimited (counted, logged); a 409 Conflict → addRateLimited,
 //    result "requeue" (someone wrote first: the cache will catch up); `requeue: true` → addRateLimited;
 //    `requeueAfterMs > 0` → forget + addAfter; otherwise forget. There is no "requeue now" path, so a stale
@@ -16,7 +19,9 @@
 //    `singleKeyController` builds the spec of a controller of one object;
 //  - stop() aborts the signal each reconcile is given (clients built with it end their requests in flight at
 //    once), then waits for the reconciles in flight; an exception a reconcile throws is that key's error, never
-//    the process's.
+//    the process's;
+//  - `concurrency` workers over every cluster; a worker lets the event loop turn after 10 ms of reconciles that
+//    did not wait on I/O (a wave of hundreds of clusters' cheap reconciles would otherwise hold it).
 // Metrics: controller_runtime_reconcile_total{result}, _errors_total, _time_seconds, _active_workers,
 // _max_concurrent_reconciles, plus the queue's workqueue_*.
 import type { Registry } from 'prom-client';
