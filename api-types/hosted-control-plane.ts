@@ -140,6 +140,12 @@ export function hcpKey(hcp: Pick<HostedControlPlane, 'metadata'>): string {
   return `${hcp.metadata.namespace}/${hcp.metadata.name}`;
 }
 
+/** The namespace of an HCP's key (hcpKey's `namespace/name`). */
+export function hcpNamespace(key: string): string {
+  const slash = key.indexOf('/');
+  return slash < 0 ? key : key.slice(0, slash);
+}
+
 /** The FeatureGate spec the guest must have: the HCP's, absent = Default (`{}`). */
 export function hostedFeatureGateSpec(hcp: HostedControlPlane): FeatureGateSpec {
   return hcp.spec.configuration?.featureGate ?? {};

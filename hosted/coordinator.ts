@@ -5,7 +5,7 @@
 // (without writing) before the shard is handed back or lost, or when its HCP goes; a shard whose renewal only came late
 // keeps its sessions until it is held again (shards.ts). Metrics and health are served as by the single-cluster operator.
 import { hostname } from 'node:os';
-import { CONFIG_OPERATOR_NAME, hcpKey, shardCountProblem, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
+import { CONFIG_OPERATOR_NAME, hcpKey, hcpNamespace, shardCountProblem, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
 import {
   BucketLimiter, DEFAULT_LEADER_ELECTION, FairTurns, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient, realClock, withTransportConfig, RunnableGroups,
   kubernetesGateLifecycle, serveProcess, silentLogger, type ServingOptions, userAgent, type ClusterAccess, type LeaderElectionTiming,
@@ -116,14 +116,14 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
       metrics: hm, registry: metrics, logger: log, gateLifecycle, managementWrites, controllers, firstListings,
     });
     h.sessions.set(key, session);
-    const namespace = key.split('/')[0]!;
+    const namespace = hcpNamespace(key);
     let inNamespace = sessionsByNamespace.get(namespace);
     if (!inNamespace) sessionsByNamespace.set(namespace, (inNamespace = new Set()));
     inNamespace.add(key);
     session.start();
   };
   const forgetSession = (key: string) => {
-    const namespace = key.split('/')[0]!;
+    const namespace = hcpNamespace(key);
     const inNamespace = sessionsByNamespace.get(namespace);
     inNamespace?.delete(key);
     if (inNamespace?.size === 0) sessionsByNamespace.delete(namespace);

@@ -4,7 +4,7 @@
 // (control-plane components read it), never with gates the HCP's control plane would refuse (it keeps its last set).
 // Only management-side input; every write passes the shard's fence (the ResourceClient's).
 import {
-  ClusterProfiles, FEATURE_GATE_CONFIGMAP, configMapCarries, featureGateConfigMap, hcpReleaseVersion, hostedFeatureGateSpec, mergeConfigMap,
+  ClusterProfiles, FEATURE_GATE_CONFIGMAP, configMapCarries, featureGateConfigMap, hcpNamespace, hcpReleaseVersion, hostedFeatureGateSpec, mergeConfigMap,
   type ConfigMap, type FeatureGateSpec, type FeatureSetRegistry, type HostedControlPlane,
 } from '../api-types/index.js';
 import {
@@ -41,7 +41,7 @@ export class FeatureGateConfigMapSync {
   private readonly namespace: string;
 
   constructor(private readonly d: FeatureGateConfigMapDeps) {
-    this.namespace = d.key.split('/')[0]!;
+    this.namespace = hcpNamespace(d.key);
   }
 
   async reconcile(): Promise<ReconcileResult> {

@@ -5,7 +5,7 @@
 // guest that does not answer is reported here (a TerminalError its health events wake), and its engagement sends
 // nothing until it answers again.
 import type { Registry } from 'prom-client';
-import type { HostedControlPlane } from '../api-types/index.js';
+import { hcpNamespace, type HostedControlPlane } from '../api-types/index.js';
 import { TerminalError, type Logger, type FairTurns, type ReconcileResult } from '../runtime/index.js';
 import { GuestConnection, GuestInputError, type GuestTuning } from './guest-connection.js';
 import type { GuestEngagement } from './guest-engagement.js';
@@ -115,7 +115,7 @@ export class GuestProvider {
    */
   private kubeconfig(hcp: HostedControlPlane): { text: string; where: string } | { missing: TerminalError; revoked: boolean } {
     const d = this.d;
-    const namespace = d.key.split('/')[0]!;
+    const namespace = hcpNamespace(d.key);
     const revoked = (message: string) => ({ missing: new TerminalError(message, { reason: 'MissingKubeconfig', recheckAfterMs: d.waitingRecheckMs }), revoked: true });
     const ref = d.secretOverride
       ? { name: d.secretOverride.name, key: d.secretOverride.key ?? DEFAULT_GUEST_KUBECONFIG_KEY }

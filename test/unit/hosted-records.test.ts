@@ -3,7 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   configMapCarries, decodeHostedControlPlane, summarizeHostedControlPlane, decodeShardRecords, hostedFeatureGateSpec, hostedStatusTable, mergeConfigMap, recordKey, releaseFolder,
-  isShardName, shardName, type ConfigMap,
+  hcpKey, hcpNamespace, isShardName, shardName, type ConfigMap,
 } from '../../api-types/index.js';
 import { clusterDesiredVersion as guestDesiredVersion } from '../../api-types/index.js';
 import { sameFeatureGateSpec } from '../../hosted/guest-spec.js';
@@ -48,6 +48,14 @@ describe('HostedControlPlane decoding', () => {
     expect(() => decodeHostedControlPlane({ ...hcp, spec: { configuration: { featureGate: { featureSet: 7 } } } }))
       .toThrow('spec.configuration.featureGate.featureSet: expected string, got number');
     expect(() => decodeHostedControlPlane({ ...hcp, metadata: { name: 'x' } })).toThrow('metadata.namespace: expected string');
+  });
+});
+
+describe('an HCP key', () => {
+  it('names its namespace: the part before the first slash (the name may not hold one, a namespace cannot)', () => {
+    expect(hcpNamespace(hcpKey({ metadata: { namespace: 'clusters-a', name: 'a' } }))).toBe('clusters-a');
+    expect(hcpNamespace('clusters-b/b/odd')).toBe('clusters-b');
+    expect(hcpNamespace('no-slash')).toBe('no-slash');
   });
 });
 
