@@ -17,10 +17,7 @@ export const GUEST_VERSION_CONTROLLER = 'GuestVersionController';
 
 /** How often a guest's own events may wake each of its controllers: a token bucket per guest (a change, then its status write's echo, fit in the burst). */
 export const GUEST_WAKEUPS = { perSecond: 2, burst: 10 };
-/**
- * Reconciles of one kind in flight at once, over every guest of the replica: a guest that takes a write and never
- * answers holds one until its request times out (one per guest and kind: each guest has one key per kind).
- */
+/** Reconciles of one kind in flight at once, over every guest of the replica, besides those GUEST_SLOW_AFTER_MS let go. */
 export const GUEST_WORKERS = 32;
 /**
  * RunningGatesController's workers: a check reads the guest's /metrics (up to 64 MiB) and judges every gate in it. After
@@ -28,6 +25,13 @@ export const GUEST_WORKERS = 32;
  * of competing with them (in the 2,010-HCP wave ~670 checks at once per replica slowed every guest's status).
  */
 export const RUNNING_GATES_WORKERS = 4;
+/**
+ * A guest reconcile still running after this long gives its worker back (runtime/controller.ts): a guest whose writes
+ * never answer (its tenant's admission webhook points at nothing) holds a worker 1 s, not its 10 s request timeout, so
+ * more such guests than workers cannot make every honest guest wait. An honest guest's reconcile ends in tens of ms.
+ * Not for RunningGatesController: its bound is on /metrics reads in flight (each up to 64 MiB), not on workers alone.
+ */
+export const GUEST_SLOW_AFTER_MS = 1_000;
 
 /** The kinds a guest's engagement runs (the single-cluster operator's controllers and the guest's own two). */
 export const ENGAGED_KINDS = [GUEST_SPEC_CONTROLLER, GUEST_VERSION_CONTROLLER, FEATURE_GATE_CONTROLLER, CLUSTER_OPERATOR_STATUS_CONTROLLER,
@@ -51,7 +55,10 @@ export class GuestControllers {
     for (const name of [...SESSION_KINDS, ...ENGAGED_KINDS]) {
       const engaged = (ENGAGED_KINDS as readonly string[]).includes(name);
       // Backoff of a failing guest key: 5 ms doubling to 5 minutes (a guest is not the cluster the operator runs in).
-      this.byKind.set(name, new Controller({ name, concurrency: name === RUNNING_GATES_CONTROLLER ? RUNNING_GATES_WORKERS : GUEST_WORKERS }, {
+      const checks = name === RUNNING_GATES_CONTROLLER;
+      this.byKind.set(name, new Controller({
+        name, concurrency: checks ? RUNNING_GATES_WORKERS : GUEST_WORKERS, ...(checks ? {} : { slowAfterMs: GUEST_SLOW_AFTER_MS }),
+      }, {
         clock, rateLimiter: new ItemExponentialLimiter(5, 5 * 60_000),
         ...(options.metrics ? { metrics: options.metrics } : {}), ...(options.logger ? { logger: options.logger } : {}),
         ...(engaged ? { eventsPerCluster: GUEST_WAKEUPS } : {}),

@@ -21,9 +21,11 @@
 //    once), then waits for the reconciles in flight; an exception a reconcile throws is that key's error, never
 //    the process's;
 //  - `concurrency` workers over every cluster; a worker lets the event loop turn after 10 ms of reconciles that
-//    did not wait on I/O (a wave of hundreds of clusters' cheap reconciles would otherwise hold it).
+//    did not wait on I/O (a wave of hundreds of clusters' cheap reconciles would otherwise hold it); with
+//    `slowAfterMs`, a reconcile that runs longer gives its worker back and ends beside the workers (a cluster that
+//    never answers holds no worker past it).
 // Metrics: controller_runtime_reconcile_total{result}, _errors_total, _time_seconds, _active_workers,
-// _max_concurrent_reconciles, plus the queue's workqueue_*.
+// _max_concurrent_reconciles, featuregates_controller_slow_reconciles, plus the queue's workqueue_*.
 import type { Registry } from 'prom-client';
 import { NotLeaderError, apiErrorMessage, errorCause, isConflictCause } from './api-errors.js';
 import type { Clock } from './clock.js';
@@ -87,8 +89,15 @@ export interface ClusterWork {
 
 export interface ControllerSpec extends ClusterWork {
   name: string;
-  /** Reconciles in flight at once, over every cluster. */
+  /** Reconciles in flight at once, over every cluster (not counting those slowAfterMs has let go). */
   concurrency?: number;
+  /**
+   * A reconcile still running after this long gives its worker back and goes on beside the workers (counted in
+   * featuregates_controller_slow_reconciles): clusters whose requests never answer cannot hold every worker while
+   * others wait. What is in flight stays bounded by the keys engaged: a key in flight is never handed out again.
+   * Default: a reconcile holds its worker to the end (controller-runtime's).
+   */
+  slowAfterMs?: number;
 }
 
 /**
@@ -165,7 +174,7 @@ export class Controller {
   private readonly m;
   private readonly idleWaiters: (() => void)[] = [];
 
-  constructor(readonly spec: ControllerSpec | { name: string; concurrency?: number }, options: ControllerOptions = {}) {
+  constructor(readonly spec: ControllerSpec | { name: string; concurrency?: number; slowAfterMs?: number }, options: ControllerOptions = {}) {
     this.queue = new WorkQueue(spec.name, {
       ...(options.metrics ? { metrics: options.metrics } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
@@ -182,11 +191,14 @@ export class Controller {
       time: histogram(r, 'controller_runtime_reconcile_time_seconds', 'Length of time per reconciliation per controller', ['controller'], DURATION_BUCKETS).labels({ controller: name }),
       workers: gauge(r, 'controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', ['controller']).labels({ controller: name }),
       active: gauge(r, 'controller_runtime_active_workers', 'Number of currently used workers per controller', ['controller']).labels({ controller: name }),
+      slow: gauge(r, 'featuregates_controller_slow_reconciles', 'Reconciles running past the controller\'s slow threshold, no longer holding a worker',
+        ['controller']).labels({ controller: name }),
     } : undefined;
     if (this.m) {
       for (const result of OUTCOMES) this.m.reconciles[result].inc(0);
       this.m.errors.inc(0);
       this.m.workers.set(spec.concurrency ?? 1);
+      this.m.slow.set(0);
     }
   }
 
@@ -264,25 +276,44 @@ export class Controller {
   }
 
   private async work(): Promise<void> {
+    const slowAfterMs = this.spec.slowAfterMs;
     for (;;) {
       const request = await this.queue.get();
       if (request === undefined) return;
-      const e = this.engaged.get(request.cluster);
-      if (e) {
-        const p = this.process(e, request);
-        e.inFlight.add(p);
-        await p;
-        e.inFlight.delete(p);
-      }
-      this.queue.done(request);
-      // (length walks every cluster's line: asked only when someone waits for idle.)
-      if (this.idleWaiters.length > 0 && this.queue.length === 0) for (const w of this.idleWaiters.splice(0)) w();
+      const finished = this.run(request);
+      if (slowAfterMs === undefined) await finished;
+      else await this.untilFinishedOrSlow(finished, slowAfterMs);
       // Reconciles that end without waiting on I/O would otherwise run back to back in one turn of the event loop.
       if (performance.now() - sliceStart > SLICE_MS) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         sliceStart = performance.now();
       }
     }
+  }
+
+  /** One request, from its reconcile to the queue told it is done. */
+  private async run(request: Request): Promise<void> {
+    const e = this.engaged.get(request.cluster);
+    if (e) {
+      const p = this.process(e, request);
+      e.inFlight.add(p);
+      await p;
+      e.inFlight.delete(p);
+    }
+    this.queue.done(request);
+    // (length walks every cluster's line: asked only when someone waits for idle.)
+    if (this.idleWaiters.length > 0 && this.queue.length === 0) for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  /** Resolves when the reconcile has finished, or when it has run `ms` (it goes on without its worker). */
+  private async untilFinishedOrSlow(finished: Promise<void>, ms: number): Promise<void> {
+    const timer = new AbortController();
+    let slow = false;
+    await Promise.race([finished, this.queue.clock.sleep(ms, timer.signal).then(() => { slow = !timer.signal.aborted; })]);
+    timer.abort();
+    if (!slow) return;
+    this.m?.slow.inc();
+    void finished.then(() => this.m?.slow.dec());
   }
 
   /** Runs one reconcile and applies controller-runtime's result handling. */

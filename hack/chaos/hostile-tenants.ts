@@ -107,7 +107,7 @@ export async function hostileTenants(o: HostileTenantsOptions): Promise<Scenario
     f.add(`hostile guests' requests received (${HOSTILE_KINDS.join(', ')})`, servers.map((s) => s.requests.length).join(', '), 'reported', true);
     f.add('SIGTERM of both replicas while hostile guests throttle → exit', exits.map((e) => (e === 'still running' ? 'still running after 40 s' : `exit ${e}`)).join(', ') + ` in ${(exitMs / 1000).toFixed(2)} s`,
       'exit 0 within 15 s', exits.every((e) => e === 0) && exitMs <= 15_000);
-    return { name: 'hosted replicas beside hostile tenants (throttle, huge errors, newline-free streams, long history, cycling versions, foreign objects, short watches, a log bomb)', figures: f.list };
+    return { name: 'hosted replicas beside hostile tenants (throttle, huge errors, newline-free streams, long history, cycling versions, foreign objects, short watches, a log bomb, writes never answered)', figures: f.list };
   } finally {
     replicas.killAll();
     await Promise.all(servers.map((s) => s.close()));

@@ -8,15 +8,18 @@
 //  - short-watches: its ClusterVersion watch sends 55 changes 40 ms apart and ends cleanly (below a burst of 60
 //    per watch, ~25 changes a second over watches);
 //  - log-bomb: its ClusterVersion watch sends one object of the wrong kind whose name is 1 MiB, starting with a
-//    terminal escape and a bidi override.
-// The last three list a valid ClusterVersion (so the coordinator goes on to watch) and count, per watch of the
-// resource they attack, the events they wrote before the watch ended (`deliveries`).
+//    terminal escape and a bidi override;
+//  - silent-writes: reads answer as a healthy guest's (a ClusterVersion at 4.22.3, its FeatureGate with no status),
+//    writes are never answered: the tenant's admission webhook points at nothing, and each write waits out the
+//    client's timeout (`writes` counts those held and those the client gave up).
+// foreign-objects, short-watches and log-bomb list a valid ClusterVersion (so the coordinator goes on to watch) and
+// count, per watch of the resource they attack, the events they wrote before the watch ended (`deliveries`).
 // Used by the hostile-tenant tests and the hosted-fleet benchmark (--hostile N).
 import type { ServerResponse } from 'node:http';
 import { historyEntry } from '../../sdk/testing/index.js';
 import { startHostileServer, status, type HostileServer } from './hostile-server.js';
 
-export const HOSTILE_KINDS = ['throttle', 'huge-error', 'no-newline', 'long-history', 'cycling', 'foreign-objects', 'short-watches', 'log-bomb'] as const;
+export const HOSTILE_KINDS = ['throttle', 'huge-error', 'no-newline', 'long-history', 'cycling', 'foreign-objects', 'short-watches', 'log-bomb', 'silent-writes'] as const;
 export type HostileKind = (typeof HOSTILE_KINDS)[number];
 
 const clusterVersion = (desired: string, history: ReturnType<typeof historyEntry>[], rv: number) => ({
@@ -33,6 +36,8 @@ function list(res: ServerResponse, items: unknown[], rv: number): void {
 export interface HostileGuest extends HostileServer {
   /** Per watch of the attacked resource (foreign-objects, short-watches, log-bomb): the events written to it. */
   readonly deliveries: number[];
+  /** silent-writes: the writes waiting for an answer now, and those whose client gave up. */
+  readonly writes: { waiting: number; givenUp: number };
 }
 
 /** The bomb's name: a terminal escape, a bidi override, then 1 MiB. */
@@ -42,6 +47,7 @@ export async function startHostileGuest(kind: HostileKind): Promise<HostileGuest
   const longHistory = Array.from({ length: 3000 }, (_, i) => historyEntry(`4.22.${3000 - i}`));
   let rv = 1;
   const deliveries: number[] = [];
+  const writes = { waiting: 0, givenUp: 0 };
   const server = await startHostileServer({ tls: true });
   /** A watch of the attacked resource: `send` is called every `everyMs` with the count so far; it returns what to write, or undefined to end. */
   const attack = (res: ServerResponse, everyMs: number, send: (n: number) => unknown) => {
@@ -101,6 +107,16 @@ export async function startHostileGuest(kind: HostileKind): Promise<HostileGuest
         if (!cvs) return openAndSilent(res);
         return attack(res, 40, (n) => (n >= 55 ? undefined : { type: 'MODIFIED', object: clusterVersion('4.22.3', [historyEntry('4.22.3')], ++rv) }));
       }
+      case 'silent-writes': {
+        if (q.method !== 'GET') {
+          writes.waiting++;
+          return void res.on('close', () => { writes.waiting--; writes.givenUp++; });
+        }
+        if (watch) return openAndSilent(res);
+        const featureGate = { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster', resourceVersion: String(rv) }, spec: {} };
+        if (/\/featuregates\/cluster(\?|$)/.test(url)) return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(featureGate));
+        return list(res, cvs ? [clusterVersion('4.22.3', [historyEntry('4.22.3')], rv)] : fgs ? [featureGate] : [], rv);
+      }
       case 'log-bomb': {
         if (!watch) return list(res, cvs ? [clusterVersion('4.22.3', [historyEntry('4.22.3')], rv)] : [], rv);
         if (!cvs) return openAndSilent(res);
@@ -109,5 +125,5 @@ export async function startHostileGuest(kind: HostileKind): Promise<HostileGuest
       }
     }
   };
-  return Object.assign(server, { deliveries });
+  return Object.assign(server, { deliveries, writes });
 }

@@ -352,6 +352,40 @@ describe('Controller', () => {
     await c.stop();
   });
 
+  // A guest whose writes never answer (an admission webhook its tenant points at nothing) held a worker until the
+  // request timed out: as many such guests as workers held every worker of a kind, and every honest guest waited.
+  it('a reconcile still running after slowAfterMs gives its worker back: guests that never answer cannot hold every worker', async () => {
+    const clock = new FakeClock();
+    const registry = new Registry();
+    const c = new Controller({ name: 'kind', concurrency: 2, slowAfterMs: 500 }, { clock, metrics: registry });
+    c.start();
+    const started: string[] = [];
+    const ended: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      c.engage(`hanging-${i}`, { watches: [], initialKeys: ['k'], reconcile: async (_k, signal) => {
+        started.push(`hanging-${i}`);
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        ended.push(`hanging-${i}`);
+      } });
+    }
+    await clock.advance(0);
+    expect(started).toEqual(['hanging-0', 'hanging-1']); // two workers
+    const honest: number[] = [];
+    c.engage('honest', { watches: [], initialKeys: ['k'], reconcile: async () => { honest.push(clock.now()); } });
+    await clock.advance(499);
+    expect(honest).toEqual([]);
+    await clock.advance(1); // the first two are slow: their workers go on
+    expect(started).toEqual(['hanging-0', 'hanging-1', 'hanging-2', 'hanging-3']);
+    await clock.advance(500);
+    expect(honest).toEqual([1_000]);
+    expect(started).toHaveLength(5); // each hanging key once: a key in flight is never handed out again
+    expect(ended).toEqual([]);
+    expect(await registry.getSingleMetricAsString('featuregates_controller_slow_reconciles')).toContain('featuregates_controller_slow_reconciles{controller="kind"} 4');
+    await c.stop(); // aborts and awaits the slow ones too
+    expect(ended.sort()).toEqual(['hanging-0', 'hanging-1', 'hanging-2', 'hanging-3', 'hanging-4']);
+    expect(await registry.getSingleMetricAsString('featuregates_controller_slow_reconciles')).toContain('featuregates_controller_slow_reconciles{controller="kind"} 0');
+  });
+
   it('a cluster engaged before its caches listed: nothing of it is queued until they have (its events before are not heard)', async () => {
     const clock = new FakeClock();
     const c = new Controller({ name: 'kind' }, { clock });
