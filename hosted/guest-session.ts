@@ -184,9 +184,14 @@ export class GuestSession {
   }
 
   async stop(): Promise<void> {
+    // Its controllers let go of it first (at once: what they have in flight ends as stopped, neither logged as an
+    // error nor retried), then its requests are aborted: a write waiting its turn at the management pace ends now.
+    const disengaged = [
+      ...this.work.map(([kind]) => this.d.controllers.of(kind).disengage(this.d.key)),
+      this.provider.disengage(), // its engagement's controllers the same way, then the guest requests in flight aborted
+    ];
     this.stopping.abort(new Error(`session ${this.d.key} stopped`));
-    await this.provider.disengage(); // aborts the guest requests in flight
-    await Promise.all(this.work.map(([kind]) => this.d.controllers.of(kind).disengage(this.d.key)));
+    await Promise.all(disengaged);
     // Not flush(): its Events wait their turn at the replica's management pace, and hundreds of sessions stop at
     // once (a SIGTERM, a shard handed back); the ones not yet sent are dropped.
     await this.events.close();

@@ -7,8 +7,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { join } from 'node:path';
 import {
-  HostedControlPlaneResource, KubeTransport, LeaseResource, NamespaceResource, Reflector, ResourceClient, readKubeconfigFile, readKubeconfigText, retryOnConflict,
-  type ClusterAccess,
+  ConfigMapResource, HostedControlPlaneResource, KubeTransport, LeaseResource, NamespaceResource, Reflector, ResourceClient, createLogger, readKubeconfigFile, readKubeconfigText,
+  retryOnConflict, type ClusterAccess,
 } from '../../runtime/index.js';
 import {
   UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, publishHostedControlPlane, serviceAccountKubeConfig, startControlPlane, type ControlPlane,
@@ -233,5 +233,27 @@ describe('hosted coordinator: sessions of the HCPs of held shards', () => {
     });
     // The HCP's event wakes its session (the minute's resync is not due): it reads the Secret and tries the guest.
     await eventually(async () => expect(counted(await warnings('clusters-late', 'FeatureGatesGuestUnreachable'))).toBe(1), 15_000);
+  }, 120_000);
+
+  // Stopping (a SIGTERM, a shard handed back) while sessions' ConfigMap writes waited their turn at the management pace:
+  // each waiting reconcile failed with "session … stopped", was logged as a Reconciler error and retried every few ms
+  // until its controller let go of the session (the hosted-profile benchmark's stop: 135 such lines).
+  it('stop() while ConfigMap writes wait their turn: nothing logged as an error, nothing retried', async () => {
+    for (let i = 0; i < 60; i += 20) {
+      await Promise.all([...Array(20).keys()].map((j) => publishHostedControlPlane(kc, {
+        namespace: 'clusters-versioned', name: `v-${i + j}`, kubeconfig: UNREACHABLE_GUEST_KUBECONFIG, releaseVersion: '4.22.0',
+      })));
+    }
+    const lines: string[] = [];
+    coordinator = await start('stopping', { logger: createLogger({ level: 'info', format: 'json', write: (l) => { lines.push(l); } }) });
+    await coordinator.ready;
+    // Stopped as soon as the first of the 60 ConfigMaps is written: the others wait their turn (burst 50, 4 in flight).
+    const configMaps = new ResourceClient(kc, ConfigMapResource, undefined, { namespace: 'clusters-versioned' });
+    await eventually(async () => expect((await configMaps.list()).items.length).toBeGreaterThan(0), 30_000, 5);
+    await coordinator.stop();
+    expect((await configMaps.list()).items.length).toBeLessThan(60);
+    coordinator = undefined;
+    const errors = lines.filter((l) => l.includes('"level":"error"'));
+    expect(errors).toEqual([]);
   }, 120_000);
 });
