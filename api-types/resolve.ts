@@ -41,11 +41,24 @@ export function resolveFeatureSet(spec: FeatureGateSpec, registry: FeatureSetReg
     throw new ResolutionError(`.spec.featureSet ${JSON.stringify(set)} not found: the payload manifests have no ${featureSetName(set)} feature set ` +
       `for ${searched(registry)} (they define ${have})`);
   }
+  let resolved = namedSets.get(registry);
+  if (!resolved) namedSets.set(registry, resolved = new Map());
+  const known = resolved.get(set);
+  if (known) return known;
   const enabled = sortedUnique(gates.enabled);
   const on = new Set(enabled);
   const all = new Set([...knownGates(registry), ...gates.disabled]);
-  return { enabled, disabled: sortedUnique([...all].filter((n) => !on.has(n))) };
+  const lists = Object.freeze({ enabled: Object.freeze(enabled), disabled: Object.freeze(sortedUnique([...all].filter((n) => !on.has(n)))) });
+  resolved.set(set, lists as EnabledDisabled);
+  return lists as EnabledDisabled;
 }
+
+/**
+ * A named set's lists, per registry (a registry is not changed once loaded): resolved once for every cluster of a
+ * release — a hosted replica taking over hundreds of guests of one release sorted the same ~600 names for each.
+ * Frozen: a caller that changed them would change every other's. Only sets the registry has are kept (bounded).
+ */
+const namedSets = new WeakMap<FeatureSetRegistry, Map<string, EnabledDisabled>>();
 
 /** The status entry for `version`. */
 export function resolveFeatureGateDetails(spec: FeatureGateSpec, registry: FeatureSetRegistry, version: string): FeatureGateDetails {

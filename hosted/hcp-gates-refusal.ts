@@ -1,9 +1,10 @@
 // Whether an HCP's control plane would start with the gates its spec resolves to: the gates-that-start check
-// (api-types' checkSpecGates) for the Kubernetes minor of the HCP's release, judged once per spec and release (a
-// render's worth of work, not redone at every look). Both the guest's requested spec (guest-session.ts) and the
+// (api-types' checkSpecGates) for the Kubernetes minor of the HCP's release, judged once per spec and release for every
+// HCP of the replica (a render's worth of work: a replica taking over hundreds of HCPs of one release and one spec
+// judged it for each). Both the guest's requested spec (guest-session.ts) and the
 // management ConfigMap (feature-gate-configmap.ts) hold back a set that would be refused.
 import {
-  ClusterProfiles, checkSpecGates, kubernetesOfOpenShift, type FeatureGateSpec,
+  ClusterProfiles, checkSpecGates, kubernetesOfOpenShift, type FeatureGateSpec, type FeatureSetRegistry, type GateStartCheck,
 } from '../api-types/index.js';
 import type { ReleaseCatalog } from '../runtime/index.js';
 
@@ -25,7 +26,7 @@ export class HcpGatesRefusal {
     let refusal: string | undefined;
     try {
       const kube = kubernetesOfOpenShift(release, this.kubernetesVersions);
-      const check = checkSpecGates(spec, this.catalog.registry(release, ClusterProfiles.IBMCloudManaged), release, kube);
+      const check = judged(spec, this.catalog.registry(release, ClusterProfiles.IBMCloudManaged), release, kube);
       if (!check.starts) {
         refusal = `HostedControlPlane ${this.hcpKey}: its kube-apiserver (Kubernetes ${kube}, release ${release}) would refuse to start with the gates of ` +
           `spec.configuration.featureGate: ${check.problems.map((p) => `${p.gate} (${p.kind}): ${p.message}; ${p.fix}`).join('; ')}. ` +
@@ -38,4 +39,20 @@ export class HcpGatesRefusal {
     this.last = { key, refusal };
     return refusal;
   }
+}
+
+/** The specs judged last, per release registry; a tenant's specs are its own to vary, so at most JUDGED_SPECS are kept. */
+const judgedSpecs = new WeakMap<FeatureSetRegistry, Map<string, GateStartCheck>>();
+const JUDGED_SPECS = 64;
+
+function judged(spec: FeatureGateSpec, registry: FeatureSetRegistry, release: string, kube: string): GateStartCheck {
+  let checks = judgedSpecs.get(registry);
+  if (!checks) judgedSpecs.set(registry, checks = new Map());
+  const key = JSON.stringify([spec, release, kube]);
+  const known = checks.get(key);
+  if (known) return known;
+  const check = checkSpecGates(spec, registry, release, kube);
+  if (checks.size >= JUDGED_SPECS) checks.delete(checks.keys().next().value!);
+  checks.set(key, check);
+  return check;
 }

@@ -173,6 +173,9 @@ export class Controller {
   private stopped = false;
   private readonly m;
   private readonly idleWaiters: (() => void)[] = [];
+  /** With slowAfterMs: the reconciles holding a worker now, and whether one loop is looking at them. */
+  private readonly holding = new Set<{ since: number; letGo: () => void }>();
+  private holdingWatched = false;
 
   constructor(readonly spec: ControllerSpec | { name: string; concurrency?: number; slowAfterMs?: number }, options: ControllerOptions = {}) {
     this.queue = new WorkQueue(spec.name, {
@@ -307,13 +310,33 @@ export class Controller {
 
   /** Resolves when the reconcile has finished, or when it has run `ms` (it goes on without its worker). */
   private async untilFinishedOrSlow(finished: Promise<void>, ms: number): Promise<void> {
-    const timer = new AbortController();
-    let slow = false;
-    await Promise.race([finished, this.queue.clock.sleep(ms, timer.signal).then(() => { slow = !timer.signal.aborted; })]);
-    timer.abort();
-    if (!slow) return;
+    let letGo!: () => void;
+    const slow = new Promise<true>((resolve) => { letGo = () => resolve(true); });
+    const held = { since: this.queue.clock.now(), letGo };
+    this.holding.add(held);
+    this.watchHolding(ms);
+    const wasSlow = await Promise.race([finished, slow]);
+    this.holding.delete(held);
+    if (wasSlow !== true) return;
     this.m?.slow.inc();
     void finished.then(() => this.m?.slow.dec());
+  }
+
+  /**
+   * One look every quarter of `ms` while any reconcile holds a worker (none when idle), instead of a timer per
+   * reconcile: a reconcile that has run `ms` is let go (between `ms` and 1.25 `ms` after it started).
+   */
+  private watchHolding(ms: number): void {
+    if (this.holdingWatched) return;
+    this.holdingWatched = true;
+    void (async () => {
+      while (this.holding.size > 0) {
+        await this.queue.clock.sleep(ms / 4);
+        const now = this.queue.clock.now();
+        for (const h of this.holding) if (now - h.since >= ms) h.letGo();
+      }
+      this.holdingWatched = false;
+    })();
   }
 
   /** Runs one reconcile and applies controller-runtime's result handling. */
