@@ -11,23 +11,10 @@
 //     dependencies effectively on.
 // The messages are component-base's own words. Pure: no I/O, no clock.
 import { KUBERNETES_GATE_RULES } from './kubernetes-gates/index.js';
+import type { GatePreRelease, KubernetesGateRules, KubernetesGateSpec } from './kubernetes-gates/types.js';
+
+export type { GatePreRelease, KubernetesGateRules, KubernetesGateSpec } from './kubernetes-gates/types.js';
 import { closestName } from './suggest.js';
-
-export type GatePreRelease = 'Alpha' | 'Beta' | 'GA' | 'Deprecated';
-/** One versioned spec: [version "X.Y", default, lockToDefault, preRelease, minCompatibilityVersion?]. */
-export type KubernetesGateSpec = readonly [string, boolean, boolean, GatePreRelease, string?];
-
-/** One Kubernetes release's gates (every versioned spec) and dependencies. */
-export interface KubernetesGateRules {
-  kubernetesVersion: string;
-  gates: Readonly<Record<string, readonly KubernetesGateSpec[]>>;
-  dependencies: Readonly<Record<string, readonly string[]>>;
-  /**
-   * Gates only binaries that import k8s.io/controller-manager's feature registration have (kube-apiserver,
-   * kube-controller-manager, kubelet; not kube-scheduler).
-   */
-  controllerManagerGates: readonly string[];
-}
 
 /** The Kubernetes components whose `--feature-gates` the rules judge. */
 export type GateComponent = 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kubelet';

@@ -15,19 +15,10 @@
 import { DecodeError, describe, obj } from './decode.js';
 import { GateRulesError, effectiveGates, kubernetesGateRules, type GateProblem, type KubernetesGateRules } from './gate-rules.js';
 import { KUBELET_CONFIG_RULES } from './kubelet-config-rules/index.js';
-import { fieldAt, fieldsOf, isZero, sameValue, withValue, type KubeletCondition, type KubeletFieldValue } from './kubelet-config-fields.js';
+import type { KubeletConfigRules } from './kubelet-config-rules/types.js';
 
-/** One release's rules: each check refuses when its gate is in the state `enabled` and every condition holds. */
-export interface KubeletConfigRules {
-  kubernetesVersion: string;
-  /** Fields the rules test that the kubelet's defaulting sets whatever the gates (absent is never "unset"). */
-  defaulted: readonly string[];
-  requires: readonly { gate: string; enabled: boolean; when: readonly KubeletCondition[]; message: string }[];
-  /** Fields the defaulting sets only while the gate is on (and the field is unset). */
-  defaults: readonly { gate: string; field: string; value: KubeletFieldValue }[];
-  /** Checks of a field's value under a gate (a range, an enum): not modelled — their fields are wrong with or without it. */
-  valueChecks: readonly { gate: string; enabled: boolean }[];
-}
+export type { KubeletConfigRules } from './kubelet-config-rules/types.js';
+import { fieldAt, fieldsOf, isZero, sameValue, withValue, type KubeletCondition, type KubeletFieldValue } from './kubelet-config-fields.js';
 
 /** A node's KubeletConfiguration (kubelet.config.k8s.io/v1beta1): its fields as JSON, its own featureGates. */
 export interface KubeletConfiguration {

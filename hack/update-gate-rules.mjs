@@ -119,7 +119,7 @@ export function renderRules(version, yamlText, deps, clientGoGates, controllerMa
     '// test/compatibility_lifecycle/reference/versioned_feature_list.yaml and k8s.io/client-go\'s features/known_features.go',
     '// (every gate\'s versioned specs: [version, default, lockToDefault, preRelease, minCompatibilityVersion?]) and',
     '// pkg/features/kube_features.go\'s defaultKubernetesFeatureGateDependencies.',
-    "import type { KubernetesGateRules } from '../gate-rules.js';",
+    "import type { KubernetesGateRules } from './types.js';",
     '',
     '// A function, so that V8 compiles and builds the data only for the minor a process asks for (gate-rules.ts keeps it).',
     `export const ${ident} = (): KubernetesGateRules => ({`,
@@ -157,7 +157,7 @@ function generate() {
     files.push(renderRules(version, readFileSync(join(ref, 'versioned_feature_list.yaml'), 'utf8'), deps, clientGoGates, cmGates));
   }
   return [...files.map((f) => [f.file, f.text]), ['index.ts', indexModule(files, {
-    script: 'hack/update-gate-rules.mjs', what: 'Kubernetes\' feature-gate rules', type: 'KubernetesGateRules', from: '../gate-rules.js',
+    script: 'hack/update-gate-rules.mjs', what: 'Kubernetes\' feature-gate rules', type: 'KubernetesGateRules', from: './types.js',
     doc: 'The rules of each supported Kubernetes minor ("1.36"), from that release\'s own files, built when called.', name: 'KUBERNETES_GATE_RULES',
   })]];
 }

@@ -10,10 +10,11 @@ import type { Registry } from 'prom-client';
 import { Controller, ItemExponentialLimiter, realClock, type Clock, type Logger } from '../runtime/index.js';
 import { CLUSTER_OPERATOR_STATUS_CONTROLLER, FEATURE_GATE_CONTROLLER, RUNNING_GATES_CONTROLLER, UPGRADEABLE_CONTROLLER } from '../controllers/operator-cluster.js';
 import { FEATURE_GATE_CONFIGMAP_CONTROLLER } from './feature-gate-configmap.js';
-import { GUEST_CONNECTION_CONTROLLER } from './guest-provider.js';
 import { GUEST_SPEC_CONTROLLER } from './guest-spec.js';
 
 export const GUEST_VERSION_CONTROLLER = 'GuestVersionController';
+/** The guest connection's controller (guest-provider.ts): connects, reconnects and engages the guest. */
+export const GUEST_CONNECTION_CONTROLLER = 'GuestConnectionController';
 
 /** How often a guest's own events may wake each of its controllers: a token bucket per guest (a change, then its status write's echo, fit in the burst). */
 export const GUEST_WAKEUPS = { perSecond: 2, burst: 10 };

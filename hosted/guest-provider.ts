@@ -11,7 +11,6 @@ import { GuestConnection, GuestInputError, type GuestTuning } from './guest-conn
 import type { GuestEngagement } from './guest-engagement.js';
 import type { GuestSecrets } from './guest-secrets.js';
 
-export const GUEST_CONNECTION_CONTROLLER = 'GuestConnectionController';
 export const DEFAULT_GUEST_KUBECONFIG_KEY = 'kubeconfig';
 
 export interface GuestProviderDeps {

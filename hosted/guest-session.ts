@@ -24,9 +24,9 @@ import {
 import type { GuestConnection, GuestTuning } from './guest-connection.js';
 import { CLUSTER_OPERATOR_STATUS_CONTROLLER, FEATURE_GATE_CONTROLLER, RUNNING_GATES_CONTROLLER, UPGRADEABLE_CONTROLLER } from '../controllers/operator-cluster.js';
 import { FEATURE_GATE_CONFIGMAP_CONTROLLER, FeatureGateConfigMapSync } from './feature-gate-configmap.js';
-import { GUEST_VERSION_CONTROLLER, type GuestControllerKind, type GuestControllers } from './guest-controllers.js';
+import { GUEST_CONNECTION_CONTROLLER, GUEST_VERSION_CONTROLLER, type GuestControllerKind, type GuestControllers } from './guest-controllers.js';
 import { GuestEngagement, acceptedGuestVersion } from './guest-engagement.js';
-import { GUEST_CONNECTION_CONTROLLER, GuestProvider } from './guest-provider.js';
+import { GuestProvider } from './guest-provider.js';
 import { GUEST_SPEC_CONTROLLER } from './guest-spec.js';
 import type { GuestSecrets } from './guest-secrets.js';
 import { HcpGatesRefusal } from './hcp-gates-refusal.js';

@@ -31,7 +31,9 @@ import { countedRequest } from './metrics.js';
 import { MAX_LIST_BYTES, MAX_OBJECT_BYTES, errorBody, readBody, readLines } from './response-body.js';
 import { retryAfterHeader, withRetryAfter } from './retry-after.js';
 import { userAgent } from './version.js';
-import { streamWatchEvents } from './watch-stream.js';
+import { streamWatchEvents, type WatchHandle, type WatchRequest } from './watch-stream.js';
+
+export type { WatchHandle, WatchRequest } from './watch-stream.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
@@ -67,32 +69,6 @@ export interface KubeRequest {
   /** The method label for metrics (LIST for a collection GET). */
   metricMethod?: string;
   metrics?: Registry;
-}
-
-export interface WatchHandle {
-  abort(): void;
-  /**
-   * The watch's connection is health-checked by pings (HTTP/2): it may stay silent until its timeout (on HTTP/1.1
-   * the reflector ends one silent past UNPINGED_SILENCE_MS).
-   */
-  readonly pinged: boolean;
-}
-
-export interface WatchRequest {
-  path: string;
-  query: Record<string, string | number | boolean | undefined>;
-  /** Bound on the time until the response headers arrive, Retry-After waits included. */
-  timeoutMs?: number;
-  /** Ends the start of the watch, or a wait the server asked for (Retry-After) before it is sent again. */
-  signal?: AbortSignal;
-  /** The largest watch event (one line) read. Default MAX_OBJECT_BYTES. */
-  maxEventBytes?: number;
-  resource?: string;
-  metrics?: Registry;
-  /** Every decoded watch event. */
-  onEvent(type: string, object: unknown): void;
-  /** The stream ended: cleanly (undefined) or with an error. Called at most once, never after abort(). */
-  onEnd(err?: Error): void;
 }
 
 function queryString(q: KubeRequest['query']): string {

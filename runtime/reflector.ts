@@ -44,7 +44,7 @@ import { apiErrorMessage, isGone, statusCode } from './api-errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { ListerWatcher } from './resource-client.js';
 import { HEALTHY_WATCH_MS, UNPINGED_SILENCE_MS, WATCH_SECONDS, type ListenerOptions, type ReflectorListener, type ReflectorOptions, type ReflectorPhase } from './reflector-options.js';
-import type { WatchHandle } from './kube-transport.js';
+import type { WatchHandle } from './watch-stream.js';
 import { ForeignObjectError, WatchTooFast, objectKey, readWatchEvent, type WatchEventRules } from './watch-event.js';
 
 type Named = { metadata: { name?: string; namespace?: string; resourceVersion?: string } };

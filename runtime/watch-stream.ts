@@ -3,11 +3,37 @@
 // large event, on a fault in the watcher's handling of one event (its owner watches again; the process goes on),
 // or when the connection drops mid-stream — and never after the watcher aborted it.
 import type { Readable } from 'node:stream';
+import type { Registry } from 'prom-client';
 import { ResponseTooLargeError } from './api-errors.js';
 import type { Exchange } from './exchange.js';
-import type { WatchHandle, WatchRequest } from './kube-transport.js';
 import { MAX_OBJECT_BYTES } from './response-body.js';
 import { lineSplitter } from './watch-lines.js';
+
+export interface WatchHandle {
+  abort(): void;
+  /**
+   * The watch's connection is health-checked by pings (HTTP/2): it may stay silent until its timeout (on HTTP/1.1
+   * the reflector ends one silent past UNPINGED_SILENCE_MS).
+   */
+  readonly pinged: boolean;
+}
+
+export interface WatchRequest {
+  path: string;
+  query: Record<string, string | number | boolean | undefined>;
+  /** Bound on the time until the response headers arrive, Retry-After waits included. */
+  timeoutMs?: number;
+  /** Ends the start of the watch, or a wait the server asked for (Retry-After) before it is sent again. */
+  signal?: AbortSignal;
+  /** The largest watch event (one line) read. Default MAX_OBJECT_BYTES. */
+  maxEventBytes?: number;
+  resource?: string;
+  metrics?: Registry;
+  /** Every decoded watch event. */
+  onEvent(type: string, object: unknown): void;
+  /** The stream ended: cleanly (undefined) or with an error. Called at most once, never after abort(). */
+  onEnd(err?: Error): void;
+}
 
 export function streamWatchEvents(exchange: Exchange, stream: Readable, w: WatchRequest): WatchHandle {
   let aborted = false;

@@ -2,7 +2,7 @@
 // test/compatibility_lifecycle/reference/versioned_feature_list.yaml and k8s.io/client-go's features/known_features.go
 // (every gate's versioned specs: [version, default, lockToDefault, preRelease, minCompatibilityVersion?]) and
 // pkg/features/kube_features.go's defaultKubernetesFeatureGateDependencies.
-import type { KubernetesGateRules } from '../gate-rules.js';
+import type { KubernetesGateRules } from './types.js';
 
 // A function, so that V8 compiles and builds the data only for the minor a process asks for (gate-rules.ts keeps it).
 export const KUBERNETES_1_35 = (): KubernetesGateRules => ({
