@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { kubernetesGateRules, parseStrictVersion } from '../api-types/index.js';
 import { parseYaml } from '../runtime/yaml.js';
-import { createLogger } from '../runtime/logger.js';
+import { createLogger, type Logger } from '../runtime/logger.js';
 import {
   appendPrerunFailure, InvalidConfigurationError, prerun, PrerunError, resolveStandaloneGates,
   kubeletOverrides, standaloneAPIServerArgs, standaloneKubeletConfig, type PrerunResult,
@@ -88,19 +88,7 @@ export const standaloneCommand: CommandSpec = {
     // render only prints: it runs every check as a dry run and writes nothing (--dry-run changes nothing for
     // it); check is the one command that commits the lock and the version file.
     const dryRun = flags['dry-run'] === true || action === 'render';
-    if (!values.version) throw new UsageError('--version is required (the version of the binaries being started, X.Y.Z)');
-    try {
-      parseStrictVersion(values.version);
-    } catch (e) {
-      throw new UsageError(`--version: ${(e as Error).message}`);
-    }
-    if (values['kubernetes-version'] !== undefined) {
-      try {
-        kubernetesGateRules(values['kubernetes-version']);
-      } catch (e) {
-        throw new UsageError(`--kubernetes-version: ${(e as Error).message}`);
-      }
-    }
+    const version = versionFlags(values);
     const output = outputFlag(values.output, ['yaml', 'json']);
     const logger = createLogger({ fields: { component: 'featuregates-standalone' }, ...logFormatOption(values['log-format']) });
     const backupDir = values['backup-dir'] ?? DEFAULTS.backupDir;
@@ -113,7 +101,7 @@ export const standaloneCommand: CommandSpec = {
         ...(values['config-dir'] !== undefined ? { explicitConfigDir: true } : {}),
         dryRun,
         dataDir: values['data-dir'] ?? DEFAULTS.dataDir,
-        version: values.version,
+        version,
         ...(values['authoritative-feature-gate-dir'] ? { featureGateDir: values['authoritative-feature-gate-dir'] } : {}),
         ...(values['kubernetes-version'] ? { kubernetesVersion: values['kubernetes-version'] } : {}),
         ...(kubeletBase ? { kubeletConfiguration: kubeletBase } : {}),
@@ -125,53 +113,87 @@ export const standaloneCommand: CommandSpec = {
         else process.stdout.write(commitReport(result));
         return 0;
       }
-      if (result.writes.lock) {
-        process.stderr.write(`render wrote nothing: the lock ${result.writes.lock.path} does not exist yet; \`featuregates standalone check\` ` +
-          `(without --dry-run) creates it, permanently, before the operands start with these gates\n`);
-      }
-      const gates = resolveStandaloneGates(result.featureGates, result.registry);
-      for (const o of kubeletOverrides(gates, kubeletBase)) {
-        process.stderr.write(`warning: ${values['kubelet-config']} sets featureGates.${o.name}: ${o.kubelet}, which overrides ${o.name}=${o.apiServer} ` +
-          'from apiServer.featureGates for the kubelet (the kubelet\'s own setting wins, as in MicroShift)\n');
-      }
-      const rendered = {
-        featureSet: result.featureGates.featureSet,
-        kubeAPIServerArgs: standaloneAPIServerArgs(gates),
-        kubeletConfig: standaloneKubeletConfig(gates, kubeletBase),
-      };
-      logger.info(`setting kube:feature-gates=${rendered.kubeAPIServerArgs.map((a) => a.slice('--feature-gates='.length)).join(',')}`);
-      if (values.kubeconfig) {
-        const [{ mirrorFeatureGate }, { loadKubeConfig }] = await Promise.all([import('../standalone/mirror.js'), import('../runtime/kube-config.js')]);
-        await mirrorFeatureGate(await loadKubeConfig(values.kubeconfig), result.featureGates, values.version, gates);
-      }
-      process.stdout.write(output === 'json' ? `${JSON.stringify(rendered, null, 2)}\n` : stringify(rendered));
-      return 0;
+      return await render(values, result, kubeletBase, output, logger);
     } catch (e) {
-      if (e instanceof InvalidConfigurationError) {
-        process.stderr.write(`${e.message}\n`);
-        return 2;
-      }
-      // A check refused the start (PrerunError) or its I/O failed. The log (stderr) has it once, in the
-      // chosen format; `check`'s report — the full message and the verdict — is on stdout, allowed or refused;
-      // `render` keeps stdout for the flags and only adds the verdict to the log.
-      const message = (e as Error).message;
-      if (action === 'render') {
-        if (!(e instanceof PrerunError)) logger.error(message); // a refusal is in the log already (prerun's FAIL line)
-        logger.error('verdict: this start would be refused (render: nothing written)');
-        return 1;
-      }
-      if (dryRun) {
-        process.stdout.write(`dry run: a check refused this start; nothing was written.\n\n${message}\n\nverdict: this start would be refused (dry run: nothing written)\n`);
-        return 1;
-      }
-      process.stdout.write(`${message}\n\nverdict: this start is refused\n`);
-      try {
-        const log = appendPrerunFailure(backupDir, message);
-        process.stdout.write(`(also written to ${log})\n`);
-      } catch (w) {
-        logger.error(`could not write to ${backupDir}: ${(w as Error).message}`);
-      }
-      return 1;
+      return refused(e, { action, dryRun, backupDir, logger });
     }
   },
 };
+
+/** --version (X.Y.Z, required) and --kubernetes-version (a minor the gate rules know), as usage errors. */
+function versionFlags(values: Record<string, string | undefined>): string {
+  if (!values.version) throw new UsageError('--version is required (the version of the binaries being started, X.Y.Z)');
+  try {
+    parseStrictVersion(values.version);
+  } catch (e) {
+    throw new UsageError(`--version: ${(e as Error).message}`);
+  }
+  if (values['kubernetes-version'] !== undefined) {
+    try {
+      kubernetesGateRules(values['kubernetes-version']);
+    } catch (e) {
+      throw new UsageError(`--kubernetes-version: ${(e as Error).message}`);
+    }
+  }
+  return values.version;
+}
+
+/** render: the kube-apiserver flags and the kubelet configuration for the gates (and FeatureGate/cluster mirrored with --kubeconfig). */
+async function render(values: Record<string, string | undefined>, result: PrerunResult, kubeletBase: Record<string, unknown> | undefined,
+  output: string, logger: Logger): Promise<number> {
+  if (result.writes.lock) {
+    process.stderr.write(`render wrote nothing: the lock ${result.writes.lock.path} does not exist yet; \`featuregates standalone check\` ` +
+      `(without --dry-run) creates it, permanently, before the operands start with these gates\n`);
+  }
+  const gates = resolveStandaloneGates(result.featureGates, result.registry);
+  for (const o of kubeletOverrides(gates, kubeletBase)) {
+    process.stderr.write(`warning: ${values['kubelet-config']} sets featureGates.${o.name}: ${o.kubelet}, which overrides ${o.name}=${o.apiServer} ` +
+      'from apiServer.featureGates for the kubelet (the kubelet\'s own setting wins, as in MicroShift)\n');
+  }
+  const rendered = {
+    featureSet: result.featureGates.featureSet,
+    kubeAPIServerArgs: standaloneAPIServerArgs(gates),
+    kubeletConfig: standaloneKubeletConfig(gates, kubeletBase),
+  };
+  logger.info(`setting kube:feature-gates=${rendered.kubeAPIServerArgs.map((a) => a.slice('--feature-gates='.length)).join(',')}`);
+  if (values.kubeconfig) {
+    const [{ mirrorFeatureGate }, { loadKubeConfig }] = await Promise.all([import('../standalone/mirror.js'), import('../runtime/kube-config.js')]);
+    await mirrorFeatureGate(await loadKubeConfig(values.kubeconfig), result.featureGates, values.version!, gates);
+  }
+  process.stdout.write(output === 'json' ? `${JSON.stringify(rendered, null, 2)}\n` : stringify(rendered));
+  return 0;
+}
+
+/**
+ * A check refused the start (PrerunError) or its I/O failed. The log (stderr) has it once, in the chosen format;
+ * `check`'s report — the full message and the verdict — is on stdout, allowed or refused; `render` keeps stdout for
+ * the flags and only adds the verdict to the log. A bad configuration is a usage error (exit 2).
+ */
+function refused(e: unknown, r: { action: 'check' | 'render'; dryRun: boolean; backupDir: string; logger: Logger }): number {
+  const { action, dryRun, backupDir, logger } = r;
+  if (e instanceof InvalidConfigurationError) {
+    process.stderr.write(`${e.message}\n`);
+    return 2;
+  }
+  // A check refused the start (PrerunError) or its I/O failed. The log (stderr) has it once, in the
+  // chosen format; `check`'s report — the full message and the verdict — is on stdout, allowed or refused;
+  // `render` keeps stdout for the flags and only adds the verdict to the log.
+  const message = (e as Error).message;
+  if (action === 'render') {
+    if (!(e instanceof PrerunError)) logger.error(message); // a refusal is in the log already (prerun's FAIL line)
+    logger.error('verdict: this start would be refused (render: nothing written)');
+    return 1;
+  }
+  if (dryRun) {
+    process.stdout.write(`dry run: a check refused this start; nothing was written.\n\n${message}\n\nverdict: this start would be refused (dry run: nothing written)\n`);
+    return 1;
+  }
+  process.stdout.write(`${message}\n\nverdict: this start is refused\n`);
+  try {
+    const log = appendPrerunFailure(backupDir, message);
+    process.stdout.write(`(also written to ${log})\n`);
+  } catch (w) {
+    logger.error(`could not write to ${backupDir}: ${(w as Error).message}`);
+  }
+  return 1;
+}

@@ -13,7 +13,8 @@ import {
 } from '../api-types/index.js';
 import {
   apiErrorMessage, apiServerVersion, readAtMostEvery, readNodeConfigurations, ClusterOperatorResource, ClusterVersionResource, Controller, Registry, registerStatusFeatureMetrics, FeatureGateResource, LeaderElector, userAgent, Reflector, ResourceClient, createEventRecorder, withTransportConfig, RunnableGroups,
-  componentAccess, kubernetesGateLifecycle, loadRegistry, serveProcess, silentLogger, type ServingOptions, type ControllerSpec, type LeaderElectionTiming, type Logger, 
+  componentAccess, kubernetesGateLifecycle, loadRegistry, serveProcess, silentLogger, type ServingOptions, type ControllerSpec, type LeaderElectionTiming, type Logger,
+  type ResourceClientOptions,
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/index.js';
 import { FEATURE_GATE_CONTROLLER } from './feature-gate-status.js';
@@ -22,7 +23,7 @@ import { gatesThatStartController } from './gates-that-start.js';
 import { RUNNING_GATES_PERIOD_MS } from './running-gates.js';
 import { okdMigrationController } from './okd-feature-set-migration.js';
 import { OperatorConditions } from './operator-conditions.js';
-import { operatorControllers, type OperatorCluster } from './operator-cluster.js';
+import { operatorControllers, type OperatorBinding, type OperatorCluster } from './operator-cluster.js';
 import { registerStatusMetrics } from './status-metrics.js';
 
 /** Serving (ServingOptions: metrics and health addresses, secure metrics, its certificate) as every long-running process. */
@@ -81,163 +82,47 @@ export const DEFAULT_LEADER_ELECTION_ID = 'config-operator-lock';
 export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
   const log = options.logger ?? silentLogger;
   if (!options.operatorVersion) throw new Error('the operator version is empty: pass --operator-version or set OPERATOR_IMAGE_VERSION');
-  // A broken payload (two manifests for one set, a status entry for another version, …) is reported, not a
-  // crash loop: the operator runs, writes no FeatureGate status, and says why in its ClusterOperator (Degraded).
-  let registry: FeatureSetRegistry | undefined;
-  let brokenPayload: string | undefined;
-  try {
-    registry = loadRegistry(options.featureGateDir, {
-      operatorVersion: options.operatorVersion,
-      ...(options.clusterProfile ? { clusterProfile: options.clusterProfile } : {}),
-    });
-    log.info('payload feature sets loaded', {
-      dir: options.featureGateDir, version: options.operatorVersion,
-      featureSets: Object.fromEntries([...registry.featureSets].map(([k, v]) => [k || 'Default', `${v.enabled.length} enabled, ${v.disabled.length} disabled`])),
-    });
-  } catch (e) {
-    if (!(e instanceof BrokenPayloadError)) throw e;
-    brokenPayload = `payload manifests in ${options.featureGateDir}: ${e.message}`;
-    log.error('payload manifests are broken: no FeatureGate status is written; reporting Degraded', { error: brokenPayload });
-  }
+  const payload = loadPayload(options, log);
   const namespace = options.namespace ?? 'default';
   const metrics = new Registry();
   const kc = withTransportConfig(options.kubeConfig, { userAgent: userAgent('featuregates-operator'), logger: log });
   const abort = new AbortController();
-  let stopped = false;
+  const lifecycle = { stopped: false };
   // Stopped in the reverse order: the controllers, the accessor, the Events still queued, the caches, the Lease, the endpoint.
   const runnables = new RunnableGroups(['serving', 'election', 'caches', 'events', 'accessor', 'controllers'] as const, log);
-
-  const elector = options.leaderElect ? new LeaderElector(kc, {
-    namespace: options.leaderElectionNamespace ?? namespace,
-    name: options.leaderElectionId ?? DEFAULT_LEADER_ELECTION_ID,
-    identity: `${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`,
-    ...options.leaderElection,
-    metrics, logger: log,
-    onStoppedLeading: (reason) => {
-      // Nothing is written from here on: the fence already refuses, and the controllers stop.
-      stopped = true;
-      abort.abort(new Error('leader election lost'));
-      void runnables.stopGroup('controllers').then(() => (options.onLostLeadership ?? ((r: string) => { log.error('leader election lost; the caller did not say what to do', { reason: r }); }))(reason));
-    },
+  const elector = options.leaderElect ? operatorElector(kc, options, { namespace, metrics, log }, (reason) => {
+    // Nothing is written from here on: the fence already refuses, and the controllers stop.
+    lifecycle.stopped = true;
+    abort.abort(new Error('leader election lost'));
+    void runnables.stopGroup('controllers').then(() => (options.onLostLeadership ?? ((r: string) => { log.error('leader election lost; the caller did not say what to do', { reason: r }); }))(reason));
   }) : undefined;
   const fence = elector ? () => elector.fence() : undefined;
   // Writers carry the fence (judged by the transport before each attempt leaves) and the manager's signal:
   // stopping or losing the Lease ends their requests in flight instead of waiting out a server's Retry-After.
-  const writeOptions = { ...(fence ? { fence } : {}), signal: abort.signal };
+  const caches = operatorCaches(kc, options, { metrics, log, writeOptions: { ...(fence ? { fence } : {}), signal: abort.signal } });
 
-  const reflectorOptions = { logger: log, metrics, ...options.reflector };
-  const fgClient = new ResourceClient(kc, FeatureGateResource, metrics, writeOptions);
-  const featureGates = new Reflector(fgClient, { ...reflectorOptions, name: FEATURE_GATE_NAME });
-  const clusterVersions = new Reflector(new ResourceClient(kc, ClusterVersionResource, metrics), { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
-  const coName = options.clusterOperatorName ?? CONFIG_OPERATOR_NAME;
-  const coClient = new ResourceClient(kc, ClusterOperatorResource, metrics, writeOptions);
-  const clusterOperators = new Reflector(coClient, { ...reflectorOptions, name: coName });
-  const reflectors = [featureGates, clusterVersions, clusterOperators];
-  registerStatusFeatureMetrics(metrics, () => featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates ?? []);
-  registerStatusMetrics(metrics, {
-    operatorVersion: options.operatorVersion, clusterOperatorName: coName, sizeLimitBytes: ETCD_REQUEST_LIMIT_BYTES,
-    featureGate: () => featureGates.get(FEATURE_GATE_NAME), clusterOperator: () => clusterOperators.get(coName),
-  });
-  const synced = () => reflectors.every((r) => r.hasSynced());
-
-  const serving = await serveProcess(options, { kc, registry: metrics, certName: 'featuregates-metrics', ready: synced, logger: log });
+  const serving = await serveProcess(options, { kc, registry: metrics, certName: 'featuregates-metrics', ready: caches.synced, logger: log });
   runnables.add('serving', serving);
   if (elector) runnables.add('election', { stop: () => elector.release() });
   log.info('serving', {
     metrics: serving.metricsAddress, ...(serving.metricsAddress ? { metricsScheme: serving.secure ? 'https' : 'http' } : {}), health: serving.healthAddress,
   });
-
   const events = createEventRecorder(kc, { namespace, component: 'featuregate-coordinator', logger: log, metrics, ...(fence ? { fence } : {}) });
   runnables.add('events', { stop: () => events.flush() });
-  const conditions = OperatorConditions.atStart();
-
-  // Over the manager's own caches: no second pair of watches.
-  const accessor = featureGateAccessOverCaches({ featureGates, clusterVersions }, {
-    desiredVersion: options.operatorVersion, logger: log, metricsRegistry: metrics,
-    // The operator itself uses no gates, so a change needs no restart (a component would exit here).
-    onChange: ({ previous }) => { if (previous) log.info('feature gates of this version changed'); },
-  });
-  const run = (spec: ControllerSpec) => runnables.add('controllers', new Controller(spec, { metrics, logger: log }));
   // The cluster the operator runs in, engaged once with this release (controllers/operator-cluster.ts).
-  const cluster: OperatorCluster = {
-    featureGates, clusterVersions, clusterOperators, featureGate: fgClient, clusterOperator: coClient, access: kc, events, logger: log, metrics,
+  const cluster: OperatorCluster = { ...caches.cluster, access: kc, events, logger: log, metrics };
+  const conditions = OperatorConditions.atStart();
+  const run: OperatorRun = {
+    options, log, kc, abort, lifecycle, runnables, elector, caches, payload, conditions, events, metrics, namespace, ...(fence ? { fence } : {}),
+    controllers: operatorControllers(cluster, operatorBinding(options, payload, { conditions, namespace, kc, clusterOperatorName: caches.clusterOperatorName })),
+    // Over the manager's own caches: no second pair of watches.
+    accessor: featureGateAccessOverCaches({ featureGates: caches.cluster.featureGates, clusterVersions: caches.cluster.clusterVersions }, {
+      desiredVersion: options.operatorVersion, logger: log, metricsRegistry: metrics,
+      // The operator itself uses no gates, so a change needs no restart (a component would exit here).
+      onChange: ({ previous }) => { if (previous) log.info('feature gates of this version changed'); },
+    }),
   };
-  const release = registry && { version: options.operatorVersion, registry };
-  const controllers = operatorControllers(cluster, {
-    release: () => release, operatorVersion: () => options.operatorVersion, conditions, clusterOperatorName: coName, namespace, okdBuild: options.okdBuild ?? false,
-    ...(options.degradedInertiaMs !== undefined ? { degradedInertiaMs: options.degradedInertiaMs } : {}),
-    runningGates: {
-      lifecycle: () => kubernetesGateLifecycle(), periodMs: options.runningGatesPeriodMs ?? RUNNING_GATES_PERIOD_MS,
-      components: (options.runningGatesComponents ?? []).map(({ name, url }) => ({ name, access: componentAccess(kc, url, options.runningGatesComponentCA) })),
-      ...(options.runningGatesOverrides ? { overrides: options.runningGatesOverrides } : {}),
-      ...(options.runningGatesKubeletsPerMinute ? { kubelets: { perPeriod: options.runningGatesKubeletsPerMinute, periodMs: options.runningGatesKubeletsPeriodMs ?? 60_000 } } : {}),
-    },
-  });
-  const runClusterOperatorStatus = () => run(controllers.clusterOperator);
-
-  const main = async (): Promise<void> => {
-    for (const r of reflectors) runnables.add('caches', r);
-    if (elector) await elector.acquire(abort.signal);
-    if (stopped) return;
-    await Promise.race([Promise.all(reflectors.map((r) => r.synced)), new Promise((_, reject) => abort.signal.addEventListener('abort', () => reject(abort.signal.reason as Error), { once: true }))]);
-    log.info('caches synced');
-    if (!registry) {
-      conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, brokenPayload));
-      runClusterOperatorStatus();
-      return;
-    }
-    // The cluster's Kubernetes version, for both controllers that judge gates by it: one GET /version per 10 minutes.
-    const kubernetesVersion = readAtMostEvery(apiServerVersion(kc, abort.signal), 10 * 60_000);
-    // With the kubelets read (--running-gates-kubelets), the nodes' configurations for the admission guard: every Ready
-    // node's /configz, at most every 10 minutes (a failed read keeps what was read before).
-    let nodesAt = '';
-    const readNodes = readAtMostEvery(async () => {
-      try {
-        return (await readNodeConfigurations(kc, nodesAt)).groups;
-      } catch (e) {
-        log.warn('the nodes\' kubelet configurations could not be read', { error: apiErrorMessage(e) });
-        return undefined;
-      }
-    }, 10 * 60_000);
-    const nodeConfigurations = options.runningGatesKubeletsPerMinute ? (version: string) => { nodesAt = version; return readNodes(); } : undefined;
-    run(controllers.featureGate);
-    run(gatesThatStartController({
-      operatorVersion: options.operatorVersion, registry, featureGates, conditions, events, logger: log, metrics,
-      kubernetesVersion, ...(nodeConfigurations ? { nodeConfigurations } : {}),
-    }));
-    if (options.okdBuild) run(okdMigrationController({ featureGates, client: fgClient, events, payloadHasOKD: registry.featureSets.has(FeatureSets.OKD), logger: log }));
-    run(knownGatesParamsController({
-      kubeConfig: kc, namespace, operatorVersion: options.operatorVersion, registry, clusterVersions, metrics, ...(fence ? { fence } : {}), signal: abort.signal,
-      kubernetesVersion, logger: log,
-      ...(nodeConfigurations ? { nodeConfigurations } : {}),
-    }));
-    if (controllers.runningGates) run(controllers.runningGates);
-    runnables.add('accessor', accessor);
-    log.info('waiting for FeatureGate status to hold this version', { version: options.operatorVersion });
-    const initial = accessor.waitForInitial({ timeoutMs: options.initialWaitMs ?? 5 * 60_000, signal: abort.signal });
-    initial.catch(() => undefined);
-    // The ClusterOperator waits for this version's gates (upstream's order), unless the status controller fails
-    // first — a spec the payload cannot resolve — which it then reports as Degraded while the wait goes on.
-    let reporting = false;
-    const failing = new Promise<void>((resolve) => {
-      const check = () => {
-        if (conditions.all().some((c) => c.type === `${FEATURE_GATE_CONTROLLER}Degraded` && c.status === 'True')) { off(); resolve(); }
-      };
-      const off = conditions.addListener(check);
-      check();
-      initial.then(off, off);
-    });
-    if (await Promise.race([initial.then(() => false), failing.then(() => true)]) && !stopped) {
-      runClusterOperatorStatus();
-      reporting = true;
-    }
-    await initial;
-    if (stopped) return;
-    run(controllers.upgradeable);
-    if (!reporting) runClusterOperatorStatus();
-    log.info('all controllers started');
-  };
-  const ready = main();
+  const ready = runWhenLeading(run);
   ready.catch(() => undefined);
 
   return {
@@ -248,9 +133,190 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     ready,
     isLeader: () => (elector ? elector.isLeader() : true),
     async stop() {
-      stopped = true;
+      lifecycle.stopped = true;
       abort.abort(new Error('operator stopping'));
       await runnables.stopAndWait();
     },
   };
+}
+
+/** The payload's feature sets for this version, or why there are none (a broken payload is reported Degraded, not a crash loop). */
+interface Payload { registry?: FeatureSetRegistry; broken?: string }
+
+/**
+ * A broken payload (two manifests for one set, a status entry for another version, …) is reported, not a crash
+ * loop: the operator runs, writes no FeatureGate status, and says why in its ClusterOperator (Degraded).
+ */
+function loadPayload(options: OperatorOptions, log: Logger): Payload {
+  try {
+    const registry = loadRegistry(options.featureGateDir, {
+      operatorVersion: options.operatorVersion,
+      ...(options.clusterProfile ? { clusterProfile: options.clusterProfile } : {}),
+    });
+    log.info('payload feature sets loaded', {
+      dir: options.featureGateDir, version: options.operatorVersion,
+      featureSets: Object.fromEntries([...registry.featureSets].map(([k, v]) => [k || 'Default', `${v.enabled.length} enabled, ${v.disabled.length} disabled`])),
+    });
+    return { registry };
+  } catch (e) {
+    if (!(e instanceof BrokenPayloadError)) throw e;
+    const broken = `payload manifests in ${options.featureGateDir}: ${e.message}`;
+    log.error('payload manifests are broken: no FeatureGate status is written; reporting Degraded', { error: broken });
+    return { broken };
+  }
+}
+
+function operatorElector(kc: ClusterAccess, options: OperatorOptions, r: { namespace: string; metrics: Registry; log: Logger },
+  onStoppedLeading: (reason: string) => void): LeaderElector {
+  return new LeaderElector(kc, {
+    namespace: options.leaderElectionNamespace ?? r.namespace,
+    name: options.leaderElectionId ?? DEFAULT_LEADER_ELECTION_ID,
+    identity: `${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`,
+    ...options.leaderElection,
+    metrics: r.metrics, logger: r.log, onStoppedLeading,
+  });
+}
+
+/** The operator's three caches (its FeatureGate, ClusterVersion and ClusterOperator), their writers, and the status metrics over them. */
+function operatorCaches(kc: ClusterAccess, options: OperatorOptions, r: { metrics: Registry; log: Logger; writeOptions: ResourceClientOptions }) {
+  const reflectorOptions = { logger: r.log, metrics: r.metrics, ...options.reflector };
+  const featureGate = new ResourceClient(kc, FeatureGateResource, r.metrics, r.writeOptions);
+  const featureGates = new Reflector(featureGate, { ...reflectorOptions, name: FEATURE_GATE_NAME });
+  const clusterVersions = new Reflector(new ResourceClient(kc, ClusterVersionResource, r.metrics), { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
+  const clusterOperatorName = options.clusterOperatorName ?? CONFIG_OPERATOR_NAME;
+  const clusterOperator = new ResourceClient(kc, ClusterOperatorResource, r.metrics, r.writeOptions);
+  const clusterOperators = new Reflector(clusterOperator, { ...reflectorOptions, name: clusterOperatorName });
+  const reflectors = [featureGates, clusterVersions, clusterOperators];
+  registerStatusFeatureMetrics(r.metrics, () => featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates ?? []);
+  registerStatusMetrics(r.metrics, {
+    operatorVersion: options.operatorVersion, clusterOperatorName, sizeLimitBytes: ETCD_REQUEST_LIMIT_BYTES,
+    featureGate: () => featureGates.get(FEATURE_GATE_NAME), clusterOperator: () => clusterOperators.get(clusterOperatorName),
+  });
+  return {
+    cluster: { featureGates, clusterVersions, clusterOperators, featureGate, clusterOperator },
+    clusterOperatorName, reflectors,
+    synced: () => reflectors.every((x) => x.hasSynced()),
+  };
+}
+
+/** The release the operator's controllers are bound to, and what its running-gate checks read. */
+function operatorBinding(options: OperatorOptions, payload: Payload, r: {
+  conditions: OperatorConditions; namespace: string; kc: ClusterAccess; clusterOperatorName: string;
+}): OperatorBinding {
+  const release = payload.registry && { version: options.operatorVersion, registry: payload.registry };
+  return {
+    release: () => release, operatorVersion: () => options.operatorVersion, conditions: r.conditions, clusterOperatorName: r.clusterOperatorName,
+    namespace: r.namespace, okdBuild: options.okdBuild ?? false,
+    ...(options.degradedInertiaMs !== undefined ? { degradedInertiaMs: options.degradedInertiaMs } : {}),
+    runningGates: {
+      lifecycle: () => kubernetesGateLifecycle(), periodMs: options.runningGatesPeriodMs ?? RUNNING_GATES_PERIOD_MS,
+      components: (options.runningGatesComponents ?? []).map(({ name, url }) => ({ name, access: componentAccess(r.kc, url, options.runningGatesComponentCA) })),
+      ...(options.runningGatesOverrides ? { overrides: options.runningGatesOverrides } : {}),
+      ...(options.runningGatesKubeletsPerMinute
+        ? { kubelets: { perPeriod: options.runningGatesKubeletsPerMinute, periodMs: options.runningGatesKubeletsPeriodMs ?? 60_000 } } : {}),
+    },
+  };
+}
+
+/** What the steps after the start share. */
+interface OperatorRun {
+  options: OperatorOptions;
+  log: Logger;
+  kc: ClusterAccess;
+  abort: AbortController;
+  lifecycle: { stopped: boolean };
+  runnables: RunnableGroups<'serving' | 'election' | 'caches' | 'events' | 'accessor' | 'controllers'>;
+  elector: LeaderElector | undefined;
+  fence?: () => void;
+  caches: ReturnType<typeof operatorCaches>;
+  payload: Payload;
+  conditions: OperatorConditions;
+  events: ReturnType<typeof createEventRecorder>;
+  metrics: Registry;
+  namespace: string;
+  controllers: ReturnType<typeof operatorControllers>;
+  accessor: ReturnType<typeof featureGateAccessOverCaches>;
+}
+
+const runController = (r: OperatorRun, spec: ControllerSpec) => r.runnables.add('controllers', new Controller(spec, { metrics: r.metrics, logger: r.log }));
+
+/** Caches on every replica; then the Lease (when elected); then, once the caches have listed, the controllers in upstream's order. */
+async function runWhenLeading(r: OperatorRun): Promise<void> {
+  for (const c of r.caches.reflectors) r.runnables.add('caches', c);
+  if (r.elector) await r.elector.acquire(r.abort.signal);
+  if (r.lifecycle.stopped) return;
+  const aborted = new Promise((_, reject) => r.abort.signal.addEventListener('abort', () => reject(r.abort.signal.reason as Error), { once: true }));
+  await Promise.race([Promise.all(r.caches.reflectors.map((c) => c.synced)), aborted]);
+  r.log.info('caches synced');
+  if (!r.payload.registry) {
+    r.conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, r.payload.broken));
+    runController(r, r.controllers.clusterOperator);
+    return;
+  }
+  startGateControllers(r, r.payload.registry);
+  await reportOnceCurrent(r);
+}
+
+/** FeatureGateController and the controllers that judge gates: the known-gates parameters, gates that start, OKD's migration, running gates. */
+function startGateControllers(r: OperatorRun, registry: FeatureSetRegistry): void {
+  const { options, kc, log, abort, metrics } = r;
+  const featureGates = r.caches.cluster.featureGates;
+  // The cluster's Kubernetes version, for both controllers that judge gates by it: one GET /version per 10 minutes.
+  const kubernetesVersion = readAtMostEvery(apiServerVersion(kc, abort.signal), 10 * 60_000);
+  // With the kubelets read (--running-gates-kubelets), the nodes' configurations for the admission guard: every Ready
+  // node's /configz, at most every 10 minutes (a failed read keeps what was read before).
+  let nodesAt = '';
+  const readNodes = readAtMostEvery(async () => {
+    try {
+      return (await readNodeConfigurations(kc, nodesAt)).groups;
+    } catch (e) {
+      log.warn('the nodes\' kubelet configurations could not be read', { error: apiErrorMessage(e) });
+      return undefined;
+    }
+  }, 10 * 60_000);
+  const nodeConfigurations = options.runningGatesKubeletsPerMinute ? (version: string) => { nodesAt = version; return readNodes(); } : undefined;
+  runController(r, r.controllers.featureGate);
+  runController(r, gatesThatStartController({
+    operatorVersion: options.operatorVersion, registry, featureGates, conditions: r.conditions, events: r.events, logger: log, metrics,
+    kubernetesVersion, ...(nodeConfigurations ? { nodeConfigurations } : {}),
+  }));
+  if (options.okdBuild) {
+    runController(r, okdMigrationController({
+      featureGates, client: r.caches.cluster.featureGate, events: r.events, payloadHasOKD: registry.featureSets.has(FeatureSets.OKD), logger: log,
+    }));
+  }
+  runController(r, knownGatesParamsController({
+    kubeConfig: kc, namespace: r.namespace, operatorVersion: options.operatorVersion, registry, clusterVersions: r.caches.cluster.clusterVersions, metrics,
+    ...(r.fence ? { fence: r.fence } : {}), signal: abort.signal, kubernetesVersion, logger: log, ...(nodeConfigurations ? { nodeConfigurations } : {}),
+  }));
+  if (r.controllers.runningGates) runController(r, r.controllers.runningGates);
+  r.runnables.add('accessor', r.accessor);
+}
+
+/**
+ * The ClusterOperator waits for this version's gates (upstream's order), unless the status controller fails first — a
+ * spec the payload cannot resolve — which it then reports as Degraded while the wait goes on; then Upgradeable.
+ */
+async function reportOnceCurrent(r: OperatorRun): Promise<void> {
+  r.log.info('waiting for FeatureGate status to hold this version', { version: r.options.operatorVersion });
+  const initial = r.accessor.waitForInitial({ timeoutMs: r.options.initialWaitMs ?? 5 * 60_000, signal: r.abort.signal });
+  initial.catch(() => undefined);
+  let reporting = false;
+  const failing = new Promise<void>((resolve) => {
+    const check = () => {
+      if (r.conditions.all().some((c) => c.type === `${FEATURE_GATE_CONTROLLER}Degraded` && c.status === 'True')) { off(); resolve(); }
+    };
+    const off = r.conditions.addListener(check);
+    check();
+    initial.then(off, off);
+  });
+  if (await Promise.race([initial.then(() => false), failing.then(() => true)]) && !r.lifecycle.stopped) {
+    runController(r, r.controllers.clusterOperator);
+    reporting = true;
+  }
+  await initial;
+  if (r.lifecycle.stopped) return;
+  runController(r, r.controllers.upgradeable);
+  if (!reporting) runController(r, r.controllers.clusterOperator);
+  r.log.info('all controllers started');
 }

@@ -14,7 +14,7 @@ import {
   type GateLifecycle, type GateVerdict,
 } from '../api-types/index.js';
 import {
-  MAX_EVENT_MESSAGE_CHARS, apiErrorMessage, checkComponent, checkKubeletsOf, gauge, nodePage, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type Logger, type Reflector,
+  MAX_EVENT_MESSAGE_CHARS, apiErrorMessage, checkComponent, checkKubeletsOf, gauge, nodePage, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type ReconcileResult, type Logger, type Reflector,
 } from '../runtime/index.js';
 
 export const RUNNING_GATES_CONTROLLER = 'RunningGatesController';
@@ -106,45 +106,11 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     deps.events.event({ apiVersion: API_VERSION, kind: 'FeatureGate', name: FEATURE_GATE_NAME }, type, reason, message);
   };
 
-  const sweep = { key: undefined as string | undefined, cursor: undefined as string | undefined, seen: new Set<string>(), results: new Map<string, KubeletResult>() };
-  const nodeCounts = m && deps.kubelets && gauge(m, 'featuregates_running_gates_kubelets',
-    'Nodes by what their kubelet runs against FeatureGate status for the cluster\'s version, as last read (a sweep reads a page of nodes per period)', ['verdict']);
-  const reconcileKubelets = async () => {
-    const { perPeriod, periodMs } = deps.kubelets!;
-    const want = desiredEntry(deps);
-    if (!want) return { requeueAfterMs: periodMs };
-    if (sweep.key !== want.key) Object.assign(sweep, { key: want.key, cursor: undefined, seen: new Set(), results: new Map() });
-    let page;
-    try {
-      page = await nodePage(deps.kubeConfig, perPeriod, sweep.cursor);
-    } catch (e) {
-      tell(KUBELETS, 'Warning', 'RunningGatesUnreadable', `the nodes could not be listed to check their kubelets' gates: ${apiErrorMessage(e)}`);
-      return { requeueAfterMs: periodMs };
-    }
-    const report = await checkKubeletsOf(deps.kubeConfig, page.nodes, want.desired, { lifecycle: () => (lifecycle ??= deps.lifecycle()) });
-    for (const g of report.groups) {
-      const result: KubeletResult = g.error === NOT_READY ? { verdict: 'not-ready' } : g.error ? { verdict: g.error.startsWith('forbidden') ? 'forbidden' : 'unreachable' }
-        : { verdict: g.gates.some((x) => x.verdict === 'mismatch') ? 'mismatch' : 'match', mismatches: g.gates.filter((x) => x.verdict === 'mismatch') };
-      for (const node of g.nodes) sweep.results.set(node, result);
-    }
-    for (const n of page.nodes) sweep.seen.add(n.name);
-    sweep.cursor = page.next;
-    if (!page.next) { // the sweep went round: nodes that left the cluster leave the report
-      for (const node of sweep.results.keys()) if (!sweep.seen.has(node)) sweep.results.delete(node);
-      sweep.seen = new Set();
-    }
-    const byVerdict = new Map<string, string[]>();
-    for (const [node, r] of sweep.results) byVerdict.set(r.verdict, [...(byVerdict.get(r.verdict) ?? []), node]);
-    for (const v of KUBELET_VERDICTS) nodeCounts?.set({ verdict: v }, byVerdict.get(v)?.length ?? 0);
-    const wrong = [...sweep.results].filter(([, r]) => r.verdict === 'mismatch' || r.verdict === 'unreachable' || r.verdict === 'forbidden').sort(([a], [b]) => (a < b ? -1 : 1));
-    deps.onChecked?.({ version: want.version, mismatches: wrong.map(([node]) => node) }, KUBELETS);
-    if (wrong.length) tell(KUBELETS, 'Warning', 'RunningGatesMismatch', kubeletsMessage(want.version, wrong));
-    else if (state.get(KUBELETS)!.told !== undefined) tell(KUBELETS, 'Normal', 'RunningGatesMatch', `every kubelet read runs its gates as FeatureGate/cluster status says for ${want.version}`);
-    return { requeueAfterMs: periodMs };
-  };
+  const lifecycleOnce = () => (lifecycle ??= deps.lifecycle());
+  const reconcileKubelets = deps.kubelets ? kubeletSweep(deps, deps.kubelets, { tell, told: () => state.get(KUBELETS)!.told, lifecycle: lifecycleOnce }) : undefined;
 
   const reconcile = async (component: string) => {
-    if (component === KUBELETS && deps.kubelets) return reconcileKubelets();
+    if (component === KUBELETS && reconcileKubelets) return reconcileKubelets();
     const want = desiredEntry(deps);
     const st = state.get(component);
     if (!want || !st) return { requeueAfterMs: period };
@@ -152,7 +118,7 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     if (wait > 0) return { requeueAfterMs: wait };
     st.lastCheckAt = Date.now();
     const check = await checkComponent(st.access, component, want.desired, {
-      lifecycle: () => (lifecycle ??= deps.lifecycle()), ...(deps.overrides ? { overrides: deps.overrides } : {}),
+      lifecycle: lifecycleOnce, ...(deps.overrides ? { overrides: deps.overrides } : {}),
     });
     if (check.error !== undefined) {
       for (const v of VERDICTS) counts?.set({ component, verdict: v }, v === 'error' ? 1 : 0);
@@ -186,5 +152,52 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     name: RUNNING_GATES_CONTROLLER, reconcile,
     watches: [{ source: deps.featureGates, keys: onInput }, { source: deps.clusterVersions, keys: onInput }],
     initialKeys: [...state.keys()],
+  };
+}
+
+/**
+ * The kubelets' check: a sweep over the nodes, a page of `perPeriod` nodes each period, each group of nodes with one
+ * configuration read once; the report is of the whole sweep (nodes that left the cluster leave it when it goes round).
+ */
+function kubeletSweep(deps: RunningGatesDeps, kubelets: NonNullable<RunningGatesDeps['kubelets']>, r: {
+  tell: (component: string, type: 'Normal' | 'Warning', reason: string, message: string) => void;
+  told: () => string | undefined;
+  lifecycle: () => GateLifecycle;
+}): () => Promise<ReconcileResult> {
+  const sweep = { key: undefined as string | undefined, cursor: undefined as string | undefined, seen: new Set<string>(), results: new Map<string, KubeletResult>() };
+  const nodeCounts = deps.metrics && gauge(deps.metrics, 'featuregates_running_gates_kubelets',
+    'Nodes by what their kubelet runs against FeatureGate status for the cluster\'s version, as last read (a sweep reads a page of nodes per period)', ['verdict']);
+  return async () => {
+    const { perPeriod, periodMs } = kubelets;
+    const want = desiredEntry(deps);
+    if (!want) return { requeueAfterMs: periodMs };
+    if (sweep.key !== want.key) Object.assign(sweep, { key: want.key, cursor: undefined, seen: new Set(), results: new Map() });
+    let page;
+    try {
+      page = await nodePage(deps.kubeConfig, perPeriod, sweep.cursor);
+    } catch (e) {
+      r.tell(KUBELETS, 'Warning', 'RunningGatesUnreadable', `the nodes could not be listed to check their kubelets' gates: ${apiErrorMessage(e)}`);
+      return { requeueAfterMs: periodMs };
+    }
+    const report = await checkKubeletsOf(deps.kubeConfig, page.nodes, want.desired, { lifecycle: r.lifecycle });
+    for (const g of report.groups) {
+      const result: KubeletResult = g.error === NOT_READY ? { verdict: 'not-ready' } : g.error ? { verdict: g.error.startsWith('forbidden') ? 'forbidden' : 'unreachable' }
+        : { verdict: g.gates.some((x) => x.verdict === 'mismatch') ? 'mismatch' : 'match', mismatches: g.gates.filter((x) => x.verdict === 'mismatch') };
+      for (const node of g.nodes) sweep.results.set(node, result);
+    }
+    for (const n of page.nodes) sweep.seen.add(n.name);
+    sweep.cursor = page.next;
+    if (!page.next) { // the sweep went round: nodes that left the cluster leave the report
+      for (const node of sweep.results.keys()) if (!sweep.seen.has(node)) sweep.results.delete(node);
+      sweep.seen = new Set();
+    }
+    const byVerdict = new Map<string, string[]>();
+    for (const [node, r] of sweep.results) byVerdict.set(r.verdict, [...(byVerdict.get(r.verdict) ?? []), node]);
+    for (const v of KUBELET_VERDICTS) nodeCounts?.set({ verdict: v }, byVerdict.get(v)?.length ?? 0);
+    const wrong = [...sweep.results].filter(([, r]) => r.verdict === 'mismatch' || r.verdict === 'unreachable' || r.verdict === 'forbidden').sort(([a], [b]) => (a < b ? -1 : 1));
+    deps.onChecked?.({ version: want.version, mismatches: wrong.map(([node]) => node) }, KUBELETS);
+    if (wrong.length) r.tell(KUBELETS, 'Warning', 'RunningGatesMismatch', kubeletsMessage(want.version, wrong));
+    else if (r.told() !== undefined) r.tell(KUBELETS, 'Normal', 'RunningGatesMatch', `every kubelet read runs its gates as FeatureGate/cluster status says for ${want.version}`);
+    return { requeueAfterMs: periodMs };
   };
 }

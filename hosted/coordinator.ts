@@ -1,22 +1,21 @@
-// `featuregates hosted`: the coordinator of a management cluster's hosted control planes. Wiring only:
-// a reflector of HostedControlPlanes (all namespaces, or those whose Namespace matches a label selector),
-// the shard manager (membership + shard Leases), and per held shard one HeldShard (held-shard.ts: its fence,
-// one GuestSession per HCP of the shard, their records). A session starts when its shard is acquired and stops
-// (without writing) before the shard is handed back or lost, or when its HCP goes; a shard whose renewal only came late
-// keeps its sessions until it is held again (shards.ts). Metrics and health are served as by the single-cluster operator.
+// `featuregates hosted`: the coordinator of a management cluster's hosted control planes. Wiring only: a reflector
+// of HostedControlPlanes (all namespaces, or those whose Namespace matches a label selector), the shard manager
+// (membership + shard Leases, shards.ts), the replica's controllers (one per kind, guest-controllers.ts) and the
+// sessions of the held shards' HCPs (replica-sessions.ts: a session starts when its shard is acquired and stops,
+// without writing, before the shard is handed back or lost, or when its HCP goes; a shard whose renewal only came late
+// keeps its sessions until it is held again), declared in the runnable groups they start and stop in. Metrics and
+// health are served as by the single-cluster operator.
 import { hostname } from 'node:os';
-import { CONFIG_OPERATOR_NAME, hcpKey, hcpNamespace, shardCountProblem, shardOf, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
+import { CONFIG_OPERATOR_NAME, shardCountProblem, type GateLifecycle, type Namespace } from '../api-types/index.js';
 import {
-  BucketLimiter, DEFAULT_LEADER_ELECTION, FairTurns, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient, realClock, withTransportConfig, RunnableGroups,
-  kubernetesGateLifecycle, serveProcess, silentLogger, type ServingOptions, userAgent, type ClusterAccess, type LeaderElectionTiming,
-  type Logger, WritePacer, type WritePace,
+  BucketLimiter, DEFAULT_LEADER_ELECTION, FairTurns, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient,
+  RunnableGroups, WritePacer, kubernetesGateLifecycle, realClock, serveProcess, silentLogger, userAgent, withTransportConfig,
+  type ClusterAccess, type LeaderElectionTiming, type Logger, type ServingOptions, type WritePace,
 } from '../runtime/index.js';
-import { GuestControllers } from './guest-controllers.js';
-import { GuestSecrets } from './guest-secrets.js';
-import { HeldShard } from './held-shard.js';
-import { GuestSession } from './guest-session.js';
 import { FIRST_LISTINGS, type GuestTuning } from './guest-connection.js';
+import { GuestControllers } from './guest-controllers.js';
 import { hostedMetrics } from './metrics.js';
+import { ReplicaSessions, type SharedSessionDeps } from './replica-sessions.js';
 import { ShardManager } from './shards.js';
 import { StatusRecords } from './status-records.js';
 
@@ -68,137 +67,32 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   log.info('payload catalog', { dir: o.payloadCatalog, releases: catalog.releases() });
   const kc = withTransportConfig(o.kubeConfig, { userAgent: userAgent('featuregates-hosted'), logger: log });
   const metrics = new Registry();
-  const hm = hostedMetrics(metrics);
-  const timing: LeaderElectionTiming = { ...DEFAULT_LEADER_ELECTION, ...o.leaderElection };
-
   const hcps = new Reflector(new ResourceClient(kc, HostedControlPlaneSummaryResource, metrics), { logger: log, metrics });
   const namespaces = o.namespaceSelector
     ? new Reflector<Namespace>(new ResourceClient(kc, NamespaceResource, metrics), { logger: log, metrics, labelSelector: o.namespaceSelector })
     : undefined;
-  /** Shard → what this replica holds for it (nothing else keeps per-shard state). */
-  const held = new Map<number, HeldShard>();
-  const heldOf = (key: string) => held.get(shardOf(key, shards));
-  const sessionEntries = () => [...held.values()].flatMap((h) => [...h.sessions]);
-  const records = new StatusRecords(kc, o.namespace, (shard) => held.get(shard), log);
-  /** Namespace → the HCP keys of this replica's sessions in it: a Secret's change pokes those, without a walk of every session. */
-  const sessionsByNamespace = new Map<string, Set<string>>();
-  const secrets = new GuestSecrets(kc, (namespace) => {
-    for (const key of sessionsByNamespace.get(namespace) ?? []) heldOf(key)?.sessions.get(key)?.poke();
-  }, log, metrics);
-  // Stopped in the reverse order: the shards (their sessions, then their Leases and the membership), the status
-  // records, the caches, the endpoint.
+  // Stopped in the reverse order: the shards (their sessions, then their Leases and the membership), the controllers
+  // the sessions engaged on, the status records, the caches, the endpoint.
   const runnables = new RunnableGroups(['serving', 'caches', 'records', 'controllers', 'shards'] as const, log);
-  runnables.add('records', records);
   // One controller per kind for every guest of the replica: started now, stopped after the sessions that engage on them.
   const controllers = new GuestControllers({ logger: log, metrics });
-  controllers.start();
+  const sessions = new ReplicaSessions({
+    shards, hcps, ...(namespaces ? { namespaces } : {}), ...(o.guestKubeconfigSecret ? { secretOverride: o.guestKubeconfigSecret } : {}),
+    shared: sharedSessionDeps(o, { identity, kc, catalog, metrics, controllers, log }),
+    recordsChanged: (shard) => records.changed(shard), stopping: () => runnables.stopped, management: kc, registry: metrics, logger: log,
+  });
+  const records = new StatusRecords(kc, o.namespace, (shard) => sessions.heldShard(shard), log);
+  runnables.add('records', records);
   runnables.add('controllers', controllers);
-
-  const selected = (hcp: HostedControlPlane) => !namespaces || namespaces.get(hcp.metadata.namespace) !== undefined;
-  const wanted = (key: string, hcp: HostedControlPlane | undefined): boolean =>
-    hcp !== undefined && selected(hcp) && heldOf(key) !== undefined;
-  const managementWrites = new WritePacer(MANAGEMENT_WRITES);
-  const firstListings = new FairTurns(new BucketLimiter(FIRST_LISTINGS.perSecond, FIRST_LISTINGS.burst), realClock, FIRST_LISTINGS);
-  // Read at the first running-gate check of any guest, then shared by all.
-  let lifecycle: GateLifecycle | undefined;
-  const gateLifecycle = () => (lifecycle ??= kubernetesGateLifecycle());
-  const startSession = (key: string, h: HeldShard) => {
-    const session = new GuestSession({
-      key, shard: h.shard, identity, fence: h.fence, hcp: () => hcps.get(key), management: kc, secrets, catalog,
-      ...(o.guestKubeconfigSecret ? { secretOverride: o.guestKubeconfigSecret } : {}),
-      clusterOperatorName: o.clusterOperatorName ?? CONFIG_OPERATOR_NAME, tuning: o.guest ?? {},
-      record: (r) => {
-        // A record said after the shard went (its session stopping) is not the new holder's to write.
-        if (held.get(h.shard) !== h) return;
-        h.putRecord(r);
-        records.changed(h.shard);
-      },
-      metrics: hm, registry: metrics, logger: log, gateLifecycle, managementWrites, controllers, firstListings,
-    });
-    h.sessions.set(key, session);
-    const namespace = hcpNamespace(key);
-    let inNamespace = sessionsByNamespace.get(namespace);
-    if (!inNamespace) sessionsByNamespace.set(namespace, (inNamespace = new Set()));
-    inNamespace.add(key);
-    session.start();
-  };
-  const forgetSession = (key: string) => {
-    const namespace = hcpNamespace(key);
-    const inNamespace = sessionsByNamespace.get(namespace);
-    inNamespace?.delete(key);
-    if (inNamespace?.size === 0) sessionsByNamespace.delete(namespace);
-  };
-  const stopSession = (key: string, s: GuestSession) => {
-    const h = heldOf(key);
-    h?.sessions.delete(key);
-    forgetSession(key);
-    if (h?.dropRecord(key)) records.changed(h.shard);
-    void s.stop();
-    reconcileSessions(); // the walk forgets the Secret names no session needs any more
-  };
-  /** One HCP was added, changed or deleted: its session alone starts, syncs or stops. */
-  const reconcileSession = (key: string) => {
-    if (runnables.stopped) return;
-    const h = heldOf(key);
-    const s = h?.sessions.get(key);
-    const want = wanted(key, hcps.get(key));
-    if (want && !s) startSession(key, h!);
-    else if (!want && s) stopSession(key, s);
-    else s?.poke();
-  };
-  // A shard acquired or a Namespace's labels changed can concern every HCP; the calls of one turn (a
-  // Namespace listing reports each namespace in turn) share one walk (reconcileSessions queues it).
-  let reconcileQueued = false;
-  /** Walks every HCP: starts the sessions of held shards' HCPs, stops those no longer held or selected. */
-  const reconcileAll = () => {
-    reconcileQueued = false;
-    if (runnables.stopped) return;
-    const want = new Set<string>();
-    for (const hcp of hcps.list()) {
-      const key = hcpKey(hcp);
-      if (wanted(key, hcp)) want.add(key);
-    }
-    for (const [key, s] of sessionEntries()) if (!want.has(key)) stopSession(key, s);
-    for (const key of want) {
-      const h = heldOf(key)!;
-      if (!h.sessions.has(key)) startSession(key, h);
-    }
-    // The Secret names no session of this replica reads any more are forgotten (their watches stop).
-    const names = new Set<string>();
-    if (o.guestKubeconfigSecret) names.add(o.guestKubeconfigSecret.name);
-    else for (const key of want) { const n = hcps.get(key)?.status?.kubeConfig?.name; if (n) names.add(n); }
-    secrets.retain(names);
-  };
-  const reconcileSessions = () => {
-    if (reconcileQueued) return;
-    reconcileQueued = true;
-    queueMicrotask(reconcileAll);
-  };
-  // One HCP's event concerns its session alone. A relist reports every HCP again; only a changed one is
-  // worth a sync now (sessions resync every minute).
-  hcps.addListener(reconcileSession, { changesOnly: true });
-  namespaces?.addListener(() => reconcileSessions());
+  // One HCP's event concerns its session alone. A relist reports every HCP again; only a changed one is worth a
+  // sync now. A Namespace's labels can concern every HCP of it: one walk.
+  hcps.addListener(sessions.hcpChanged, { changesOnly: true });
+  namespaces?.addListener(() => sessions.walkSoon());
 
   const manager = new ShardManager({
-    kubeConfig: kc, namespace: o.namespace, identity, shards, timing, metrics, logger: log,
-    onAcquired: (shard, fence, resumed) => {
-      const lapsed = resumed ? held.get(shard) : undefined;
-      if (lapsed) {
-        // Its sessions kept running; a write the lapsed fence refused was dropped, so they look again.
-        if (lapsed.resume(fence)) for (const s of lapsed.sessions.values()) s.resync();
-        records.changed(shard);
-        return;
-      }
-      held.set(shard, new HeldShard(shard, fence));
-      records.changed(shard); // a new holder writes the shard's record once (its guests' records replace the last holder's)
-      reconcileSessions();
-    },
-    onLost: async (shard) => {
-      const h = held.get(shard);
-      held.delete(shard);
-      for (const key of h?.sessions.keys() ?? []) forgetSession(key);
-      await Promise.all([...h?.sessions.values() ?? []].map((s) => s.stop()));
-    },
+    kubeConfig: kc, namespace: o.namespace, identity, shards, timing: { ...DEFAULT_LEADER_ELECTION, ...o.leaderElection }, metrics, logger: log,
+    onAcquired: (shard, fence, resumed) => sessions.acquired(shard, fence, resumed),
+    onLost: (shard) => sessions.lost(shard),
     onLostMembership: (reason) => (o.onLostMembership ?? ((r: string) => log.error('membership lost; the caller did not say what to do', { reason: r })))(reason),
     claimable: () => hcps.hasSynced() && (namespaces?.hasSynced() ?? true),
   });
@@ -209,9 +103,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   });
   log.info('serving', { metrics: serving.metricsAddress, health: serving.healthAddress, identity, namespace: o.namespace, shards });
   runnables.add('serving', serving);
-  runnables.add('caches', secrets);
-  runnables.add('caches', hcps);
-  if (namespaces) runnables.add('caches', namespaces);
+  for (const cache of [sessions.secrets, hcps, ...(namespaces ? [namespaces] : [])]) runnables.add('caches', cache);
   runnables.add('shards', { stop: () => manager.stop() }); // joined below, once the HCPs are listed
   // The replica joins while its HCPs are listed (at fleet size the listing takes seconds): its first retry
   // period after joining only observes the Leases anyway. It claims shards once the HCPs are listed.
@@ -226,7 +118,22 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   return {
     identity, metrics, metricsAddress: serving.metricsAddress, healthAddress: serving.healthAddress, ready,
     heldShards: () => manager.held(),
-    sessions: () => sessionEntries().map(([key]) => key).sort(),
+    sessions: () => sessions.keys(),
     stop: () => runnables.stopAndWait(),
+  };
+}
+
+/** What every guest session of the replica shares: the management access, the catalog, the paces and places, the controllers. */
+function sharedSessionDeps(o: HostedOptions, r: {
+  identity: string; kc: ClusterAccess; catalog: ReleaseCatalog; metrics: Registry; controllers: GuestControllers; log: Logger;
+}): SharedSessionDeps {
+  // Read at the first running-gate check of any guest, then shared by all.
+  let lifecycle: GateLifecycle | undefined;
+  return {
+    identity: r.identity, management: r.kc, catalog: r.catalog, clusterOperatorName: o.clusterOperatorName ?? CONFIG_OPERATOR_NAME, tuning: o.guest ?? {},
+    metrics: hostedMetrics(r.metrics), registry: r.metrics, logger: r.log, controllers: r.controllers,
+    gateLifecycle: () => (lifecycle ??= kubernetesGateLifecycle()),
+    managementWrites: new WritePacer(MANAGEMENT_WRITES),
+    firstListings: new FairTurns(new BucketLimiter(FIRST_LISTINGS.perSecond, FIRST_LISTINGS.burst), realClock, FIRST_LISTINGS),
   };
 }

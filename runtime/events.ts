@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
 import { boundedText } from '../api-types/untrusted-text.js';
+import type { CoreEvent } from '../api-types/wire.js';
 import { MAX_OBJECT_NAME_CHARS } from '../api-types/object-identity.js';
 import { apiErrorMessage, isNotFound } from './api-errors.js';
 import { EventCorrelator, type CorrelatorOptions } from './event-correlator.js';
@@ -93,44 +94,8 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
     draining = undefined;
   };
 
-  const send = async (object: InvolvedObject, type: string, reason: string, message: string, at: Date): Promise<void> => {
-    const own = object.namespace === options.namespace;
-    const involved = own ? object : self;
-    const c = correlator.correlate({
-      source: options.component,
-      object: JSON.stringify([involved.apiVersion, involved.kind, involved.namespace, involved.name, involved.uid, own ? '' : JSON.stringify(object)]),
-      type, reason, message,
-    }, at.getTime());
-    if (c.action === 'drop') return;
-    const text = boundedText(c.message, MAX_EVENT_MESSAGE_CHARS);
-    try {
-      if (c.action === 'patch') {
-        try {
-          await events.mergePatch(c.name, { count: c.count, lastTimestamp: at.toISOString(), message: text });
-          return;
-        } catch (e) {
-          if (!isNotFound(e)) throw e;
-          correlator.forgetSent(c.key);
-        }
-      }
-      const name = eventName(object.name, randomBytes(8).toString('hex'));
-      await events.create({
-        apiVersion: 'v1', kind: 'Event',
-        metadata: { name, namespace: options.namespace },
-        involvedObject: { ...involved },
-        ...(own ? {} : { related: { ...object } }),
-        type, reason, message: text,
-        source: { component: options.component },
-        reportingComponent: options.component,
-        reportingInstance: process.env.HOSTNAME ?? 'local',
-        firstTimestamp: at.toISOString(), lastTimestamp: at.toISOString(), count: c.action === 'patch' ? c.count : 1,
-      });
-      correlator.recordSent(c.key, name, c.action === 'patch' ? c.count : 1);
-    } catch (e) {
-      if ((e as Error).name === 'NotLeaderError') return; // stepping down: nothing to say
-      log.warn('could not record event', { reason, error: apiErrorMessage(e) });
-    }
-  };
+  const send = (object: InvolvedObject, type: string, reason: string, message: string, at: Date) =>
+    sendEvent({ events, correlator, self, log, namespace: options.namespace, component: options.component }, { object, type, reason, message, at });
 
   return {
     event(object, type, reason, message) {
@@ -153,6 +118,53 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
       if (notSent > 0) log.info('stopping: Events not sent (their turn had not come)', { notSent });
     },
   };
+}
+
+/**
+ * One Event as the correlator says (dropped, a new Event, or a count on the last one: a PATCH, or a new Event when
+ * that one is gone); about an object of another namespace, it is told on this process's own object, the other named
+ * as related. A failure is logged, never thrown; a write the leader fence refuses is dropped quietly.
+ */
+async function sendEvent(r: {
+  events: ResourceClient<CoreEvent>; correlator: EventCorrelator; self: InvolvedObject; log: Logger; namespace: string; component: string;
+}, ev: { object: InvolvedObject; type: string; reason: string; message: string; at: Date }): Promise<void> {
+  const { object, type, reason, message, at } = ev;
+  const own = object.namespace === r.namespace;
+  const involved = own ? object : r.self;
+  const c = r.correlator.correlate({
+    source: r.component,
+    object: JSON.stringify([involved.apiVersion, involved.kind, involved.namespace, involved.name, involved.uid, own ? '' : JSON.stringify(object)]),
+    type, reason, message,
+  }, at.getTime());
+  if (c.action === 'drop') return;
+  const text = boundedText(c.message, MAX_EVENT_MESSAGE_CHARS);
+  try {
+    if (c.action === 'patch') {
+      try {
+        await r.events.mergePatch(c.name, { count: c.count, lastTimestamp: at.toISOString(), message: text });
+        return;
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+        r.correlator.forgetSent(c.key);
+      }
+    }
+    const name = eventName(object.name, randomBytes(8).toString('hex'));
+    await r.events.create({
+      apiVersion: 'v1', kind: 'Event',
+      metadata: { name, namespace: r.namespace },
+      involvedObject: { ...involved },
+      ...(own ? {} : { related: { ...object } }),
+      type, reason, message: text,
+      source: { component: r.component },
+      reportingComponent: r.component,
+      reportingInstance: process.env.HOSTNAME ?? 'local',
+      firstTimestamp: at.toISOString(), lastTimestamp: at.toISOString(), count: c.action === 'patch' ? c.count : 1,
+    });
+    r.correlator.recordSent(c.key, name, c.action === 'patch' ? c.count : 1);
+  } catch (e) {
+    if ((e as Error).name === 'NotLeaderError') return; // stepping down: nothing to say
+    r.log.warn('could not record event', { reason, error: apiErrorMessage(e) });
+  }
 }
 
 /** Records nothing. */

@@ -45,7 +45,7 @@ import { silentLogger, type Logger } from './logger.js';
 import type { ListerWatcher } from './resource-client.js';
 import { HEALTHY_WATCH_MS, UNPINGED_SILENCE_MS, WATCH_SECONDS, type ListenerOptions, type ReflectorListener, type ReflectorOptions, type ReflectorPhase } from './reflector-options.js';
 import type { WatchHandle } from './watch-stream.js';
-import { ForeignObjectError, WatchTooFast, objectKey, readWatchEvent, type WatchEventRules } from './watch-event.js';
+import { ForeignObjectError, WatchTooFast, objectKey, readWatchEvent, type WatchEventRules, type WatchStep } from './watch-event.js';
 
 type Named = { metadata: { name?: string; namespace?: string; resourceVersion?: string } };
 
@@ -276,6 +276,53 @@ export class Reflector<T extends Named> {
     }
   }
 
+  /** How a watch event is read: against what was asked, decoded, and (outside an initial listing) at most at maxEventRate. */
+  private watchEventRules(listing: () => boolean): WatchEventRules<T> {
+    const bound = this.options.maxEventRate;
+    const changes = this.changes;
+    return {
+      plural: this.client.resource.plural,
+      checkAnswer: (raw) => this.checkAnswer(raw, 'watch'),
+      decode: (raw) => this.client.resource.decode(raw),
+      tooFast: (name) => (changes && !listing() && changes.when() > 0
+        ? new WatchTooFast(`${this.client.resource.plural}/${name} changed more than ${bound!.burst} times at over ${bound!.perSecond} a second; watched again after a backoff`)
+        : undefined),
+    };
+  }
+
+  /** One watch event read: into the store (listeners told), or into the initial listing until its end replaces the store. */
+  private applyWatchStep(step: Exclude<WatchStep<T>, { kind: 'end' }>, w: { listing?: Map<string, T> }): void {
+    if (step.resourceVersion) this.lastResourceVersion = step.resourceVersion;
+    switch (step.kind) {
+      case 'bookmark':
+        if (w.listing && step.initialEventsEnd) {
+          const items = [...w.listing.values()];
+          w.listing = undefined;
+          this.replace(items, this.lastResourceVersion);
+          this.listed();
+          this.phaseNow = 'Watching'; // the same watch streams on
+        }
+        return;
+      case 'delete':
+        if (w.listing) w.listing.delete(step.name);
+        else {
+          this.store.delete(step.name);
+          this.emit(step.name);
+        }
+        return;
+      case 'set':
+        if (w.listing) w.listing.set(step.name, step.object);
+        else {
+          this.store.set(step.name, step.object);
+          this.emit(step.name);
+        }
+        return;
+      case 'malformed':
+        // Keep the last good copy; the object is reported, not silently dropped.
+        this.log.error(`malformed ${this.client.resource.plural} ignored`, { object: step.name, error: step.error.message });
+    }
+  }
+
   /**
    * One watch from the last resource version; resolves 'ran' if it ran its course (lived HEALTHY_WATCH_MS),
    * 'early' if the server ended it sooner, and throws on error. With `initial` (watchList mode) it starts with
@@ -283,7 +330,8 @@ export class Reflector<T extends Named> {
    * 'unlisted' if the stream ended before that.
    */
   private async watchOnce(initial = false): Promise<'ran' | 'early' | 'unlisted'> {
-    let listing: Map<string, T> | undefined = initial ? new Map() : undefined;
+    /** watchList mode: the initial events gathered until the server says they are over. */
+    const w: { listing?: Map<string, T> } = initial ? { listing: new Map() } : {};
     const [lo, hi] = this.options.watchTimeoutSeconds ?? WATCH_SECONDS;
     const timeoutSeconds = Math.floor(lo + Math.random() * (hi - lo + 1));
     const untilTimedOut = (timeoutSeconds + 15) * 1000;
@@ -293,8 +341,6 @@ export class Reflector<T extends Named> {
     const started = this.clock.now();
     let acceptedAt: number | undefined;
     let handle: WatchHandle | undefined;
-    const bound = this.options.maxEventRate;
-    const changes = this.changes;
     const ended = new Promise<void>((resolve, reject) => {
       let settled = false;
       let lastEventAt = started;
@@ -320,48 +366,13 @@ export class Reflector<T extends Named> {
         }
       })();
       this.abortWatch = () => finish();
-      const rules: WatchEventRules<T> = {
-        plural: this.client.resource.plural,
-        checkAnswer: (raw) => this.checkAnswer(raw, 'watch'),
-        decode: (raw) => this.client.resource.decode(raw),
-        tooFast: (name) => (changes && !listing && changes.when() > 0
-          ? new WatchTooFast(`${this.client.resource.plural}/${name} changed more than ${bound!.burst} times at over ${bound!.perSecond} a second; watched again after a backoff`)
-          : undefined),
-      };
+      const rules = this.watchEventRules(() => w.listing !== undefined);
       const onEvent = (type: string, raw: unknown) => {
         if (settled) return;
         lastEventAt = this.clock.now();
         const step = readWatchEvent(type, raw, rules);
         if (step.kind === 'end') return finish(step.error);
-        if (step.resourceVersion) this.lastResourceVersion = step.resourceVersion;
-        switch (step.kind) {
-          case 'bookmark':
-            if (listing && step.initialEventsEnd) {
-              const items = [...listing.values()];
-              listing = undefined;
-              this.replace(items, this.lastResourceVersion);
-              this.listed();
-              this.phaseNow = 'Watching'; // the same watch streams on
-            }
-            return;
-          case 'delete':
-            if (listing) listing.delete(step.name);
-            else {
-              this.store.delete(step.name);
-              this.emit(step.name);
-            }
-            return;
-          case 'set':
-            if (listing) listing.set(step.name, step.object);
-            else {
-              this.store.set(step.name, step.object);
-              this.emit(step.name);
-            }
-            return;
-          case 'malformed':
-            // Keep the last good copy; the object is reported, not silently dropped.
-            this.log.error(`malformed ${this.client.resource.plural} ignored`, { object: step.name, error: step.error.message });
-        }
+        this.applyWatchStep(step, w);
       };
       this.client.watch({
         query: {
@@ -381,7 +392,7 @@ export class Reflector<T extends Named> {
       }, (e: Error) => finish(e));
     });
     await ended;
-    if (listing) return 'unlisted'; // ended before the initial events were all in: list again
+    if (w.listing) return 'unlisted'; // ended before the initial events were all in: list again
     // Ran its course: lived long enough. A watch ended early is watched again after the backoff, however many
     // events it carried (a server that sends one and ends each watch would otherwise be watched again at once).
     return acceptedAt !== undefined && this.clock.now() - acceptedAt >= HEALTHY_WATCH_MS ? 'ran' : 'early';

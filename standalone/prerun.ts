@@ -71,7 +71,6 @@ export function prerun(options: StandaloneOptions): PrerunResult {
   const version = parseStrictVersion(options.version);
   const { featureGates, registry, files, gateSources, warnings } = loadStandaloneConfig(options);
   log.info('Effective configuration', { files, 'apiServer.featureGates': featureGates });
-  const lockPath = join(options.dataDir, LOCK_FILE);
 
   // Gates that start (read-only), before anything is written: a lock is never made with gates kube-apiserver or the kubelet refuses.
   const starts = checkStandaloneGates(featureGates, registry, version, options.kubernetesVersion, options.kubeletConfiguration);
@@ -84,21 +83,45 @@ export function prerun(options: StandaloneOptions): PrerunResult {
   }
 
   // Version compatibility (read-only).
-  let data: DataVersion | undefined;
+  const data = compatibleData(options, version, log);
+
+  // Feature gate lock management.
+  const { lock, lockWrite } = manageLock(options, { featureGates, version, gateSources, warnings, log, ...(data ? { data } : {}) });
+  log.info('END feature gate lock management');
+  for (const w of warnings) log.warn(w);
+
+  const versionWrite = { path: join(options.dataDir, VERSION_FILE), version: formatVersion(version), ...(lock ? { featureGateLock: lock.featureSet } : {}) };
+  if (!options.dryRun) writeVersionFile(options.dataDir, versionWrite.version, versionWrite.featureGateLock);
+  return { featureGates, registry, lock, configFiles: files, gateSources, version, writes: { ...(lockWrite ? { lock: lockWrite } : {}), version: versionWrite }, warnings };
+}
+
+/** The data's version file, if any, and whether this version may start on it (read-only; a refusal is a PrerunError). */
+function compatibleData(options: StandaloneOptions, version: ParsedVersion, log: Logger): DataVersion | undefined {
   try {
-    data = readVersionFile(options.dataDir);
+    const data = readVersionFile(options.dataDir);
     if (data === undefined) {
       log.info('Version file does not exist yet - assuming first run of MicroShift');
     } else {
       const msg = checkVersionCompatibility(version, parseStrictVersion(data.version));
       if (msg) log.info(msg);
     }
+    return data;
   } catch (e) {
     log.error('FAIL version compatibility check', { error: (e as Error).message });
     throw new PrerunError((e as Error).message);
   }
+}
 
-  // Feature gate lock management.
+/**
+ * The one-way lock: none and a feature set other than Default → created (on a dry run, the one a real start would
+ * create); then checked against the configuration and the version. A lock is never made by accident (only a start
+ * whose every check passed comes here), never undone (a missing lock the data was started under refuses the start).
+ */
+function manageLock(options: StandaloneOptions, r: {
+  featureGates: StandaloneFeatureGates; version: ParsedVersion; gateSources: string[]; warnings: string[]; log: Logger; data?: DataVersion;
+}): { lock: FeatureGateLock | undefined; lockWrite: PrerunResult['writes']['lock'] } {
+  const { featureGates, version, gateSources, warnings, log, data } = r;
+  const lockPath = join(options.dataDir, LOCK_FILE);
   log.info('START feature gate lock management');
   let lock: FeatureGateLock | undefined;
   let lockWrite: PrerunResult['writes']['lock'];
@@ -146,10 +169,5 @@ export function prerun(options: StandaloneOptions): PrerunResult {
     log.error('FAIL feature gate lock management', { error: (e as Error).message });
     throw e instanceof PrerunError ? e : new PrerunError((e as Error).message);
   }
-  log.info('END feature gate lock management');
-  for (const w of warnings) log.warn(w);
-
-  const versionWrite = { path: join(options.dataDir, VERSION_FILE), version: formatVersion(version), ...(lock ? { featureGateLock: lock.featureSet } : {}) };
-  if (!options.dryRun) writeVersionFile(options.dataDir, versionWrite.version, versionWrite.featureGateLock);
-  return { featureGates, registry, lock, configFiles: files, gateSources, version, writes: { ...(lockWrite ? { lock: lockWrite } : {}), version: versionWrite }, warnings };
+  return { lock, lockWrite };
 }

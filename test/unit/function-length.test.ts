@@ -1,0 +1,61 @@
+// No function of the product code is longer than MAX_LINES (issue 69: the longest a newcomer met first were
+// startOperator at 162 lines and startHosted at 155): a function that grows past it becomes named steps. Counted from
+// TypeScript's own syntax tree — every function, method, arrow function, constructor and accessor with a body, from
+// its first line to its last, nested ones counted in their parent too. The generated rule data of
+// api-types/kubernetes-gates/ and api-types/kubelet-config-rules/ are data, not functions to read.
+import { describe, expect, it } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+const MAX_LINES = 80;
+const PRODUCT = ['api-types', 'runtime', 'sdk', 'control-plane', 'controllers', 'standalone', 'hosted', 'cmd'];
+const GENERATED = new Set([join('api-types', 'kubernetes-gates'), join('api-types', 'kubelet-config-rules')]);
+
+/** Each function of `text` longer than `max` lines: where it starts, its name, its length. */
+function longFunctions(file: string, text: string, max: number): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+      const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+      const name = 'name' in node && node.name ? node.name.getText(source) : '(anonymous)';
+      if (last - first + 1 > max) found.push(`${file}:${first + 1} ${name}: ${last - first + 1} lines`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+function productFiles(root: string): string[] {
+  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return GENERATED.has(relative(root, path)) ? [] : walk(path);
+    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
+  });
+  return PRODUCT.flatMap((top) => walk(join(root, top)));
+}
+
+describe(`product functions of at most ${MAX_LINES} lines`, () => {
+  it('counts a function, a method and an arrow function from their first line to their last', () => {
+    const body = (n: number) => Array.from({ length: n - 2 }, (_, i) => `  x += ${i};`).join('\n');
+    const text = [
+      `function long(): void {\n  let x = 0;\n${body(80)}\n}`,
+      `function fits(): void {\n${body(80)}\n}`,
+      `class C {\n  method(): void {\n    let x = 0;\n${body(80)}\n  }\n}`,
+      `const arrow = (): void => {\n  let x = 0;\n${body(80)}\n};`,
+    ].join('\n');
+    expect(longFunctions('t.ts', text, 80).map((f) => f.replace(/:\d+ /, ' '))).toEqual([
+      't.ts long: 81 lines', 't.ts method: 81 lines', 't.ts (anonymous): 81 lines',
+    ]);
+  });
+
+  it('the product code has none longer', () => {
+    const root = resolve('.');
+    const files = productFiles(root);
+    expect(files.length).toBeGreaterThan(150); // the walk reached the tree
+    expect(files.flatMap((f) => longFunctions(relative(root, f), readFileSync(f, 'utf8'), MAX_LINES))).toEqual([]);
+  });
+});
