@@ -113,7 +113,7 @@ export const standaloneCommand: CommandSpec = {
         else process.stdout.write(commitReport(result));
         return 0;
       }
-      return await render(values, result, kubeletBase, output, logger);
+      return await render(values, { version, result, kubeletBase, output, logger });
     } catch (e) {
       return refused(e, { action, dryRun, backupDir, logger });
     }
@@ -139,8 +139,10 @@ function versionFlags(values: Record<string, string | undefined>): string {
 }
 
 /** render: the kube-apiserver flags and the kubelet configuration for the gates (and FeatureGate/cluster mirrored with --kubeconfig). */
-async function render(values: Record<string, string | undefined>, result: PrerunResult, kubeletBase: Record<string, unknown> | undefined,
-  output: string, logger: Logger): Promise<number> {
+async function render(values: Record<string, string | undefined>, r: {
+  version: string; result: PrerunResult; kubeletBase: Record<string, unknown> | undefined; output: string; logger: Logger;
+}): Promise<number> {
+  const { version, result, kubeletBase, output, logger } = r;
   if (result.writes.lock) {
     process.stderr.write(`render wrote nothing: the lock ${result.writes.lock.path} does not exist yet; \`featuregates standalone check\` ` +
       `(without --dry-run) creates it, permanently, before the operands start with these gates\n`);
@@ -158,7 +160,7 @@ async function render(values: Record<string, string | undefined>, result: Prerun
   logger.info(`setting kube:feature-gates=${rendered.kubeAPIServerArgs.map((a) => a.slice('--feature-gates='.length)).join(',')}`);
   if (values.kubeconfig) {
     const [{ mirrorFeatureGate }, { loadKubeConfig }] = await Promise.all([import('../standalone/mirror.js'), import('../runtime/kube-config.js')]);
-    await mirrorFeatureGate(await loadKubeConfig(values.kubeconfig), result.featureGates, values.version!, gates);
+    await mirrorFeatureGate(await loadKubeConfig(values.kubeconfig), result.featureGates, version, gates);
   }
   process.stdout.write(output === 'json' ? `${JSON.stringify(rendered, null, 2)}\n` : stringify(rendered));
   return 0;
