@@ -67,11 +67,23 @@ const N = Number(flags.unreachable);
 const R = Number(flags.reachable);
 const HOLLOW = Number(flags.hollow);
 const say = (s: string) => process.stdout.write(`${s}\n`);
+/** Resident memory by kind of mapping (/proc/self/smaps): malloc's main heap (brk), anonymous mappings (V8's pages, large mallocs, other arenas), files. */
+function residentByMapping(): { brkMB: number; anonMB: number; fileMB: number } {
+  const r = { brkMB: 0, anonMB: 0, fileMB: 0 };
+  let kind: keyof typeof r = 'anonMB';
+  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) kind = header[1] === '[heap]' ? 'brkMB' : header[1] === '' || header[1]!.startsWith('[anon') ? 'anonMB' : 'fileMB';
+    else if (line.startsWith('Rss:')) r[kind] += Number(line.split(/\s+/)[1]) / 1024;
+  }
+  return r;
+}
 const mem = () => {
   gc();
   gc();
   const m = process.memoryUsage();
-  return { heapMB: m.heapUsed / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: (m.external + m.arrayBuffers) / 2 ** 20 };
+  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: (m.external + m.arrayBuffers) / 2 ** 20,
+    ...residentByMapping() };
 };
 
 /** CPU seconds per thread name of this process (/proc: the main thread is "node"; V8's GC and compiler helpers, libuv's pool…). */
@@ -216,8 +228,9 @@ const before = mem();
 await publishAll();
 await sleep(Number(flags['warmup-s']) * 1000);
 const after = mem();
-say(`sessions ${c.sessions().length}; after GC: heap ${before.heapMB.toFixed(1)} → ${after.heapMB.toFixed(1)} MB, external ${before.externalMB.toFixed(1)} → ${after.externalMB.toFixed(1)} MB, ` +
-  `RSS ${before.rssMB.toFixed(1)} → ${after.rssMB.toFixed(1)} MB: per HCP heap ${((after.heapMB - before.heapMB) / (N + R + HOLLOW + hostileKinds.length) * 1024).toFixed(0)} KB, ` +
+say(`sessions ${c.sessions().length}; after GC: heap ${before.heapMB.toFixed(1)} → ${after.heapMB.toFixed(1)} MB (committed ${before.heapTotalMB.toFixed(1)} → ${after.heapTotalMB.toFixed(1)}), external ${before.externalMB.toFixed(1)} → ${after.externalMB.toFixed(1)} MB, ` +
+  `RSS ${before.rssMB.toFixed(1)} → ${after.rssMB.toFixed(1)} MB (malloc's brk heap ${before.brkMB.toFixed(1)} → ${after.brkMB.toFixed(1)}, ` +
+  `anonymous ${before.anonMB.toFixed(1)} → ${after.anonMB.toFixed(1)}, files ${before.fileMB.toFixed(1)} → ${after.fileMB.toFixed(1)}): per HCP heap ${((after.heapMB - before.heapMB) / (N + R + HOLLOW + hostileKinds.length) * 1024).toFixed(0)} KB, ` +
   `RSS ${((after.rssMB - before.rssMB) / (N + R + HOLLOW + hostileKinds.length) * 1024).toFixed(0)} KB`);
 if (flags['heap-snapshot']) say(`heap snapshot: ${writeHeapSnapshot(flags['heap-snapshot'])} (npm run bench -- heap-summary FILE --per ${N + R + HOLLOW + hostileKinds.length})`);
 say(`active resources: ${JSON.stringify(Object.entries(process.getActiveResourcesInfo().reduce<Record<string, number>>((a, r) => ({ ...a, [r]: (a[r] ?? 0) + 1 }), {})))}`);
