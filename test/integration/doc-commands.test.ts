@@ -3,19 +3,14 @@
 // `--help` lists; every `npm run <script>` is a script of package.json, and every `npm run bench -- <name>` a benchmark
 // of hack/bench/. docs/benchmarks.md is a dated record of runs and keeps the commands as they were then.
 import { describe, expect, it } from '@jest/globals';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCLI } from '../support/cli.js';
-
-function docs(): string[] {
-  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : []));
-  return ['README.md', ...walk('docs').filter((f) => f !== join('docs', 'benchmarks.md'))];
-}
+import { readerDocs } from '../support/repo-files.js';
 
 /** Every backticked span of the docs that starts with `prefix`, with where it is. */
 function spans(prefix: string): { where: string; text: string }[] {
-  return docs().flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/`([^`\n]+)`/g)]
+  return readerDocs().flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/`([^`\n]+)`/g)]
     .map((m) => m[1]!).filter((t) => t.startsWith(prefix)).map((text) => ({ where: file, text })));
 }
 

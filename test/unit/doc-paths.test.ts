@@ -3,19 +3,13 @@
 // starts with one of the repository's top folders; placeholders (<x>, *, $X, {a,b}) are not paths. docs/benchmarks.md is a
 // dated record of runs and names files as they were then; the docs also cite a few files of Kubernetes' own repository.
 import { describe, expect, it } from '@jest/globals';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { readerDocs } from '../support/repo-files.js';
 
 const TOPS = ['api-types/', 'runtime/', 'controllers/', 'sdk/', 'control-plane/', 'standalone/', 'hosted/', 'cmd/', 'hack/', 'test/', 'deploy/',
   'docs/', 'examples/', '.ci/'];
 /** Paths in Kubernetes' repository (k8s.io/kubernetes) that the docs cite by name. */
 const KUBERNETES_PATHS = new Set(['cmd/kubelet/app/server.go', 'test/compatibility_lifecycle/reference/versioned_feature_list.yaml']);
-
-function docs(): string[] {
-  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : []));
-  return ['README.md', ...walk('docs').filter((f) => f !== join('docs', 'benchmarks.md'))];
-}
 
 /** The repository paths a markdown text names (backticked), without a trailing `:line` or `#anchor`. */
 function namedPaths(markdown: string): string[] {
@@ -30,7 +24,7 @@ describe('the paths README.md and docs/ name', () => {
   });
 
   it('every one exists', () => {
-    const missing = docs().flatMap((f) => namedPaths(readFileSync(f, 'utf8')).filter((p) => !KUBERNETES_PATHS.has(p) && !existsSync(p)).map((p) => `${f}: ${p}`));
+    const missing = readerDocs().flatMap((f) => namedPaths(readFileSync(f, 'utf8')).filter((p) => !KUBERNETES_PATHS.has(p) && !existsSync(p)).map((p) => `${f}: ${p}`));
     expect(missing).toEqual([]);
   });
 });

@@ -4,9 +4,10 @@
 // its first line to its last, nested ones counted in their parent too. The generated rule data of
 // api-types/kubernetes-gates/ and api-types/kubelet-config-rules/ are data, not functions to read.
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { typeScriptFiles } from '../support/repo-files.js';
 
 const MAX_LINES = 80;
 const PRODUCT = ['api-types', 'runtime', 'sdk', 'control-plane', 'controllers', 'standalone', 'hosted', 'cmd'];
@@ -30,12 +31,7 @@ function longFunctions(file: string, text: string, max: number): string[] {
 }
 
 function productFiles(root: string): string[] {
-  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return GENERATED.has(relative(root, path)) ? [] : walk(path);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
-  });
-  return PRODUCT.flatMap((top) => walk(join(root, top)));
+  return PRODUCT.flatMap((top) => typeScriptFiles(join(root, top), (path) => GENERATED.has(relative(root, path))));
 }
 
 describe(`product functions of at most ${MAX_LINES} lines`, () => {

@@ -4,9 +4,10 @@
 // read by TypeScript's own pre-processor (imports, re-exports, `import type`); a cycle is a strongly connected set of
 // files, named in the failure.
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { typeScriptFiles } from '../support/repo-files.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();
@@ -14,16 +15,7 @@ const SKIPPED = new Set(['node_modules', '.cache', 'dist', '.git', 'coverage']);
 
 /** Each .ts file under `root` → the files of the repository it imports (relative specifiers only). */
 function importGraph(root: string): Map<string, string[]> {
-  const files: string[] = [];
-  const walk = (dir: string): void => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      if (SKIPPED.has(e.name)) continue;
-      const path = join(dir, e.name);
-      if (e.isDirectory()) walk(path);
-      else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) files.push(path);
-    }
-  };
-  walk(root);
+  const files = typeScriptFiles(root, (_path, name) => SKIPPED.has(name));
   const known = new Set(files);
   return new Map(files.map((file) => [file, ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles
     .map((i) => i.fileName).filter((s) => s.startsWith('.'))
