@@ -43,7 +43,12 @@ export class HcpGatesRefusal {
 
 /** The specs judged last, per release registry; a tenant's specs are its own to vary, so at most JUDGED_SPECS are kept. */
 const judgedSpecs = new WeakMap<FeatureSetRegistry, Map<string, GateStartCheck>>();
-const JUDGED_SPECS = 64;
+export const JUDGED_SPECS = 64;
+
+/** How many specs are kept judged for a release registry (tests: the bound holds whatever the tenants write). */
+export function judgedSpecCount(registry: FeatureSetRegistry): number {
+  return judgedSpecs.get(registry)?.size ?? 0;
+}
 
 function judged(spec: FeatureGateSpec, registry: FeatureSetRegistry, release: string, kube: string): GateStartCheck {
   let checks = judgedSpecs.get(registry);

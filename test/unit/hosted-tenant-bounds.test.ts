@@ -14,7 +14,8 @@ import { GuestClusterVersionResource, Registry, ReleaseCatalog } from '../../run
 import { acceptedGuestVersion } from '../../hosted/guest-engagement.js';
 import { historyEntry } from '../../sdk/testing/index.js';
 import { hostedMetrics } from '../../hosted/metrics.js';
-import { upgradeBlockingFeatureSet } from '../../api-types/index.js';
+import { checkSpecGates, knownGates, kubernetesOfOpenShift, upgradeBlockingFeatureSet } from '../../api-types/index.js';
+import { HcpGatesRefusal, JUDGED_SPECS, judgedSpecCount } from '../../hosted/hcp-gates-refusal.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';
 
 describe('ReleaseCatalog', () => {
@@ -42,6 +43,33 @@ describe('ReleaseCatalog', () => {
 const record = (i: number, lastError = ''): [string, HostedGuestRecord] => [`ns${i}_hcp`, {
   hcp: `ns${i}/hcp`, shard: 0, owner: 'replica-1', featureSet: 'Default', versions: ['4.22.0'], ...(lastError ? { lastError } : {}),
 }];
+
+describe('an HCP spec judged against its control plane\'s rules', () => {
+  // The judgements are shared by every HCP of a release (a take-over judged the same spec hundreds of times); the spec
+  // is the tenant's to vary, so what is kept is bounded and a verdict never comes from another spec's judgement.
+  it('200 CustomNoUpgrade specs a tenant cycles through: at most JUDGED_SPECS kept per release, each verdict checkSpecGates\'s own', () => {
+    const catalog = new ReleaseCatalog(join(PAYLOAD_ROOT, 'releases'));
+    const registry = catalog.registry('4.22.0', ClusterProfiles.IBMCloudManaged);
+    const kube = kubernetesOfOpenShift('4.22.0');
+    const gates = knownGates(registry);
+    const specs = Array.from({ length: 200 }, (_, i) => ({
+      featureSet: 'CustomNoUpgrade',
+      customNoUpgrade: i % 2 ? { enabled: [gates[i % gates.length]!], disabled: [] } : { enabled: [], disabled: [gates[i % gates.length]!] },
+    }));
+    let refused = 0;
+    for (const round of [0, 1]) {
+      for (const [i, spec] of specs.entries()) {
+        const verdict = new HcpGatesRefusal(`ns${i}/hcp`, catalog).of(spec, '4.22.0');
+        const starts = checkSpecGates(spec, registry, '4.22.0', kube).starts;
+        expect(verdict === undefined).toBe(starts);
+        if (round === 0 && !starts) refused++;
+        expect(judgedSpecCount(registry)).toBeLessThanOrEqual(JUDGED_SPECS);
+      }
+    }
+    expect(refused).toBeGreaterThan(0); // both verdicts were asked for
+    expect(judgedSpecCount(registry)).toBe(JUDGED_SPECS);
+  });
+});
 
 describe('shard records', () => {
   it('a record is bounded whatever its guest says: 3,000 versions, a 2 MiB error, a long version string', () => {
