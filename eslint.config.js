@@ -5,6 +5,7 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 // The rooms of the house (README § Layout) and what each may import. A room lists the rooms *below* it; an
 // import of any other room is an upward or sideways import and fails `npm run lint`, as does any import cycle.
 // hack/ and test/ stand above all rooms (they may import everything; nothing imports them).
+// A room that lists `runtime` may import every room of runtime/ (RUNTIME_ROOMS).
 export const ROOMS = {
   'api-types': [],
   runtime: ['api-types'],
@@ -16,23 +17,41 @@ export const ROOMS = {
   hosted: ['api-types', 'runtime', 'controllers'],
   cmd: ['api-types', 'runtime', 'sdk', 'control-plane', 'controllers', 'standalone', 'hosted'],
 };
-const ALL = [...Object.keys(ROOMS), 'hack', 'test'];
-// A room nested in another (sdk/testing in sdk) is its own room: the outer one's rule does not cover it.
-const nested = (room) => Object.keys(ROOMS).filter((r) => r !== room && r.startsWith(`${room}/`)).map((r) => `./${r.slice(room.length + 1)}/**`);
-// A room with a nested room is its own files only (sdk/*.ts; sdk/testing/ follows its own rule).
-const filesOf = (room) => (nested(room).length ? `./${room}/*` : `./${room}/**`);
-const zones = Object.entries(ROOMS).flatMap(([room, below]) => ALL
-  .filter((other) => other !== room && !below.includes(other) && !room.startsWith(`${other}/`))
-  .map((other) => ({
-    target: filesOf(room), from: `./${other}`, except: nested(other).filter((n) => below.includes(`${other}/${n.slice(2, -3)}`)),
-    message: `${room}/ may import only ${below.join(', ') || 'nothing of this project'} (README § Layout)`,
-  })));
+// runtime/ one floor down (docs/runtime.md § Rooms), lowest first, each with the rooms of runtime/ below it (all may
+// import api-types/). runtime/index.ts, the barrel, stands above them all; none of them imports it.
+export const RUNTIME_ROOMS = {
+  'runtime/log': [],
+  'runtime/util': ['runtime/log'],
+  'runtime/metrics': ['runtime/util'],
+  'runtime/rest': ['runtime/log', 'runtime/util', 'runtime/metrics'],
+  'runtime/cache': ['runtime/log', 'runtime/util', 'runtime/metrics', 'runtime/rest'],
+  'runtime/controller': ['runtime/log', 'runtime/util', 'runtime/metrics', 'runtime/rest'],
+  'runtime/leaderelection': ['runtime/log', 'runtime/util', 'runtime/metrics', 'runtime/rest'],
+  'runtime/events': ['runtime/log', 'runtime/util', 'runtime/rest'],
+  'runtime/serving': ['runtime/log', 'runtime/util', 'runtime/metrics', 'runtime/rest', 'runtime/cache'],
+  'runtime/manifests': ['runtime/util'],
+  'runtime/components': ['runtime/log', 'runtime/util', 'runtime/rest'],
+};
+const RUNTIME = Object.keys(RUNTIME_ROOMS);
+const EVERY_ROOM = {
+  ...Object.fromEntries(Object.entries(ROOMS).map(([room, below]) =>
+    [room, below.flatMap((r) => (r === 'runtime' ? ['runtime', ...RUNTIME] : [r])).concat(room === 'runtime' ? RUNTIME : [])])),
+  ...Object.fromEntries(Object.entries(RUNTIME_ROOMS).map(([room, below]) => [room, ['api-types', ...below]])),
+};
+const ALL = [...Object.keys(EVERY_ROOM), 'hack', 'test'];
+// A room's own files: a room with rooms nested in it (sdk/ with sdk/testing/, runtime/ with its rooms) is the files
+// directly in its folder; the nested rooms follow their own rules.
+const hasNested = (room) => ALL.some((r) => r.startsWith(`${room}/`));
+const filesOf = (room) => (hasNested(room) ? `./${room}/*` : `./${room}/**`);
+// The message names the rooms as declared (`runtime` for the whole of runtime/).
+const below = (room) => (ROOMS[room] ?? ['api-types', ...RUNTIME_ROOMS[room]]).join(', ') || 'nothing of this project';
+const zones = Object.entries(EVERY_ROOM).flatMap(([room, allowed]) => ALL
+  .filter((other) => other !== room && !allowed.includes(other))
+  .map((other) => ({ target: filesOf(room), from: filesOf(other), message: `${room}/ may import only ${below(room)} (README § Layout)` })));
 // Where a room may reach only another's public face: the SDK's index (its accessor core is internal).
-zones.push({ target: './controllers/**', from: './sdk', except: ['./index.ts'], message: 'controllers/ reach the SDK through sdk/index.ts, its public API' });
+zones.push({ target: './controllers/**', from: './sdk/*', except: ['**/sdk/index.ts'], message: 'controllers/ reach the SDK through sdk/index.ts, its public API' });
 // Hosted mode engages the operator's controllers on a cluster through one seam (multicluster-runtime's shape).
 zones.push({ target: './hosted/**', from: './controllers', except: ['./operator-cluster.ts'], message: 'hosted/ reaches the operator\'s controllers through controllers/operator-cluster.ts, their one seam' });
-// A nested room below its outer one: the outer room must not import it back (the product never imports its test helpers).
-zones.push({ target: filesOf('sdk'), from: './sdk/testing', message: 'the SDK does not import its test helpers (sdk/testing)' });
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'coverage/**'] },

@@ -1,7 +1,7 @@
 // The cluster's TLS security profile: `APIServer/cluster` spec.tlsSecurityProfile (openshift/api config/v1
 // types_tlssecurityprofile.go) and spec.tlsAdherence, resolved to what a serving endpoint needs — a minimum
 // TLS version, the cipher suites (OpenSSL names, which the profiles use and Node.js takes) and the key
-// exchange groups. Pure: the runtime applies it (runtime/tls-profile.ts).
+// exchange groups. Pure: the runtime applies it (runtime/serving/tls-profile.ts).
 //
 // Profiles as openshift/api defines them (Mozilla's Server Side TLS 5.8): Old (TLS 1.0), Intermediate (TLS 1.2,
 // OpenShift's default when no profile is set), Modern (TLS 1.3), Custom (the user's minimum and ciphers; its

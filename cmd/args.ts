@@ -1,7 +1,7 @@
 // Argument parsing for the `featuregates` CLI: node:util parseArgs, strict, with generated --help.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { LOG_FORMATS, type LogFormat } from '../runtime/logger.js';
+import { LOG_FORMATS, type LogFormat } from '../runtime/log/logger.js';
 import { ALL_CLUSTER_PROFILES, ETCD_COMPONENT, CLUSTER_PROFILE_ALIASES, closestName, didYouMean, parsePayloadVersion, type ClusterProfile } from '../api-types/index.js';
 
 export class UsageError extends Error {

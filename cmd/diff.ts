@@ -3,8 +3,8 @@
 // diff(1), for CI), 2 on usage errors.
 import { stringify } from 'yaml';
 import { diffGates, diffIsEmpty, FeatureSets, featureSetName, resolveFeatureSet, statusLists, type EnabledDisabled, type GateDiff } from '../api-types/index.js';
-import { loadRegistry } from '../runtime/payload-manifests.js';
-import { connect, readFeatureGate } from '../runtime/cluster-read.js';
+import { loadRegistry } from '../runtime/manifests/payload-manifests.js';
+import { connect, readFeatureGate } from './cluster-read.js';
 import { REQUEST_TIMEOUT_OPTION, clusterProfileFlag, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec } from './args.js';
 
 export function formatDiff(d: GateDiff, from: string, to: string): string {

@@ -5,8 +5,8 @@ import { stringify } from 'yaml';
 import {
   BrokenPayloadError, GateRulesError, gateSpecAt, kubeletConfigRules, kubernetesGateRules, knownKubernetesOfOpenShift, ALL_CLUSTER_PROFILES, featureGateRequirements, MAJOR_VERSION_ANNOTATION, manifestObjectName, type ManifestObject, majorVersionDisagreement, parsePayloadVersion, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
 } from '../api-types/index.js';
-import { loadRegistry, readPayloadManifests } from '../runtime/payload-manifests.js';
-import { connect, readFeatureGate } from '../runtime/cluster-read.js';
+import { loadRegistry, readPayloadManifests } from '../runtime/manifests/payload-manifests.js';
+import { connect, readFeatureGate } from './cluster-read.js';
 import { REQUEST_TIMEOUT_OPTION, outputFlag, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec } from './args.js';
 
 export interface Explanation {

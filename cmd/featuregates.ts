@@ -3,7 +3,7 @@
 // sdk and standalone.
 import * as nodeModule from 'node:module';
 import { closestName } from '../api-types/suggest.js';
-import { packageVersion } from '../runtime/version.js';
+import { packageVersion } from '../runtime/util/version.js';
 import { helpText, parseCommand, UsageError, type CommandSpec } from './args.js';
 
 // V8's code cache on disk (in the temp dir): the commands' modules, loaded below on demand, start ~10% faster

@@ -2,7 +2,7 @@
 // gate in the payload manifests) and `GateNames` constants, for compile-time checked names in SDK users.
 import { writeFileSync } from 'node:fs';
 import { gateNamesFromManifests, gateNamesModule } from '../api-types/index.js';
-import { readPayloadManifests } from '../runtime/payload-manifests.js';
+import { readPayloadManifests } from '../runtime/manifests/payload-manifests.js';
 import { UsageError, type CommandSpec } from './args.js';
 
 export const genCommand: CommandSpec = {

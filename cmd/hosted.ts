@@ -2,7 +2,8 @@
 // `featuregates hosted status`: one line per HCP from the management cluster.
 import { stringify } from 'yaml';
 import { hostedStatusTable, parseKubernetesVersionMap, shardCountProblem } from '../api-types/index.js';
-import { connect, createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
+import { createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
+import { connect } from './cluster-read.js';
 import { runUntilSignalled } from './long-running.js';
 import { DEFAULT_GUEST_BACKOFF_MAX_MS, DEFAULT_SHARDS, HOSTED_RUNNING_GATES_OVERRIDES, HOSTED_RUNNING_GATES_PERIOD_MS, readHostedStatus, startHosted } from '../hosted/index.js';
 import {

@@ -1,7 +1,7 @@
 // The flags `operator` and `hosted` share: leader-election timing, and metrics and health serving (kept out
 // of args.ts so that commands without a cluster do not load the leader elector).
-import { DEFAULT_LEADER_ELECTION, validateLeaderElectionTiming, type LeaderElectionTiming } from '../runtime/leader-election.js';
-import { TLS_PROFILE_SOURCES, type TLSProfileSource } from '../runtime/tls-profile.js';
+import { DEFAULT_LEADER_ELECTION, validateLeaderElectionTiming, type LeaderElectionTiming } from '../runtime/leaderelection/leader-election.js';
+import { TLS_PROFILE_SOURCES, type TLSProfileSource } from '../runtime/serving/tls-profile.js';
 import { UsageError, durationFlag, type OptionSpec } from './args.js';
 
 export const SERVING_OPTIONS: Record<string, OptionSpec> = {

@@ -8,9 +8,9 @@ import { stringify } from 'yaml';
 import {
   ClusterProfiles, gateNames, includeManifest, manifestObjectName, parsePayloadVersion, resolveFeatureSet, type ManifestDecision, type ManifestObject,
 } from '../api-types/index.js';
-import { connect, readFeatureGate } from '../runtime/cluster-read.js';
-import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
-import { loadRegistry, readPayloadManifests } from '../runtime/payload-manifests.js';
+import { connect, readFeatureGate } from './cluster-read.js';
+import { readFeatureGateFile } from '../runtime/manifests/feature-gate-file.js';
+import { loadRegistry, readPayloadManifests } from '../runtime/manifests/payload-manifests.js';
 import {
   clusterProfileFlag, fullVersionFlag, outputFlag, REQUEST_TIMEOUT_OPTION, requestTimeoutFlag, sayOnStderr, UsageError, type CommandSpec,
 } from './args.js';

@@ -8,11 +8,10 @@ import {
   CLUSTER_VERSION_NAME, GateRulesError, gatesOfLists, kubernetesOfOpenShift, parseGateFlag, preflight, preflightNodeGroups, preflightStarts, previewSpec, type GateFlavor, type KubeletGateRoute, type KubeletStartInput,
   type PreflightReport,
 } from '../api-types/index.js';
-import {
-  connect, loadRegistry, readClusterGateSet, readFeatureGate, readNodeConfigurations, ClusterVersionResource, KubeTransport, ResourceClient, type NodeConfigurations,
-} from '../runtime/index.js';
-import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
-import { readKubeletConfigFile } from '../runtime/manifest-file.js';
+import { loadRegistry, readNodeConfigurations, ClusterVersionResource, KubeTransport, ResourceClient, type NodeConfigurations } from '../runtime/index.js';
+import { connect, readClusterGateSet, readFeatureGate } from './cluster-read.js';
+import { readFeatureGateFile } from '../runtime/manifests/feature-gate-file.js';
+import { readKubeletConfigFile } from '../runtime/manifests/manifest-file.js';
 import {
   CLUSTER_SEARCH_HELP, REQUEST_TIMEOUT_OPTION, choiceFlag, clusterProfileFlag, outputFlag, requestTimeoutFlag, sayOnStderr, UsageError, type CommandSpec,
 } from './args.js';

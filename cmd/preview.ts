@@ -5,8 +5,8 @@ import {
   GateRulesError, checkFeatureGates, checkKubeletStart, featureSetName, gatesOfLists, kubernetesGateRules, knownKubernetesOfOpenShift, previewSpec, unknownGateMessage,
   type GateStartCheck, type SpecPreview,
 } from '../api-types/index.js';
-import { loadRegistry } from '../runtime/payload-manifests.js';
-import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
+import { loadRegistry } from '../runtime/manifests/payload-manifests.js';
+import { readFeatureGateFile } from '../runtime/manifests/feature-gate-file.js';
 import { clusterProfileFlag, outputFlag, UsageError, type CommandSpec } from './args.js';
 import { kubeletFlags } from './preflight.js';
 

@@ -2,8 +2,8 @@
 // empty spec) with its status filled for --payload-version.
 import { stringify } from 'yaml';
 import { emptyFeatureGate, previewSpec, renderFeatureGate, unknownGateMessage } from '../api-types/index.js';
-import { loadRegistry } from '../runtime/payload-manifests.js';
-import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
+import { loadRegistry } from '../runtime/manifests/payload-manifests.js';
+import { readFeatureGateFile } from '../runtime/manifests/feature-gate-file.js';
 import { clusterProfileFlag, payloadVersionFlag, UsageError, type CommandSpec, outputFlag } from './args.js';
 
 export const renderCommand: CommandSpec = {

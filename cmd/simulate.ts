@@ -5,9 +5,8 @@
 // as the CVO would roll out the new payload's operator; and when V completes, its kube-apiserver to V's gates.
 import { resolve } from 'node:path';
 import { CLUSTER_VERSION_NAME, GateRulesError, checkSpecGates, kubernetesOfOpenShift } from '../api-types/index.js';
-import {
-  ClusterVersionResource, connect, loadRegistry, readFeatureGate, readPayloadManifests, ResourceClient, retryOnConflict, type ClusterAccess,
-} from '../runtime/index.js';
+import { ClusterVersionResource, loadRegistry, readPayloadManifests, ResourceClient, retryOnConflict, type ClusterAccess } from '../runtime/index.js';
+import { connect, readFeatureGate } from './cluster-read.js';
 import { SIMULATED_PAYLOAD_ANNOTATION } from './local-rollout.js';
 import { DEFAULT_CLI_REQUEST_TIMEOUT_MS, fullVersionFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec } from './args.js';
 

@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { kubernetesGateRules, parseStrictVersion } from '../api-types/index.js';
-import { parseYaml } from '../runtime/yaml.js';
-import { createLogger, type Logger } from '../runtime/logger.js';
+import { parseYaml } from '../runtime/util/yaml.js';
+import { createLogger, type Logger } from '../runtime/log/logger.js';
 import {
   appendPrerunFailure, InvalidConfigurationError, prerun, PrerunError, resolveStandaloneGates,
   kubeletOverrides, standaloneAPIServerArgs, standaloneKubeletConfig, type PrerunResult,
@@ -159,7 +159,7 @@ async function render(values: Record<string, string | undefined>, r: {
   };
   logger.info(`setting kube:feature-gates=${rendered.kubeAPIServerArgs.map((a) => a.slice('--feature-gates='.length)).join(',')}`);
   if (values.kubeconfig) {
-    const [{ mirrorFeatureGate }, { loadKubeConfig }] = await Promise.all([import('../standalone/mirror.js'), import('../runtime/kube-config.js')]);
+    const [{ mirrorFeatureGate }, { loadKubeConfig }] = await Promise.all([import('../standalone/mirror.js'), import('../runtime/rest/kube-config.js')]);
     await mirrorFeatureGate(await loadKubeConfig(values.kubeconfig), result.featureGates, version, gates);
   }
   process.stdout.write(output === 'json' ? `${JSON.stringify(rendered, null, 2)}\n` : stringify(rendered));

@@ -7,14 +7,12 @@
 // With a cluster configured (--kubeconfig or $KUBECONFIG), it runs the operator against that cluster.
 import { join } from 'node:path';
 import { desiredGates, parsePayloadVersion, renderKubeAPIServerArgs, startableGates, type FeatureGateDetails, type VerifyReport } from '../api-types/index.js';
-import {
-  checkComponent, createLogger, clusterConfigured, kubernetesGateLifecycle, LOCAL_KUBERNETES_MINOR, loadKubeConfig, readStatus,
-  renderedStatusEntry, requireSupportedNode, type ClusterAccess,
-} from '../runtime/index.js';
+import { checkComponent, createLogger, clusterConfigured, kubernetesGateLifecycle, LOCAL_KUBERNETES_MINOR, loadKubeConfig, renderedStatusEntry, requireSupportedNode, type ClusterAccess } from '../runtime/index.js';
+import { readStatus } from './cluster-read.js';
 import { createFeatureGateAccess } from '../sdk/index.js';
 import { followDesiredVersion, type LocalRollout } from './local-rollout.js';
 import { startOperator } from '../controllers/manager.js';
-import { packageRoot } from '../runtime/version.js';
+import { packageRoot } from '../runtime/util/version.js';
 import type { LocalCluster } from '../control-plane/local-cluster.js';
 import { formatTable } from './status.js';
 import { formatVerify } from './verify.js';

@@ -1,6 +1,6 @@
 // `featuregates status`: the feature set, whether minor upgrades are allowed, and per-version counts.
 import type { StatusSummary } from '../api-types/index.js';
-import { connect, readStatus } from '../runtime/index.js';
+import { connect, readStatus } from './cluster-read.js';
 import { stringify } from 'yaml';
 import { REQUEST_TIMEOUT_OPTION, outputFlag, requestTimeoutFlag, sayOnStderr, CLUSTER_SEARCH_HELP, type CommandSpec } from './args.js';
 

@@ -10,12 +10,10 @@ import {
   CLUSTER_VERSION_NAME, ETCD_COMPONENT, NOT_READY, clusterDesiredVersion, desiredGates, kubeletsSummary, verifyPasses, type FeatureGateDetails, type GateCheck,
   type GateLifecycle, type VerifyReport,
 } from '../api-types/index.js';
-import { renderedStatusEntry } from '../runtime/payload-manifests.js';
-import { readFeatureGateFile } from '../runtime/feature-gate-file.js';
-import {
-  ClusterVersionResource, KubeTransport, ResourceClient, checkComponent, checkEtcd, checkKubelets, componentAccess, etcdAccess, connect, kubernetesGateLifecycle, readFeatureGate,
-  type ClusterAccess,
-} from '../runtime/index.js';
+import { renderedStatusEntry } from '../runtime/manifests/payload-manifests.js';
+import { readFeatureGateFile } from '../runtime/manifests/feature-gate-file.js';
+import { ClusterVersionResource, KubeTransport, ResourceClient, checkComponent, checkEtcd, checkKubelets, componentAccess, etcdAccess, kubernetesGateLifecycle, type ClusterAccess } from '../runtime/index.js';
+import { connect, readFeatureGate } from './cluster-read.js';
 import {
   REQUEST_TIMEOUT_OPTION, choiceFlag, clusterProfileFlag, componentCA, componentsFlag, overridesFlag, outputFlag, pemFile, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec,
 } from './args.js';

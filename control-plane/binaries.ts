@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { packageRoot } from '../runtime/version.js';
+import { packageRoot } from '../runtime/util/version.js';
 
 export interface ControlPlaneBinaries {
   kubeAPIServer: string;

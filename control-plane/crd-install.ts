@@ -3,7 +3,7 @@
 // every served version lists its plural in discovery.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseYamlDocuments } from '../runtime/yaml.js';
+import { parseYamlDocuments } from '../runtime/util/yaml.js';
 import { poll } from './readiness.js';
 import { rawRequest } from './raw-request.js';
 import type { SupervisedProcess } from './supervised-process.js';

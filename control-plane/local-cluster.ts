@@ -2,12 +2,12 @@
 // the admission policies of deploy/base/admission (so a misspelt custom gate warns at apply time here too)
 // and their namespace, kube-apiserver started (and restartable) with the caller's --feature-gates, ClusterVersion/version at one Completed version and an empty FeatureGate/cluster spec,
 // its kubeconfig path
-// recorded where `featuregates simulate` and `status` find it (runtime/local-cluster-record.ts). Stopping it removes the record and every file.
+// recorded where `featuregates simulate` and `status` find it (control-plane/local-cluster-record.ts). Stopping it removes the record and every file.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { recordLocalCluster } from '../runtime/local-cluster-record.js';
-import { parseYamlDocuments } from '../runtime/yaml.js';
+import { recordLocalCluster } from './local-cluster-record.js';
+import { parseYamlDocuments } from '../runtime/util/yaml.js';
 import { packageRoot } from './binaries.js';
 import { rawRequest } from './raw-request.js';
 import { startControlPlane } from './control-plane.js';

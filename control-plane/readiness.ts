@@ -1,7 +1,7 @@
 // Waiting for a process to become ready: poll a check every 100 ms until it passes, the deadline passes
 // or the process exits (then say so, with its last log lines). And the racy "pick a free port" step.
 import { createServer } from 'node:net';
-import { realClock } from '../runtime/clock.js';
+import { realClock } from '../runtime/util/clock.js';
 import type { SupervisedProcess } from './supervised-process.js';
 
 export async function poll(what: string, timeoutMs: number, proc: SupervisedProcess | undefined,

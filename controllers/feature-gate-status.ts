@@ -2,7 +2,7 @@
 // history. Triggered by FeatureGate and ClusterVersion changes; reads from caches only; writes /status
 // (PUT with the cached resourceVersion, through the leader fence) only when the desired status differs;
 // a 409 goes through the rate limiter (the cache catches up); resyncs every minute from the cache; a sync that
-// fails sets FeatureGateControllerDegraded (both declared in its spec, run by runtime/controller.ts).
+// fails sets FeatureGateControllerDegraded (both declared in its spec, run by runtime/controller/controller.ts).
 import {
   CLUSTER_VERSION_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, desiredFeatureGates, featureGatesEqual,
   gateNames, jsonEqual, resolveFeatureGateDetails, serializedSizeBytes, syncDegraded, type ClusterVersion, type FeatureGate, type FeatureGateDetails,

@@ -1,5 +1,5 @@
 // RunningGatesController: the operator's continuous `featuregates verify` — kube-apiserver's own report of its
-// gates (runtime/component-gates.ts), and that of each other component it is given (one key each:
+// gates (runtime/components/component-gates.ts), and that of each other component it is given (one key each:
 // kube-controller-manager and kube-scheduler at their secure ports), against the FeatureGate status entry of
 // the version the cluster runs (api-types/running-gates.ts). Triggered when that entry changes (a predicate: the other FeatureGate and
 // ClusterVersion events change nothing here) and every `periodMs` (default 10 minutes: one read of the API

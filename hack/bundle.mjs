@@ -4,7 +4,7 @@
 // status write). esbuild because it bundles ESM and CommonJS together in well under a second and needs no
 // configuration beyond this file. @kubernetes/client-node stays external: the operator loads it only for
 // exec-plugin kubeconfigs, `start` for the local control plane. prom-client's files are loaded with
-// createRequire at run time (runtime/prometheus.ts) and so are read from node_modules too.
+// createRequire at run time (runtime/metrics/prometheus.ts) and so are read from node_modules too.
 // Node's built-in modules are loaded with require(), not imported: an ES import of a built-in builds its module
 // namespace, which reads every export — lazy getters included (`fs.ReadStream` loads fs streams and
 // fs/promises, `crypto.webcrypto` the Web Crypto implementation …), all compiled anew at start when the node

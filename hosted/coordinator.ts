@@ -7,11 +7,10 @@
 // health are served as by the single-cluster operator.
 import { hostname } from 'node:os';
 import { CONFIG_OPERATOR_NAME, shardCountProblem, type GateLifecycle, type Namespace } from '../api-types/index.js';
-import {
-  BucketLimiter, DEFAULT_LEADER_ELECTION, FairTurns, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ReleaseCatalog, ResourceClient,
-  RunnableGroups, WritePacer, kubernetesGateLifecycle, realClock, serveProcess, silentLogger, userAgent, withTransportConfig,
-  type ClusterAccess, type LeaderElectionTiming, type Logger, type ServingOptions, type WritePace,
-} from '../runtime/index.js';
+import { BucketLimiter, DEFAULT_LEADER_ELECTION, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ResourceClient, RunnableGroups, kubernetesGateLifecycle, realClock, serveProcess, silentLogger, userAgent, withTransportConfig, type ClusterAccess, type LeaderElectionTiming, type Logger, type ServingOptions } from '../runtime/index.js';
+import { FairTurns } from './fair-turns.js';
+import { ReleaseCatalog } from './release-catalog.js';
+import { WritePacer, type WritePace } from './write-pacer.js';
 import { FIRST_LISTINGS, type GuestTuning } from './guest-connection.js';
 import { GuestControllers } from './guest-controllers.js';
 import { hostedMetrics } from './metrics.js';

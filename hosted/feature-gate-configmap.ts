@@ -7,9 +7,9 @@ import {
   ClusterProfiles, FEATURE_GATE_CONFIGMAP, configMapCarries, featureGateConfigMap, hcpNamespace, hcpReleaseVersion, hostedFeatureGateSpec, mergeConfigMap,
   type ConfigMap, type FeatureGateSpec, type FeatureSetRegistry, type HostedControlPlane,
 } from '../api-types/index.js';
-import {
-  TerminalError, apiErrorMessage, type Logger, type ReconcileResult, type ReleaseCatalog, type ResourceClient, type WritePacer,
-} from '../runtime/index.js';
+import { TerminalError, apiErrorMessage, type Logger, type ReconcileResult, type ResourceClient } from '../runtime/index.js';
+import { type ReleaseCatalog } from './release-catalog.js';
+import { type WritePacer } from './write-pacer.js';
 import type { HcpGatesRefusal } from './hcp-gates-refusal.js';
 
 export const FEATURE_GATE_CONFIGMAP_CONTROLLER = 'FeatureGateConfigMapController';

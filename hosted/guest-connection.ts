@@ -13,11 +13,8 @@
 // split): guest-engagement.ts runs the operator's controllers over these caches.
 import type { Registry } from 'prom-client';
 import { CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, type ClusterOperator, type ClusterVersion, type FeatureGate } from '../api-types/index.js';
-import {
-  ClusterOperatorResource, FeatureGateResource, GuestClusterVersionResource, KubeTransport, MAX_OBJECT_BYTES, withTransportConfig, Reflector, ResourceClient,
-  TerminalError, readUntrustedKubeconfigText, userAgent,
-  type ClusterAccess, type FairTurns, type Logger, type TurnPlaces,
-} from '../runtime/index.js';
+import { ClusterOperatorResource, FeatureGateResource, GuestClusterVersionResource, KubeTransport, MAX_OBJECT_BYTES, withTransportConfig, Reflector, ResourceClient, TerminalError, readUntrustedKubeconfigText, userAgent, type ClusterAccess, type Logger } from '../runtime/index.js';
+import { type FairTurns, type TurnPlaces } from './fair-turns.js';
 
 export interface GuestTuning {
   /**

@@ -3,7 +3,7 @@
 // (HCP, key) requests, fair across HCPs by construction (work-queue.ts: one line per HCP, served in turn), with one
 // timer for every delay, backoff per (HCP, key), and a fixed number of workers: however many guests wake at once
 // (a fleet-wide z-version, a replica taking over its shards), no more reconciles are in flight than the workers,
-// and the event loop turns between them (runtime/controller.ts), so a Lease renewal never waits behind a wave.
+// and the event loop turns between them (runtime/controller/controller.ts), so a Lease renewal never waits behind a wave.
 // A guest's own watch events wake its controllers at most GUEST_WAKEUPS (a token bucket per HCP in each queue):
 // a guest streaming changes cannot set the replica's pace, and its turns come one per round like any other's.
 import type { Registry } from 'prom-client';
@@ -27,7 +27,7 @@ export const GUEST_WORKERS = 32;
  */
 export const RUNNING_GATES_WORKERS = 4;
 /**
- * A guest reconcile still running after this long gives its worker back (runtime/controller.ts): a guest whose writes
+ * A guest reconcile still running after this long gives its worker back (runtime/controller/controller.ts): a guest whose writes
  * never answer (its tenant's admission webhook points at nothing) holds a worker 1 s, not its 10 s request timeout, so
  * more such guests than workers cannot make every honest guest wait. An honest guest's reconcile ends in tens of ms.
  * Not for RunningGatesController: its bound is on /metrics reads in flight (each up to 64 MiB), not on workers alone.

@@ -20,10 +20,8 @@ import {
   ClusterProfiles, FEATURE_GATE_NAME, MAX_GUEST_HISTORY, clusterDesiredVersion, type ClusterVersion, type FeatureGate, type FeatureGateSpec, type FeatureSetRegistry,
   type GateLifecycle,
 } from '../api-types/index.js';
-import {
-  BucketLimiter, TerminalError, realClock, type Clock, type ControllerSpec, type EventRecorder,
-  type Logger, type ReconcileResult, type ReleaseCatalog, type ResourceClient, type WatchSource,
-} from '../runtime/index.js';
+import { BucketLimiter, TerminalError, realClock, type Clock, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult, type ResourceClient, type WatchSource } from '../runtime/index.js';
+import { type ReleaseCatalog } from './release-catalog.js';
 import {
   CLUSTER_OPERATOR_STATUS_CONTROLLER, FEATURE_GATE_CONTROLLER, OperatorConditions, operatorControllers, type OperatorCluster, type RunningGatesOutcome,
 } from '../controllers/operator-cluster.js';

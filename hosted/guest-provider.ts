@@ -6,7 +6,8 @@
 // nothing until it answers again.
 import type { Registry } from 'prom-client';
 import { hcpNamespace, type HostedControlPlane } from '../api-types/index.js';
-import { TerminalError, type Logger, type FairTurns, type ReconcileResult } from '../runtime/index.js';
+import { TerminalError, type Logger, type ReconcileResult } from '../runtime/index.js';
+import { type FairTurns } from './fair-turns.js';
 import { GuestConnection, GuestInputError, type GuestTuning } from './guest-connection.js';
 import type { GuestEngagement } from './guest-engagement.js';
 import type { GuestSecrets } from './guest-secrets.js';

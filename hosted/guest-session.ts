@@ -7,7 +7,7 @@
 //  - FeatureGateConfigMapController (feature-gate-configmap.ts): the management-side `feature-gate` ConfigMap.
 // Every write passes the shard's fence (judged by the transport before each attempt). How each reconcile of these
 // controllers ended makes the HCP's status line, its metrics and its Events (this file's report, over the pure
-// api-types/hosted-guest-report.ts): a TerminalError (runtime/controller.ts) is waited on, not retried — missing or
+// api-types/hosted-guest-report.ts): a TerminalError (runtime/controller/controller.ts) is waited on, not retried — missing or
 // bad input and a guest that does not answer are a Warning when they start, then every 10 minutes while they last;
 // a first read not answered yet is no Warning at all — and any other error is a Warning each time the controller's
 // backoff retries it.
@@ -16,11 +16,10 @@ import {
   FEATURE_GATE_NAME, HCP_API_VERSION, featureSetName, boundedText, guestRecord, guestSyncState, hcpReleaseVersion, hostedFeatureGateSpec, nextProblem,
   orderedProblems, recordIsNews, type FeatureGateSpec, type GuestProblem, type HostedControlPlane, type HostedGuestRecord, type GateLifecycle,
 } from '../api-types/index.js';
-import {
-  ConfigMapResource, ResourceClient, TerminalError, apiErrorMessage, createEventRecorder, errorCause,
-  isConflict, silentLogger, type ClusterAccess, type ClusterWork, type ClosableEventRecorder, type InvolvedObject, type Logger,
-  type FairTurns, type ReconcileResult, type ReleaseCatalog, type WatchSource, type WritePacer,
-} from '../runtime/index.js';
+import { ConfigMapResource, ResourceClient, TerminalError, apiErrorMessage, createEventRecorder, errorCause, isConflict, silentLogger, type ClusterAccess, type ClusterWork, type ClosableEventRecorder, type InvolvedObject, type Logger, type ReconcileResult, type WatchSource } from '../runtime/index.js';
+import { type FairTurns } from './fair-turns.js';
+import { type ReleaseCatalog } from './release-catalog.js';
+import { type WritePacer } from './write-pacer.js';
 import type { GuestConnection, GuestTuning } from './guest-connection.js';
 import { CLUSTER_OPERATOR_STATUS_CONTROLLER, FEATURE_GATE_CONTROLLER, RUNNING_GATES_CONTROLLER, UPGRADEABLE_CONTROLLER } from '../controllers/operator-cluster.js';
 import { FEATURE_GATE_CONFIGMAP_CONTROLLER, FeatureGateConfigMapSync } from './feature-gate-configmap.js';

@@ -6,7 +6,7 @@
 import {
   ClusterProfiles, checkSpecGates, kubernetesOfOpenShift, type FeatureGateSpec, type FeatureSetRegistry, type GateStartCheck,
 } from '../api-types/index.js';
-import type { ReleaseCatalog } from '../runtime/index.js';
+import type { ReleaseCatalog } from './release-catalog.js';
 
 export class HcpGatesRefusal {
   private last: { key: string; refusal: string | undefined } | undefined;

@@ -12,18 +12,18 @@ import { API_VERSION, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME } from '../api-typ
 import { MISSING_VERSION_MARKER } from '../api-types/feature-set.js';
 import { clusterDesiredVersion } from '../api-types/desired-status.js';
 import { jsonEqual } from '../api-types/deep-equal.js';
-import { noEvents, type EventRecorder } from '../runtime/events.js';
-import { withTransportConfig } from '../runtime/kube-transport.js';
-import { silentLogger, type Logger } from '../runtime/logger.js';
-import { Reflector } from '../runtime/reflector.js';
-import { ResourceClient } from '../runtime/resource-client.js';
-import { ClusterVersionResource, FeatureGateResource } from '../runtime/resources.js';
-import { sdkUserAgent } from '../runtime/version.js';
+import { noEvents, type EventRecorder } from '../runtime/events/events.js';
+import { withTransportConfig } from '../runtime/rest/kube-transport.js';
+import { silentLogger, type Logger } from '../runtime/log/logger.js';
+import { Reflector } from '../runtime/cache/reflector.js';
+import { ResourceClient } from '../runtime/rest/resource-client.js';
+import { ClusterVersionResource, FeatureGateResource } from '../runtime/rest/resources.js';
+import { sdkUserAgent } from '../runtime/util/version.js';
 import { FeatureGates } from './feature-gates.js';
 import { exitOnChange } from './exit-on-change.js';
 import type { FeatureGateChange, FeatureGateChangeHandler } from './feature-gate-change.js';
 import { warnWhileWaiting, type WaitWarningOptions } from './wait-warnings.js';
-import { realClock, type Clock } from '../runtime/clock.js';
+import { realClock, type Clock } from '../runtime/util/clock.js';
 
 export type { FeatureGateChange, FeatureGateChangeHandler };
 

@@ -1,7 +1,7 @@
 // registerFeatureGateMetrics: a component exports the gates it runs with as Kubernetes components do,
 // `kubernetes_feature_enabled{name, stage}` (1 enabled, 0 disabled), computed on scrape from the accessor.
 import type { Registry } from 'prom-client';
-import { registerKubernetesFeatureMetrics } from '../runtime/feature-metrics.js';
+import { registerKubernetesFeatureMetrics } from '../runtime/metrics/feature-metrics.js';
 import type { FeatureGateAccess } from './feature-gate-access.js';
 
 /**

@@ -11,5 +11,5 @@ export { staticFeatureGateAccess, featureGateAccessFromObject, testingFeatureGat
 export { renderKubeAPIServerArgs, renderKubeletFeatureGates, parseFeatureGates, operandGates, type OperandFilter } from '../api-types/operand-render.js';
 export { MISSING_VERSION_MARKER } from '../api-types/feature-set.js';
 export type { GateLists, FeatureGate, FeatureGateDetails } from '../api-types/index.js';
-export { createLogger, type Logger } from '../runtime/logger.js';
-export { createEventRecorder, type EventRecorder } from '../runtime/events.js';
+export { createLogger, type Logger } from '../runtime/log/logger.js';
+export { createEventRecorder, type EventRecorder } from '../runtime/events/events.js';

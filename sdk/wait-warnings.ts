@@ -2,7 +2,7 @@
 // with the delay doubling up to `maxMs`, each saying how long it has waited and what for; they end with the
 // first observation (describe() returns undefined) or when `signal` aborts. Default: 10 s, then 20 s, 40 s…
 // up to 5 minutes, on stderr — so a component whose version never appears does not hang silently.
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../runtime/util/clock.js';
 
 export interface WaitWarningOptions {
   /** Delay before the first warning (ms). Default 10 000. */

@@ -7,8 +7,8 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { compareNames, formatVersion, parseStrictVersion } from '../api-types/index.js';
-import { processAlive } from '../runtime/process-alive.js';
-import { parseYamlDocuments } from '../runtime/yaml.js';
+import { processAlive } from '../runtime/util/process-alive.js';
+import { parseYamlDocuments } from '../runtime/util/yaml.js';
 import { checkFeatureGateKeys, featureGatesFromConfig, featureGatesNearMisses, InvalidConfigurationError, setsFeatureGates } from './config.js';
 import { decodeLock, encodeLock, type FeatureGateLock } from './lock.js';
 import { mergePatch } from './merge-patch.js';
@@ -74,7 +74,7 @@ function readlinkSafe(p: string): string {
 export interface ConfigDocument { path: string; doc: unknown }
 
 /**
- * One configuration file, read as MicroShift reads it (YAML 1.1, see runtime/yaml.ts), checked on its own
+ * One configuration file, read as MicroShift reads it (YAML 1.1, see runtime/util/yaml.ts), checked on its own
  * so an error names the file: one document only (MicroShift silently reads the first of several: refused
  * here), the apiServer.featureGates keys and value types.
  */

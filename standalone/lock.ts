@@ -1,7 +1,7 @@
 // The feature-gate lock `<data-dir>/no-upgrade`: what it holds, how it is encoded, and the checks a
 // start must pass while it exists (pure; standalone/files.ts does the I/O).
 import { stringify } from 'yaml';
-import { parseYaml, YamlSyntaxError } from '../runtime/yaml.js';
+import { parseYaml, YamlSyntaxError } from '../runtime/util/yaml.js';
 import { describe, FeatureSets, formatVersion, isPresetFeatureSet, parseStrictVersion, type EnabledDisabled, type ParsedVersion } from '../api-types/index.js';
 import type { StandaloneFeatureGates } from './config.js';
 import { goSet } from './validate.js';

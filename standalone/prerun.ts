@@ -3,8 +3,8 @@
 // The version file is written only when every check passed, so rolling back to the locked version works.
 import { join } from 'node:path';
 import { formatVersion, isPresetFeatureSet, parseStrictVersion, type FeatureSetRegistry, type ParsedVersion } from '../api-types/index.js';
-import { loadRegistry } from '../runtime/payload-manifests.js';
-import { silentLogger, type Logger } from '../runtime/logger.js';
+import { loadRegistry } from '../runtime/manifests/payload-manifests.js';
+import { silentLogger, type Logger } from '../runtime/log/logger.js';
 import { featureGatesFromConfig, type StandaloneFeatureGates } from './config.js';
 import { createLock, LOCK_FILE, loadConfigFiles, readLock, readVersionFile, VERSION_FILE, writeVersionFile, type DataVersion, type LockWriteHooks } from './files.js';
 import { configChecks, encodeLock, lockFor, upgradeChecks, type FeatureGateLock, type RefusalContext } from './lock.js';

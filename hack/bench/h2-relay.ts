@@ -6,8 +6,8 @@ import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { FeatureGate } from '../../api-types/index.js';
 import type { FeatureGateWatcher } from './fg-watcher.js';
-import { lineSplitter } from '../../runtime/watch-lines.js';
-import { MAX_OBJECT_BYTES } from '../../runtime/response-body.js';
+import { lineSplitter } from '../../runtime/rest/watch-lines.js';
+import { MAX_OBJECT_BYTES } from '../../runtime/rest/response-body.js';
 import { prunedFor } from './status-change.js';
 
 export async function startH2Relay(kc: KubeConfig, watcher: FeatureGateWatcher, name = 'h2'): Promise<{ stop(): Promise<void> }> {

@@ -25,7 +25,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardName, shardOf, type FeatureGate, type FeatureGateDetails } from '../../api-types/index.js';
-import { FeatureGateResource, LeaseResource, ReleaseCatalog, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
+import { FeatureGateResource, LeaseResource, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
+import { ReleaseCatalog } from '../../hosted/release-catalog.js';
 import {
   UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, setFeatureGateStatus, startControlPlane, upstreamCRDPaths, type ControlPlane,
 } from '../../sdk/testing/index.js';

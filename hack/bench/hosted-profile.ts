@@ -41,7 +41,8 @@ import { parseArgs } from 'node:util';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, type FeatureGateDetails } from '../../api-types/index.js';
-import { FeatureGateResource, ReleaseCatalog, ResourceClient, createLogger, readKubeconfigFile } from '../../runtime/index.js';
+import { FeatureGateResource, ResourceClient, createLogger, readKubeconfigFile } from '../../runtime/index.js';
+import { ReleaseCatalog } from '../../hosted/release-catalog.js';
 import { startHosted } from '../../hosted/index.js';
 import {
   UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,

@@ -20,10 +20,10 @@ if (part === 'accessor') {
   a.start();
   await a.waitForInitial({ timeoutMs: 30_000 });
 } else if (part === 'http1') {
-  const { withTransportConfig } = await import('../../runtime/kube-transport.js');
-  const { Reflector } = await import('../../runtime/reflector.js');
-  const { ResourceClient } = await import('../../runtime/resource-client.js');
-  const { FeatureGateResource, ClusterVersionResource } = await import('../../runtime/resources.js');
+  const { withTransportConfig } = await import('../../runtime/rest/kube-transport.js');
+  const { Reflector } = await import('../../runtime/cache/reflector.js');
+  const { ResourceClient } = await import('../../runtime/rest/resource-client.js');
+  const { FeatureGateResource, ClusterVersionResource } = await import('../../runtime/rest/resources.js');
   const t = withTransportConfig(kc, { http2: false });
   const featureGates = new Reflector(new ResourceClient(t, FeatureGateResource), { name: 'cluster' });
   const clusterVersions = new Reflector(new ResourceClient(t, ClusterVersionResource), { name: 'version' });

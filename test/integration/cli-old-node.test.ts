@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { CLI } from '../support/cli.js';
 import { oldNode } from '../support/old-node.js';
 import { tempDirs } from '../support/temp.js';
-import { MINIMUM_NODE } from '../../runtime/node-version.js';
+import { MINIMUM_NODE } from '../../runtime/util/node-version.js';
 
 const tempDir = tempDirs();
 const node = oldNode();

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GateRulesError, toFeatureGateDetails } from '../../api-types/index.js';
-import { readClusterGateSet, StaticKubeConfig } from '../../runtime/index.js';
+import { StaticKubeConfig } from '../../runtime/index.js';
+import { readClusterGateSet } from '../../cmd/cluster-read.js';
 import { clusterVersion, featureGate, historyEntry } from '../support/objects.js';
 
 describe('readClusterGateSet', () => {

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { FIRST_LISTINGS, GuestConnection } from '../../hosted/guest-connection.js';
-import { BucketLimiter, FairTurns, realClock, silentLogger } from '../../runtime/index.js';
+import { BucketLimiter, realClock, silentLogger } from '../../runtime/index.js';
+import { FairTurns } from '../../hosted/fair-turns.js';
 import { kubeconfigPath } from '../support/cluster.js';
 import { startHostileServer, type HostileServer } from '../support/hostile-server.js';
 

@@ -9,9 +9,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails } from '../../api-types/index.js';
-import {
-  ConfigMapResource, FeatureGateResource, KubeTransport, ReleaseCatalog, ResourceClient, SecretResource, readKubeconfigFile, type ClusterAccess,
-} from '../../runtime/index.js';
+import { ConfigMapResource, FeatureGateResource, KubeTransport, ResourceClient, SecretResource, readKubeconfigFile, type ClusterAccess } from '../../runtime/index.js';
+import { ReleaseCatalog } from '../../hosted/release-catalog.js';
 import {
   hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, resolveBinaries, serviceAccountKubeConfig,
   setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,

@@ -16,9 +16,8 @@ import { join } from 'node:path';
 import {
   ClusterProfiles, FEATURE_GATE_NAME, PAYLOAD_VERSION_ANNOTATION, MAX_UNTRUSTED_MESSAGE_CHARS, resolveFeatureGateDetails, shardOf,
 } from '../../api-types/index.js';
-import {
-  ClusterOperatorResource, FeatureGateResource, KubeTransport, ReleaseCatalog, ResourceClient, readKubeconfigFile, retryOnConflict, type ClusterAccess,
-} from '../../runtime/index.js';
+import { ClusterOperatorResource, FeatureGateResource, KubeTransport, ResourceClient, readKubeconfigFile, retryOnConflict, type ClusterAccess } from '../../runtime/index.js';
+import { ReleaseCatalog } from '../../hosted/release-catalog.js';
 import {
   ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, readFeatureGateConfigMap, setClusterVersion, setHostedFeatureGate,
   setHostedReleaseVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,

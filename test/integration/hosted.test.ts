@@ -18,10 +18,8 @@ import {
   ClusterProfiles, FEATURE_GATE_CONFIGMAP_KEY, FEATURE_GATE_NAME, PAYLOAD_VERSION_ANNOTATION, desiredFeatureGates, releaseFolder,
   resolveFeatureGateDetails, shardOf, type FeatureGateDetails, type FeatureGateSpec,
 } from '../../api-types/index.js';
-import {
-  ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, LeaseResource, ReleaseCatalog, ResourceClient,
-  readKubeconfigFile, type ClusterAccess, type Lease,
-} from '../../runtime/index.js';
+import { ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, LeaseResource, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
+import { ReleaseCatalog } from '../../hosted/release-catalog.js';
 import {
   UNREACHABLE_GUEST_KUBECONFIG, completeHead, ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, setClusterVersion,
   setHostedFeatureGate, setHostedReleaseVersion, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,

@@ -12,7 +12,7 @@ import {
   ConnectionSilent, FeatureGateResource, createLogger, KubeTransport, Reflector, ResourceClient, WATCH_SECONDS,
   StaticKubeConfig, loadKubeConfig, readKubeconfigText, silentLogger, type ClusterAccess, type WatchHandle, withTransportConfig, type TransportConfig,
 } from '../../runtime/index.js';
-import { selfSignedCert } from '../../runtime/self-signed-cert.js';
+import { selfSignedCert } from '../../runtime/serving/self-signed-cert.js';
 import { GUEST_WATCH_SECONDS, GuestConnection } from '../../hosted/guest-connection.js';
 import { adminKubeconfig } from '../../control-plane/auth.js';
 import { startBlackholeProxy, type BlackholeProxy } from '../../hack/chaos/blackhole-proxy.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { RequestOptions } from 'node:https';
 import { KubeTransport, loadKubeConfig, type ClusterAccess } from '../../runtime/index.js';
 import { kubeconfigPath } from '../support/cluster.js';
-import { selfSignedCert } from '../../runtime/self-signed-cert.js';
+import { selfSignedCert } from '../../runtime/serving/self-signed-cert.js';
 
 describe('KubeTransport agent pool', () => {
   it('uses a new agent when the TLS material changes, and the pooled one again when it changes back', async () => {

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { packageRoot } from '../../runtime/version.js';
+import { packageRoot } from '../../runtime/util/version.js';
 import { eventually } from '../support/timing.js';
 
 /** A process whose stop() leaves a socket server listening and a 10-minute timer behind (what a straggler looks like). */

@@ -5,7 +5,8 @@
 // the pacer runs on a fake clock that the test never advances, so a stop that waits for the pace never resolves.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CoreEvent } from '../../api-types/index.js';
-import { EventResource, ResourceClient, WritePacer, createEventRecorder, createLogger, loadKubeConfig, type ClusterAccess } from '../../runtime/index.js';
+import { EventResource, ResourceClient, createEventRecorder, createLogger, loadKubeConfig, type ClusterAccess } from '../../runtime/index.js';
+import { WritePacer } from '../../hosted/write-pacer.js';
 import { ensureNamespace } from '../../sdk/testing/index.js';
 import { kubeconfigPath } from '../support/cluster.js';
 import { eventually } from '../support/timing.js';

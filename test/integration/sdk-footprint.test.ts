@@ -20,9 +20,9 @@ describe('the SDK\'s footprint', () => {
     expect(r.stderr).toBe('');
     const ours = (JSON.parse(r.stdout) as string[]).filter((u) => u.includes('/dist/')).map((u) => u.slice(u.indexOf('/dist/') + 6));
     expect(ours).toContain('sdk/feature-gate-access.js');
-    expect(ours).toContain('runtime/reflector.js');
+    expect(ours).toContain('runtime/cache/reflector.js');
     for (const never of ['api-types/index.js', 'runtime/index.js', 'api-types/gate-rules.js', 'api-types/preflight.js', 'api-types/kubelet-config.js',
-      'api-types/registry.js', 'runtime/controller.js', 'runtime/work-queue.js', 'runtime/leader-election.js']) expect(ours).not.toContain(never);
+      'api-types/registry.js', 'runtime/controller/controller.js', 'runtime/controller/work-queue.js', 'runtime/leaderelection/leader-election.js']) expect(ours).not.toContain(never);
     expect(ours.filter((m) => m.startsWith('api-types/kubernetes-gates/') || m.startsWith('api-types/kubelet-config-rules/'))).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { buildRegistry, parseStrictVersion, resolveFeatureSet } from '../../api-types/index.js';
-import { readPayloadManifests } from '../../runtime/payload-manifests.js';
+import { readPayloadManifests } from '../../runtime/manifests/payload-manifests.js';
 import { createLock, decodeLock, loadConfigFiles, featureGatesFromConfig, lockFor, prerun, PrerunError } from '../../standalone/index.js';
 import { bundledCRDPaths, startControlPlane } from '../../sdk/testing/index.js';
 import { CLI, runCLI } from '../support/cli.js';

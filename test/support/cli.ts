@@ -1,7 +1,7 @@
 // Runs the `featuregates` CLI as shipped (npm test builds dist/ and the bundle first).
 import { spawnSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { packageRoot } from '../../runtime/version.js';
+import { packageRoot } from '../../runtime/util/version.js';
 
 // The bundled CLI (hack/bundle.mjs), what package.json's bin and the image run; FGC_CLI runs the CLI tests
 // against another build (an older commit's, to show a test fails before its fix).

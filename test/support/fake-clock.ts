@@ -1,5 +1,5 @@
 // A fake monotonic clock: sleeps resolve only when the test advances time past them, in order.
-import type { Clock } from '../../runtime/clock.js';
+import type { Clock } from '../../runtime/util/clock.js';
 
 export class FakeClock implements Clock {
   private t = 0;

@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { selfSignedCert } from '../../runtime/self-signed-cert.js';
+import { selfSignedCert } from '../../runtime/serving/self-signed-cert.js';
 
 const GROUP_PATH = '/apis/config.openshift.io/v1/';
 const KINDS: Readonly<Record<string, string>> = { featuregates: 'FeatureGate', clusterversions: 'ClusterVersion', clusteroperators: 'ClusterOperator' };

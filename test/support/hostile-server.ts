@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createSecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { selfSignedCert } from '../../runtime/self-signed-cert.js';
+import { selfSignedCert } from '../../runtime/serving/self-signed-cert.js';
 
 export interface SeenRequest { at: number; method: string; path: string; headers: IncomingMessage['headers']; httpVersion: string; /** The request body, once it has ended. */ body: string }
 

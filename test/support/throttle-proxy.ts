@@ -10,7 +10,7 @@ import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse }
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { createServer, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { selfSignedCert } from '../../runtime/self-signed-cert.js';
+import { selfSignedCert } from '../../runtime/serving/self-signed-cert.js';
 import { adminKubeconfig } from '../../control-plane/auth.js';
 
 export interface ProxiedRequest {

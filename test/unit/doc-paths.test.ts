@@ -19,8 +19,8 @@ function namedPaths(markdown: string): string[] {
 
 describe('the paths README.md and docs/ name', () => {
   it('reads a path, not a placeholder or a command', () => {
-    expect(namedPaths('see `runtime/reflector.ts:12`, `deploy/crds/`, `hack/bench/<name>.ts`, `docs/x.md#y`, `npm test`, `cmd/*.ts`'))
-      .toEqual(['runtime/reflector.ts', 'deploy/crds/', 'docs/x.md']);
+    expect(namedPaths('see `runtime/cache/reflector.ts:12`, `deploy/crds/`, `hack/bench/<name>.ts`, `docs/x.md#y`, `npm test`, `cmd/*.ts`'))
+      .toEqual(['runtime/cache/reflector.ts', 'deploy/crds/', 'docs/x.md']);
   });
 
   it('every one exists', () => {

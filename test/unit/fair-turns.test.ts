@@ -1,8 +1,8 @@
 // FairTurns on a fake clock, attacked as a tenant would: guests whose changes never stop (each asks again the moment
 // its turn ran) share a replica's turns with one honest guest, whose one change must come within a round of the line.
 import { describe, expect, it } from '@jest/globals';
-import { BucketLimiter } from '../../runtime/rate-limiter.js';
-import { FairTurns } from '../../runtime/fair-turns.js';
+import { BucketLimiter } from '../../runtime/util/rate-limiter.js';
+import { FairTurns } from '../../hosted/fair-turns.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 describe('FairTurns', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FeatureGates } from '../../sdk/index.js';
-import { readPayloadManifests } from '../../runtime/payload-manifests.js';
+import { readPayloadManifests } from '../../runtime/manifests/payload-manifests.js';
 import { gateNamesFromManifests, gateNamesModule } from '../../api-types/index.js';
 import { GateNames, type GateName } from '../fixtures/gate-names.generated.js';
 import { PAYLOAD_ROOT } from '../support/payloads.js';

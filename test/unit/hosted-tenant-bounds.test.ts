@@ -10,7 +10,8 @@ import {
   ClusterProfiles, MAX_GUEST_HISTORY, SHARD_RECORD_BUDGET_BYTES, boundedRecord, clusterDesiredVersion, exposedSamples, hcpReleaseVersion, resolveFeatureGateDetails, shardRecordData,
   type HostedControlPlane, type HostedGuestRecord,
 } from '../../api-types/index.js';
-import { GuestClusterVersionResource, Registry, ReleaseCatalog } from '../../runtime/index.js';
+import { GuestClusterVersionResource, Registry } from '../../runtime/index.js';
+import { ReleaseCatalog } from '../../hosted/release-catalog.js';
 import { acceptedGuestVersion } from '../../hosted/guest-engagement.js';
 import { historyEntry } from '../../sdk/testing/index.js';
 import { hostedMetrics } from '../../hosted/metrics.js';

@@ -2,8 +2,8 @@
 // certificate — and an enabled HTTPS one makes it once and serves with it.
 import { describe, expect, it } from '@jest/globals';
 import { request } from 'node:https';
-import { serveEndpoints } from '../../runtime/http-server.js';
-import { selfSignedCert } from '../../runtime/self-signed-cert.js';
+import { serveEndpoints } from '../../runtime/serving/http-server.js';
+import { selfSignedCert } from '../../runtime/serving/self-signed-cert.js';
 
 describe('runtime/http-server', () => {
   it('a disabled endpoint does not make its certificate', async () => {

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RequestOptions } from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
-import { inClusterConfig, loadKubeConfig, NoClusterConfiguredError, readKubeconfigFile, StaticKubeConfig } from '../../runtime/kube-config.js';
+import { inClusterConfig, loadKubeConfig, NoClusterConfiguredError, readKubeconfigFile, StaticKubeConfig } from '../../runtime/rest/kube-config.js';
 import { tempDirs } from '../support/temp.js';
 
 const tempDir = tempDirs();

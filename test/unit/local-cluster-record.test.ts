@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chooseCluster, nodeSupported, recordLocalCluster, runningLocalClusters } from '../../runtime/index.js';
+import { nodeSupported } from '../../runtime/index.js';
+import { chooseCluster, recordLocalCluster, runningLocalClusters } from '../../control-plane/local-cluster-record.js';
 
 function withDir<T>(fn: (dir: string) => T): T {
   const dir = mkdtempSync(join(tmpdir(), 'fgc-records-'));

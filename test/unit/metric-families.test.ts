@@ -4,9 +4,9 @@
 // on both, and the registries' outputs compared.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { CounterFamily, GaugeFamily, HistogramFamily } from '../../runtime/metric-families.js';
+import { CounterFamily, GaugeFamily, HistogramFamily } from '../../runtime/metrics/metric-families.js';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { Registry } from '../../runtime/prometheus.js';
+import { Registry } from '../../runtime/metrics/prometheus.js';
 
 const BUCKETS = [0.001, 0.01, 0.1, 1, 10];
 const labelSet = fc.record({ name: fc.constantFrom('a', 'q"\\x'), controller: fc.constantFrom('c', 'd') });

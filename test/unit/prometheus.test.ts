@@ -1,10 +1,10 @@
-// runtime/prometheus.ts loads prom-client's classes file by file (its index costs ~20 MB at start); they must
+// runtime/metrics/prometheus.ts loads prom-client's classes file by file (its index costs ~20 MB at start); they must
 // be the very classes the package exports, so metrics made either way share one registry and a prom-client
 // upgrade that moves the files fails here instead of at run time.
 import { describe, expect, it } from '@jest/globals';
 import { createRequire } from 'node:module';
 import * as promClient from 'prom-client';
-import { collectDefaultMetrics, Gauge, Registry } from '../../runtime/prometheus.js';
+import { collectDefaultMetrics, Gauge, Registry } from '../../runtime/metrics/prometheus.js';
 
 describe('runtime/prometheus', () => {
   it('exports the same classes as the prom-client package', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALL_CLUSTER_PROFILES, buildRegistry, compareNames, resolveFeatureSet } from '../../api-types/index.js';
-import { loadRegistry, readPayloadManifests } from '../../runtime/payload-manifests.js';
+import { loadRegistry, readPayloadManifests } from '../../runtime/manifests/payload-manifests.js';
 import { payloadFolders, payloadIndex, PAYLOAD_ROOT, PROFILE_OF } from '../support/payloads.js';
 
 const index = payloadIndex();

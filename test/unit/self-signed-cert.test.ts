@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
 import { createServer } from 'node:https';
 import { request } from 'node:https';
-import { selfSignedCert } from '../../runtime/self-signed-cert.js';
+import { selfSignedCert } from '../../runtime/serving/self-signed-cert.js';
 
 describe('selfSignedCert', () => {
   it('is a valid, self-verifying X.509 v3 certificate with the SANs', () => {

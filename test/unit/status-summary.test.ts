@@ -8,7 +8,7 @@ import {
   gateNames, runningGatesSummary, statusLists, summarize, toFeatureGateDetails, type ClusterOperator, type ComponentCheck, type GateVerdict,
 } from '../../api-types/index.js';
 import { runningGatesLine } from '../../cmd/status.js';
-import { podNamespace } from '../../runtime/kube-config.js';
+import { podNamespace } from '../../runtime/rest/kube-config.js';
 import { clusterVersion, featureGate, historyEntry } from '../support/objects.js';
 
 const fg = {

@@ -1,7 +1,7 @@
 // What one watch event means for a reflector: the rules are tenant input's first judge (a guest's API server sends
 // these events), so each way an event can end a watch is asserted, and nothing past a refusal is decoded.
 import { describe, expect, it } from '@jest/globals';
-import { ForeignObjectError, WatchTooFast, readWatchEvent, type WatchEventRules } from '../../runtime/watch-event.js';
+import { ForeignObjectError, WatchTooFast, readWatchEvent, type WatchEventRules } from '../../runtime/cache/watch-event.js';
 
 type Widget = { metadata: { name: string; resourceVersion?: string }; size: number };
 

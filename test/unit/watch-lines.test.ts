@@ -2,7 +2,7 @@
 // UTF-8 character included), and a line longer than the bound ends the stream instead of growing the buffer.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { lineSplitter } from '../../runtime/watch-lines.js';
+import { lineSplitter } from '../../runtime/rest/watch-lines.js';
 
 const never = () => { throw new Error('no line is too long here'); };
 

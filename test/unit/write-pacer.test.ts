@@ -1,7 +1,7 @@
 // WritePacer: the writes of many writers of one process share a token bucket and a bound on what is in flight, on a
 // fake clock (hosted mode: every session's Events and ConfigMaps to the one management API server).
 import { describe, expect, it } from '@jest/globals';
-import { WritePacer } from '../../runtime/write-pacer.js';
+import { WritePacer } from '../../hosted/write-pacer.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 /** Lets the promise chains run (no time passes). */
