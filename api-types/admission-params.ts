@@ -47,14 +47,26 @@ const NODES_NAMED = 5;
  * entries (nodes space-separated, at most five named, `+N` more), comma-joined, sorted. Single settings only: what a
  * CustomNoUpgrade list turns on or off, one gate at a time. Pure.
  */
-export function kubeletStartParams(gateRules: KubernetesGateRules, rules: KubeletConfigRules, groups: readonly NodeConfigurationGroup[]): Record<string, string> {
+export function kubeletStartParams(
+  gateRules: KubernetesGateRules,
+  rules: KubeletConfigRules,
+  groups: readonly NodeConfigurationGroup[],
+): Record<string, string> {
   const refused = new Map<string, { field: string; nodes: string[] }>();
   const gates = [...new Set(rules.requires.map((r) => r.gate))];
   for (const g of groups) {
     for (const gate of gates) {
       for (const value of [true, false]) {
-        const problems = checkKubeletConfiguration({ kubernetesVersion: gateRules.kubernetesVersion, gates: new Map([[gate, value]]), route: 'file',
-          configuration: g.configuration }, gateRules, rules).filter((p) => p.gate === gate);
+        const problems = checkKubeletConfiguration(
+          {
+            kubernetesVersion: gateRules.kubernetesVersion,
+            gates: new Map([[gate, value]]),
+            route: 'file',
+            configuration: g.configuration,
+          },
+          gateRules,
+          rules,
+        ).filter((p) => p.gate === gate);
         if (problems.length === 0) continue;
         const key = `${gate}=${value}`;
         const r = refused.get(key) ?? { field: problems.map((p) => (p.field ?? '').replace(/, /g, '+')).join('+'), nodes: [] }; // no comma: it joins entries
@@ -63,10 +75,12 @@ export function kubeletStartParams(gateRules: KubernetesGateRules, rules: Kubele
       }
     }
   }
-  const entries = [...refused].sort(([a], [b]) => compareNames(a, b)).map(([key, r]) => {
-    const nodes = [...r.nodes].sort();
-    return `${key}|${r.field}|${nodes.slice(0, NODES_NAMED).join(' ')}${nodes.length > NODES_NAMED ? ` +${nodes.length - NODES_NAMED}` : ''}`;
-  });
+  const entries = [...refused]
+    .sort(([a], [b]) => compareNames(a, b))
+    .map(([key, r]) => {
+      const nodes = [...r.nodes].sort();
+      return `${key}|${r.field}|${nodes.slice(0, NODES_NAMED).join(' ')}${nodes.length > NODES_NAMED ? ` +${nodes.length - NODES_NAMED}` : ''}`;
+    });
   return { [GATE_START_KEYS.kubelet]: entries.join(',') };
 }
 
@@ -76,7 +90,10 @@ export function kubeletStartParams(gateRules: KubernetesGateRules, rules: Kubele
  * lock refuses, the gates not there yet, the Kubernetes gates on before the spec's lists (the payload's Default set
  * where it names them, else Kubernetes' default) and the dependencies `Gate:Dep|Dep`. Pure.
  */
-export function gatesThatStartParams(rules: KubernetesGateRules, base: { enabled: readonly string[]; disabled: readonly string[] }): Record<string, string> {
+export function gatesThatStartParams(
+  rules: KubernetesGateRules,
+  base: { enabled: readonly string[]; disabled: readonly string[] },
+): Record<string, string> {
   const minor = rules.kubernetesVersion.split('.').slice(0, 2).join('.');
   const [major, min] = minor.split('.').map(Number) as [number, number];
   const enabled = new Set(base.enabled);
@@ -90,10 +107,16 @@ export function gatesThatStartParams(rules: KubernetesGateRules, base: { enabled
     if (spec.lockToDefault) refused.push(`${gate}=${!spec.default}`);
     if (enabled.has(gate) || (spec.default && !disabled.has(gate))) on.push(gate);
   }
-  const dependencies = Object.entries(rules.dependencies).sort(([a], [b]) => compareNames(a, b)).map(([g, ds]) => `${g}:${ds.join('|')}`);
+  const dependencies = Object.entries(rules.dependencies)
+    .sort(([a], [b]) => compareNames(a, b))
+    .map(([g, ds]) => `${g}:${ds.join('|')}`);
   return {
-    [GATE_START_KEYS.kubernetes]: rules.kubernetesVersion, [GATE_START_KEYS.emulated]: minor, [GATE_START_KEYS.minCompatibility]: `${major}.${min - 1}`,
-    [GATE_START_KEYS.refused]: refused.join(','), [GATE_START_KEYS.preAlpha]: preAlpha.join(','), [GATE_START_KEYS.on]: on.join(','),
+    [GATE_START_KEYS.kubernetes]: rules.kubernetesVersion,
+    [GATE_START_KEYS.emulated]: minor,
+    [GATE_START_KEYS.minCompatibility]: `${major}.${min - 1}`,
+    [GATE_START_KEYS.refused]: refused.join(','),
+    [GATE_START_KEYS.preAlpha]: preAlpha.join(','),
+    [GATE_START_KEYS.on]: on.join(','),
     [GATE_START_KEYS.dependencies]: dependencies.join(','),
   };
 }

@@ -23,7 +23,10 @@ export function desiredFeatureGates(input: DesiredStatusInput): FeatureGateDetai
   return out;
 }
 
-function attrsEqual(a: readonly FeatureGateAttributes[] | null | undefined, b: readonly FeatureGateAttributes[] | null | undefined): boolean {
+function attrsEqual(
+  a: readonly FeatureGateAttributes[] | null | undefined,
+  b: readonly FeatureGateAttributes[] | null | undefined,
+): boolean {
   const x = a ?? [];
   const y = b ?? [];
   return x.length === y.length && x.every((g, i) => g.name === y[i]?.name);

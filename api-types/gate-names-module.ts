@@ -7,7 +7,9 @@ import type { PayloadManifest } from './registry.js';
 export function gateNamesFromManifests(manifests: readonly PayloadManifest[]): string[] {
   const names = new Set<string>();
   for (const m of manifests) {
-    const status = (m.object as { status?: { featureGates?: { enabled?: { name: string }[] | null; disabled?: { name: string }[] | null }[] } }).status;
+    const status = (
+      m.object as { status?: { featureGates?: { enabled?: { name: string }[] | null; disabled?: { name: string }[] | null }[] } }
+    ).status;
     for (const e of status?.featureGates ?? []) for (const g of [...(e.enabled ?? []), ...(e.disabled ?? [])]) names.add(g.name);
   }
   return [...names].sort(compareNames);

@@ -21,7 +21,10 @@ export type GateComponent = 'kube-apiserver' | 'kube-controller-manager' | 'kube
 /** The components that do not import controller-manager's feature registration (go list -deps, v1.36.3). */
 const WITHOUT_CONTROLLER_MANAGER_GATES: ReadonlySet<GateComponent> = new Set(['kube-scheduler']);
 
-/** How a component treats names it does not know: vanilla Kubernetes refuses them; OpenShift's components are given every OpenShift gate and log them. */
+/**
+ * How a component treats names it does not know: vanilla Kubernetes refuses them; OpenShift's components are given every OpenShift gate and
+ * log them.
+ */
 export type GateFlavor = 'vanilla' | 'openshift';
 /** `config`: the kubelet's configuration validation refuses a field with the gate in that state (kubelet-config.ts). */
 export type GateProblemKind = 'locked' | 'dependency' | 'pre-alpha' | 'unknown' | 'config';
@@ -183,7 +186,11 @@ export function checkFeatureGates(input: GateCheckInput, rules = kubernetesGateR
   }
   if (problems.length === 0) {
     const stagesNamed = new Set<string>(asked.filter(([n]) => n === ALL_ALPHA || n === ALL_BETA).map(([n]) => (n === ALL_ALPHA ? 'Alpha' : 'Beta')));
-    const effective = effectiveGates(rules, asked, { emulatedVersion: text(emulated), minCompatibilityVersion: text(minCompat), component: input.component });
+    const effective = effectiveGates(rules, asked, {
+      emulatedVersion: text(emulated),
+      minCompatibilityVersion: text(minCompat),
+      component: input.component,
+    });
     for (const gate of Object.keys(rules.dependencies).sort()) {
       if (!effective(gate)) continue;
       const off = rules.dependencies[gate]!.filter((dep) => !effective(dep));

@@ -17,18 +17,24 @@ export function summarizeGuestClusterVersion(cv: ClusterVersion): ClusterVersion
   const { name, namespace, uid, resourceVersion, generation } = cv.metadata;
   const s = cv.status;
   return {
-    apiVersion: cv.apiVersion, kind: 'ClusterVersion',
+    apiVersion: cv.apiVersion,
+    kind: 'ClusterVersion',
     metadata: {
-      ...(name !== undefined ? { name } : {}), ...(namespace ? { namespace } : {}), ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}),
+      ...(name !== undefined ? { name } : {}),
+      ...(namespace ? { namespace } : {}),
+      ...(uid ? { uid } : {}),
+      ...(resourceVersion ? { resourceVersion } : {}),
       ...(generation !== undefined ? { generation } : {}),
     },
     spec: { clusterID: cv.spec.clusterID },
-    ...(s ? {
-      status: {
-        ...(s.desired ? { desired: { version: s.desired.version, image: s.desired.image } } : {}),
-        history: s.history.slice(0, MAX_GUEST_HISTORY + 1).map(entry),
-      },
-    } : {}),
+    ...(s
+      ? {
+          status: {
+            ...(s.desired ? { desired: { version: s.desired.version, image: s.desired.image } } : {}),
+            history: s.history.slice(0, MAX_GUEST_HISTORY + 1).map(entry),
+          },
+        }
+      : {}),
   };
 }
 

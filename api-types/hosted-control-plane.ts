@@ -26,7 +26,10 @@ export interface HostedControlPlane {
   spec: { configuration?: { featureGate?: FeatureGateSpec } & Record<string, unknown> } & Record<string, unknown>;
   status?: {
     kubeConfig?: SecretKeyRef;
-    versionStatus?: { desired?: { version?: string } & Record<string, unknown>; history?: { version: string; state: string }[] } & Record<string, unknown>;
+    versionStatus?: { desired?: { version?: string } & Record<string, unknown>; history?: { version: string; state: string }[] } & Record<
+      string,
+      unknown
+    >;
   } & Record<string, unknown>;
 }
 
@@ -69,8 +72,14 @@ export function decodeHostedControlPlane(v: unknown): HostedControlPlane {
   const configuration = opt(spec, 'configuration', 'spec');
   const fg = configuration && opt(configuration, 'featureGate', 'spec.configuration');
   const out: HostedControlPlane = {
-    ...o, apiVersion: HCP_API_VERSION, kind: 'HostedControlPlane', metadata: metadata(o.metadata, true),
-    spec: { ...spec, ...(configuration ? { configuration: { ...configuration, ...(fg ? { featureGate: featureGateSpec(fg) } : {}) } } : {}) },
+    ...o,
+    apiVersion: HCP_API_VERSION,
+    kind: 'HostedControlPlane',
+    metadata: metadata(o.metadata, true),
+    spec: {
+      ...spec,
+      ...(configuration ? { configuration: { ...configuration, ...(fg ? { featureGate: featureGateSpec(fg) } : {}) } } : {}),
+    },
   };
   if (o.status !== undefined && o.status !== null) {
     const s = obj(o.status, 'status');
@@ -163,17 +172,26 @@ export function summarizeHostedControlPlane(hcp: HostedControlPlane): HostedCont
   const desired = s?.versionStatus?.desired?.version;
   const release = controlPlaneVersion(hcp);
   return {
-    apiVersion: HCP_API_VERSION, kind: 'HostedControlPlane',
-    metadata: { name, namespace, ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}), ...(generation !== undefined ? { generation } : {}) },
+    apiVersion: HCP_API_VERSION,
+    kind: 'HostedControlPlane',
+    metadata: {
+      name,
+      namespace,
+      ...(uid ? { uid } : {}),
+      ...(resourceVersion ? { resourceVersion } : {}),
+      ...(generation !== undefined ? { generation } : {}),
+    },
     spec: fg ? { configuration: { featureGate: fg } } : {},
-    ...(s ? {
-      status: {
-        ...(s.kubeConfig ? { kubeConfig: s.kubeConfig } : {}),
-        ...(desired !== undefined ? { versionStatus: { desired: { version: desired } } } : {}),
-        ...(typeof s.version === 'string' ? { version: s.version } : {}),
-        ...(release !== undefined ? { controlPlaneVersion: { desired: { version: release } } } : {}),
-      },
-    } : {}),
+    ...(s
+      ? {
+          status: {
+            ...(s.kubeConfig ? { kubeConfig: s.kubeConfig } : {}),
+            ...(desired !== undefined ? { versionStatus: { desired: { version: desired } } } : {}),
+            ...(typeof s.version === 'string' ? { version: s.version } : {}),
+            ...(release !== undefined ? { controlPlaneVersion: { desired: { version: release } } } : {}),
+          },
+        }
+      : {}),
   };
 }
 

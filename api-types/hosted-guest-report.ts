@@ -24,7 +24,12 @@ export interface GuestProblem {
  * (always for `retry`; for `notified` when it is new, its message changed, or `repeatMs` passed since the last one),
  * and when its last Warning was written.
  */
-export function nextProblem(prior: GuestProblem | undefined, next: GuestProblem, nowMs: number, repeatMs: number): { problem: GuestProblem; warn: boolean } {
+export function nextProblem(
+  prior: GuestProblem | undefined,
+  next: GuestProblem,
+  nowMs: number,
+  repeatMs: number,
+): { problem: GuestProblem; warn: boolean } {
   const sameMessage = prior?.message === next.message;
   const repeat = sameMessage && prior.warnedAt !== undefined && nowMs - prior.warnedAt < repeatMs;
   const warn = next.followUp === 'retry' || (next.followUp === 'notified' && !repeat);
@@ -59,12 +64,24 @@ export type GuestObservation = Pick<HostedGuestRecord, 'hcp' | 'shard' | 'owner'
  * The record for `o`: `lastSync` is `now` when `ok`, else the prior record's; `lastError` the problems' distinct
  * messages in order.
  */
-export function guestRecord(o: GuestObservation, problems: readonly GuestProblem[], ok: boolean, now: Date, prior: HostedGuestRecord | undefined): HostedGuestRecord {
+export function guestRecord(
+  o: GuestObservation,
+  problems: readonly GuestProblem[],
+  ok: boolean,
+  now: Date,
+  prior: HostedGuestRecord | undefined,
+): HostedGuestRecord {
   const messages = [...new Set(problems.map((p) => p.message))];
   return {
-    hcp: o.hcp, shard: o.shard, owner: o.owner, ...(o.desiredVersion ? { desiredVersion: o.desiredVersion } : {}),
-    featureSet: o.featureSet, versions: o.versions,
-    ...(o.upgradeable ? { upgradeable: o.upgradeable.status === 'True' ? 'True' : `${o.upgradeable.status}: ${o.upgradeable.reason ?? ''}` } : {}),
+    hcp: o.hcp,
+    shard: o.shard,
+    owner: o.owner,
+    ...(o.desiredVersion ? { desiredVersion: o.desiredVersion } : {}),
+    featureSet: o.featureSet,
+    versions: o.versions,
+    ...(o.upgradeable
+      ? { upgradeable: o.upgradeable.status === 'True' ? 'True' : `${o.upgradeable.status}: ${o.upgradeable.reason ?? ''}` }
+      : {}),
     ...(o.runningGates ? { runningGates: o.runningGates } : {}),
     ...(ok ? { lastSync: now.toISOString() } : prior?.lastSync ? { lastSync: prior.lastSync } : {}),
     ...(ok ? {} : { lastError: messages.join('; ') }),

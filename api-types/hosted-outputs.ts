@@ -1,6 +1,7 @@
 // What the hosted coordinator writes on the management side, pure: the `feature-gate` ConfigMap as
 // HyperShift's featuregate-generator Job leaves it (the rendered FeatureGate for the desired version and
-// the ibm-cloud-managed profile — the one openshift/api names Hypershift — status entry first), and where a payload version's manifests live in a catalog.
+// the ibm-cloud-managed profile — the one openshift/api names Hypershift — status entry first), and where a payload version's manifests
+// live in a catalog.
 import { parsePayloadVersion } from './payload-version.js';
 import { emptyFeatureGate, renderFeatureGate } from './render.js';
 import type { FeatureSetRegistry } from './registry.js';

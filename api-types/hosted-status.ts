@@ -116,16 +116,27 @@ export function boundedRecord(r: HostedGuestRecord): HostedGuestRecord {
  * records of many HCPs do not fit, the largest are cut to a line that says so, so every HCP keeps its line and
  * no HCP's record can stop the others' from being written.
  */
-export function shardRecordData(records: Iterable<[string, HostedGuestRecord]>, budget = SHARD_RECORD_BUDGET_BYTES): Record<string, string> {
-  const entries = [...records].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, r]) => [k, JSON.stringify(boundedRecord(r))] as [string, string]);
+export function shardRecordData(
+  records: Iterable<[string, HostedGuestRecord]>,
+  budget = SHARD_RECORD_BUDGET_BYTES,
+): Record<string, string> {
+  const entries = [...records]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, r]) => [k, JSON.stringify(boundedRecord(r))] as [string, string]);
   let total = entries.reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v) + 8, 0);
   if (total > budget) {
     const bySize = entries.map((e, i) => [i, Buffer.byteLength(e[1])] as const).sort((a, b) => b[1] - a[1]);
     for (const [i, size] of bySize) {
       if (total <= budget) break;
       const r = JSON.parse(entries[i]![1]) as HostedGuestRecord;
-      const cut = JSON.stringify({ hcp: r.hcp, shard: r.shard, owner: r.owner, featureSet: r.featureSet, versions: [],
-        lastError: 'record cut: the shard record is full (see the coordinator log and this HCP\'s Events)' });
+      const cut = JSON.stringify({
+        hcp: r.hcp,
+        shard: r.shard,
+        owner: r.owner,
+        featureSet: r.featureSet,
+        versions: [],
+        lastError: "record cut: the shard record is full (see the coordinator log and this HCP's Events)",
+      });
       entries[i]![1] = cut;
       total -= size - Buffer.byteLength(cut);
     }

@@ -32,7 +32,9 @@ export type KubeletGateRoute = 'flag' | 'file';
 export interface KubeletConfigCheckInput {
   kubernetesVersion: string;
   gates: ReadonlyMap<string, boolean>;
-  /** The node's configuration file; undefined: the kubelet runs with no file (route `flag`) or a file holding only the gates (route `file`). */
+  /**
+   * The node's configuration file; undefined: the kubelet runs with no file (route `flag`) or a file holding only the gates (route `file`).
+   */
   configuration?: KubeletConfiguration;
   route: KubeletGateRoute;
 }
@@ -107,8 +109,11 @@ function render(value: KubeletFieldValue): unknown {
  * The kubelet's configuration problems (kind `config`) with these gates — only meaningful when the gates themselves
  * pass gate-rules.ts's check, as the kubelet validates its configuration after setting its gates.
  */
-export function checkKubeletConfiguration(input: KubeletConfigCheckInput, gateRules: KubernetesGateRules = kubernetesGateRules(input.kubernetesVersion),
-  rules: KubeletConfigRules = kubeletConfigRules(input.kubernetesVersion)): GateProblem[] {
+export function checkKubeletConfiguration(
+  input: KubeletConfigCheckInput,
+  gateRules: KubernetesGateRules = kubernetesGateRules(input.kubernetesVersion),
+  rules: KubeletConfigRules = kubeletConfigRules(input.kubernetesVersion),
+): GateProblem[] {
   const file = input.configuration;
   const fileGates = file?.featureGates ?? new Map<string, boolean>();
   const merge = (...maps: ReadonlyMap<string, boolean>[]) => new Map(maps.flatMap((m) => [...m]));
@@ -136,12 +141,18 @@ export function checkKubeletConfiguration(input: KubeletConfigCheckInput, gateRu
     if (on(r.gate) !== r.enabled || !r.when.every((c) => holds(c, fields, defaulted))) continue;
     const names = [...new Set(r.when.flatMap(fieldsOf))];
     const values = names.map((n) => fieldAt(fields, n));
-    const message = r.message.replace(/%[vqs]/g, () => { const v = values.shift(); return typeof v === 'string' ? v : JSON.stringify(v); });
+    const message = r.message.replace(/%[vqs]/g, () => {
+      const v = values.shift();
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    });
     const set = names.find((n) => byDefault.has(n));
-    const fix = set !== undefined
-      ? `with no configuration file the kubelet applies its defaults before --feature-gates, so ${set} was set while ${byDefault.get(set)} was on: ` +
-        `run the kubelet with a configuration file (--config; its defaults then see the gates), or keep ${r.gate} on`
-      : r.enabled ? `change ${names.join(', ')} in the kubelet configuration, or keep ${r.gate} off` : `remove ${names.join(', ')} from the kubelet configuration, or keep ${r.gate} on`;
+    const fix =
+      set !== undefined
+        ? `with no configuration file the kubelet applies its defaults before --feature-gates, so ${set} was set while ${byDefault.get(set)} was on: ` +
+          `run the kubelet with a configuration file (--config; its defaults then see the gates), or keep ${r.gate} on`
+        : r.enabled
+          ? `change ${names.join(', ')} in the kubelet configuration, or keep ${r.gate} off`
+          : `remove ${names.join(', ')} from the kubelet configuration, or keep ${r.gate} on`;
     problems.push({ gate: r.gate, kind: 'config', field: names.join(', '), message, fix });
   }
   return problems;

@@ -12,8 +12,12 @@ import { kubeletConfigRules, type KubeletConfigRules, type KubeletConfiguration 
  * for the default — the one reading /configz cannot tell apart), and its featureGates too — the gates being judged
  * replace them, as machine-config rewrites the file's featureGates.
  */
-export function configurationOfRunningKubelet(configz: KubeletConfiguration, kubernetesVersion: string,
-  gateRules: KubernetesGateRules = kubernetesGateRules(kubernetesVersion), rules: KubeletConfigRules = kubeletConfigRules(kubernetesVersion)): KubeletConfiguration {
+export function configurationOfRunningKubelet(
+  configz: KubeletConfiguration,
+  kubernetesVersion: string,
+  gateRules: KubernetesGateRules = kubernetesGateRules(kubernetesVersion),
+  rules: KubeletConfigRules = kubeletConfigRules(kubernetesVersion),
+): KubeletConfiguration {
   const on = effectiveGates(gateRules, configz.featureGates, { component: 'kubelet' });
   let fields: Record<string, unknown> = { ...configz.fields };
   delete fields.featureGates;
@@ -35,15 +39,23 @@ export function fieldsTheRulesRead(rules: KubeletConfigRules): string[] {
  * Groups nodes by what the rules read of their configuration (`fields`: a node's address, port or certificate paths do
  * not change a verdict), keeping those fields only; node names sorted, the largest group first.
  */
-export function groupNodeConfigurations(nodes: readonly { node: string; configuration: KubeletConfiguration }[], fields: readonly string[]): NodeConfigurationGroup[] {
+export function groupNodeConfigurations(
+  nodes: readonly { node: string; configuration: KubeletConfiguration }[],
+  fields: readonly string[],
+): NodeConfigurationGroup[] {
   const groups = new Map<string, NodeConfigurationGroup>();
   for (const { node, configuration } of nodes) {
     let kept: Record<string, unknown> = {};
-    for (const f of fields) { const v = fieldAt(configuration.fields, f); if (v !== undefined) kept = withValue(kept, f, v); }
+    for (const f of fields) {
+      const v = fieldAt(configuration.fields, f);
+      if (v !== undefined) kept = withValue(kept, f, v);
+    }
     const key = JSON.stringify(sortKeys(kept));
     const g = groups.get(key) ?? { nodes: [], configuration: { fields: kept, featureGates: configuration.featureGates } };
     g.nodes.push(node);
     groups.set(key, g);
   }
-  return [...groups.values()].map((g) => ({ ...g, nodes: g.nodes.sort() })).sort((a, b) => b.nodes.length - a.nodes.length || (a.nodes[0]! < b.nodes[0]! ? -1 : 1));
+  return [...groups.values()]
+    .map((g) => ({ ...g, nodes: g.nodes.sort() }))
+    .sort((a, b) => b.nodes.length - a.nodes.length || (a.nodes[0]! < b.nodes[0]! ? -1 : 1));
 }

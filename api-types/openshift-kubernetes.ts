@@ -43,7 +43,10 @@ export function kubernetesOfOpenShift(payloadVersion: string, also: Readonly<Rec
   return kube;
 }
 
-/** kubernetesOfOpenShift, or undefined where the mapping (or the version) is unknown: for commands that only add the rules' view when they can. */
+/**
+ * kubernetesOfOpenShift, or undefined where the mapping (or the version) is unknown: for commands that only add the rules' view when they
+ * can.
+ */
 export function knownKubernetesOfOpenShift(payloadVersion: string, also: Readonly<Record<string, string>> = {}): string | undefined {
   try {
     return kubernetesOfOpenShift(payloadVersion, also);

@@ -49,7 +49,8 @@ export function preflightNodeGroups(input: Omit<PreflightInput, 'emulatedVersion
 }
 
 /** Whether everything in a report starts: every component, every group of nodes. */
-export const preflightStarts = (r: PreflightReport) => r.components.every((c) => c.starts) && (r.nodes?.groups ?? []).every((g) => g.starts);
+export const preflightStarts = (r: PreflightReport) =>
+  r.components.every((c) => c.starts) && (r.nodes?.groups ?? []).every((g) => g.starts);
 
 /** The kubelet's side of the question: its configuration file (none: its defaults) and how it is given the gates. */
 export interface KubeletStartInput {
@@ -79,8 +80,12 @@ export function checkKubeletStart(input: Omit<PreflightInput, 'emulatedVersion'>
   if (!check.starts) return check;
   const ignored = new Set(check.ignored);
   const known = new Map([...input.gates].filter(([n]) => !ignored.has(n)));
-  const problems = checkKubeletConfiguration({ kubernetesVersion: input.kubernetesVersion, gates: known, route: input.kubelet?.route ?? defaultKubeletRoute(input.flavor),
-    ...(input.kubelet?.configuration ? { configuration: input.kubelet.configuration } : {}) });
+  const problems = checkKubeletConfiguration({
+    kubernetesVersion: input.kubernetesVersion,
+    gates: known,
+    route: input.kubelet?.route ?? defaultKubeletRoute(input.flavor),
+    ...(input.kubelet?.configuration ? { configuration: input.kubelet.configuration } : {}),
+  });
   return { ...check, starts: problems.length === 0, problems };
 }
 
@@ -123,7 +128,12 @@ export function parseGateFlag(text: string): Map<string, boolean> {
  * as the operator writes it) at a Kubernetes version? OpenShift's components: OpenShift gate names are ignored. Throws
  * what resolution throws (a spec that does not resolve) and GateRulesError (no rules for that Kubernetes version).
  */
-export function checkSpecGates(spec: FeatureGateSpec, registry: FeatureSetRegistry, payloadVersion: string, kubernetesVersion: string): GateStartCheck {
+export function checkSpecGates(
+  spec: FeatureGateSpec,
+  registry: FeatureSetRegistry,
+  payloadVersion: string,
+  kubernetesVersion: string,
+): GateStartCheck {
   return checkFeatureGates({ kubernetesVersion, flavor: 'openshift', gates: specGates(spec, registry, payloadVersion) });
 }
 

@@ -48,7 +48,10 @@ export function resolveFeatureSet(spec: FeatureGateSpec, registry: FeatureSetReg
   const enabled = sortedUnique(gates.enabled);
   const on = new Set(enabled);
   const all = new Set([...knownGates(registry), ...gates.disabled]);
-  const lists = Object.freeze({ enabled: Object.freeze(enabled), disabled: Object.freeze(sortedUnique([...all].filter((n) => !on.has(n)))) });
+  const lists = Object.freeze({
+    enabled: Object.freeze(enabled),
+    disabled: Object.freeze(sortedUnique([...all].filter((n) => !on.has(n)))),
+  });
   resolved.set(set, lists as EnabledDisabled);
   return lists as EnabledDisabled;
 }

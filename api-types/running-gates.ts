@@ -16,8 +16,14 @@ export interface DesiredGate {
 }
 
 /** The gates a FeatureGate status entry asks for: its enabled ones on, its disabled ones off. */
-export function desiredGates(entry: { enabled?: readonly { name: string }[] | null; disabled?: readonly { name: string }[] | null }): DesiredGate[] {
-  return [...(entry.enabled ?? []).map((g) => ({ name: g.name, enabled: true })), ...(entry.disabled ?? []).map((g) => ({ name: g.name, enabled: false }))];
+export function desiredGates(entry: {
+  enabled?: readonly { name: string }[] | null;
+  disabled?: readonly { name: string }[] | null;
+}): DesiredGate[] {
+  return [
+    ...(entry.enabled ?? []).map((g) => ({ name: g.name, enabled: true })),
+    ...(entry.disabled ?? []).map((g) => ({ name: g.name, enabled: false })),
+  ];
 }
 
 export type GateVerdict = 'match' | 'mismatch' | 'not-in-component' | 'not-at-emulated-version' | 'overridden';
@@ -119,7 +125,9 @@ export function parseFeatureGatesFlag(value: string): Map<string, boolean> {
 /** Since which Kubernetes minor each gate exists (its earliest versioned spec in Kubernetes' own lifecycle data). */
 export type GateLifecycle = ReadonlyMap<string, { major: number; minor: number }>;
 
-/** Each gate's earliest versioned spec in a release's generated rules (api-types/kubernetes-gates/, from its versioned_feature_list.yaml). */
+/**
+ * Each gate's earliest versioned spec in a release's generated rules (api-types/kubernetes-gates/, from its versioned_feature_list.yaml).
+ */
 export function gateLifecycle(rules: KubernetesGateRules): GateLifecycle {
   const out = new Map<string, { major: number; minor: number }>();
   for (const [name, specs] of Object.entries(rules.gates)) {

@@ -40,7 +40,14 @@ export function gatesThatStartSummary(set: { version: string; kubernetesVersion:
   const problems = new Map<string, GateProblem>();
   for (const p of r.components.flatMap((c) => c.problems)) problems.set(`${p.kind}/${p.gate}`, p);
   const refusedBy = r.components.filter((c) => !c.starts).map((c) => c.name);
-  return { version: set.version, kubernetesVersion: set.kubernetesVersion, kubernetesSource: set.kubernetesSource, starts: refusedBy.length === 0, refusedBy, problems: [...problems.values()] };
+  return {
+    version: set.version,
+    kubernetesVersion: set.kubernetesVersion,
+    kubernetesSource: set.kubernetesSource,
+    starts: refusedBy.length === 0,
+    refusedBy,
+    problems: [...problems.values()],
+  };
 }
 
 /** `summarize`'s runningGates from a component check against `version`'s entry. */

@@ -13,7 +13,13 @@ export type TLSVersionName = 'VersionTLS10' | 'VersionTLS11' | 'VersionTLS12' | 
 export type TLSAdherence = 'LegacyAdheringComponentsOnly' | 'StrictAllComponents';
 
 export interface TLSProfileSpec { ciphers?: string[]; minTLSVersion?: string; groups?: string[] }
-export interface TLSSecurityProfile { type?: string; old?: object | null; intermediate?: object | null; modern?: object | null; custom?: TLSProfileSpec | null }
+export interface TLSSecurityProfile {
+  type?: string;
+  old?: object | null;
+  intermediate?: object | null;
+  modern?: object | null;
+  custom?: TLSProfileSpec | null;
+}
 
 /** The fields of `APIServer/cluster` (config.openshift.io/v1) this project reads, and nothing else. */
 export interface APIServer {
@@ -93,8 +99,14 @@ export function tlsAdherence(value: string | undefined, warnings: string[]): TLS
 export function resolveTLSProfile(spec: APIServer['spec'] | undefined, fixed?: Exclude<TLSProfileType, 'Custom'>): ResolvedTLSProfile {
   const warnings: string[] = [];
   const adherence = tlsAdherence(spec?.tlsAdherence, warnings);
-  const predefined = (name: Exclude<TLSProfileType, 'Custom'>): ResolvedTLSProfile =>
-    ({ name, minTLSVersion: TLS_PROFILES[name].minTLSVersion, ciphers: [...TLS_PROFILES[name].ciphers], groups: [...TLS_PROFILE_GROUPS], adherence, warnings });
+  const predefined = (name: Exclude<TLSProfileType, 'Custom'>): ResolvedTLSProfile => ({
+    name,
+    minTLSVersion: TLS_PROFILES[name].minTLSVersion,
+    ciphers: [...TLS_PROFILES[name].ciphers],
+    groups: [...TLS_PROFILE_GROUPS],
+    adherence,
+    warnings,
+  });
   if (fixed) return predefined(fixed);
   const p = spec?.tlsSecurityProfile;
   const type = p?.type ?? '';

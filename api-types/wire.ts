@@ -179,7 +179,11 @@ export interface TokenReview {
   kind?: 'TokenReview';
   metadata: { name?: string; resourceVersion?: string };
   spec: { token: string };
-  status?: { authenticated?: boolean; user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> }; error?: string };
+  status?: {
+    authenticated?: boolean;
+    user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+    error?: string;
+  };
 }
 
 /** authorization.k8s.io/v1 SubjectAccessReview of a non-resource URL (created, never stored). */
@@ -187,6 +191,12 @@ export interface SubjectAccessReview {
   apiVersion?: 'authorization.k8s.io/v1';
   kind?: 'SubjectAccessReview';
   metadata: { name?: string; resourceVersion?: string };
-  spec: { user: string; uid?: string; groups: string[]; extra?: Record<string, string[]>; nonResourceAttributes: { path: string; verb: string } };
+  spec: {
+    user: string;
+    uid?: string;
+    groups: string[];
+    extra?: Record<string, string[]>;
+    nonResourceAttributes: { path: string; verb: string };
+  };
   status?: { allowed?: boolean; reason?: string };
 }

@@ -77,7 +77,10 @@ function negotiate(header: string, allows: Restriction): Match | undefined {
 }
 
 /** Which conversions an endpoint makes (`as`, `v`, `g`), and whether it streams watches. */
-interface Restriction { transform(mediaType: Offered, gvk: { kind?: string; version?: string; group?: string } | undefined): boolean; watch: boolean }
+interface Restriction {
+  transform(mediaType: Offered, gvk: { kind?: string; version?: string; group?: string } | undefined): boolean;
+  watch: boolean;
+}
 
 /** The page's own: text/plain as it is, JSON and YAML only as a known version of the page's kind; no streams. */
 const pageOnly = (page: ZPage): Restriction => ({

@@ -27,7 +27,12 @@ export interface CommandSpec {
   /** Exit code when run() throws (default 1; `diff` uses 2, as diff(1), since 1 means "differences"). */
   errorExitCode?: number;
   /** Returns the exit code (or a promise of it). */
-  run(values: Record<string, string | undefined>, flags: Record<string, boolean>, positionals: string[], lists: Record<string, string[]>): number | Promise<number>;
+  run(
+    values: Record<string, string | undefined>,
+    flags: Record<string, boolean>,
+    positionals: string[],
+    lists: Record<string, string[]>,
+  ): number | Promise<number>;
 }
 
 export function helpText(cmd: CommandSpec, summary: string): string {
@@ -42,7 +47,8 @@ export function helpText(cmd: CommandSpec, summary: string): string {
 
 export function parseCommand(cmd: CommandSpec, argv: string[]) {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { help: { type: 'boolean', short: 'h' } };
-  for (const [name, o] of Object.entries(cmd.options)) options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
+  for (const [name, o] of Object.entries(cmd.options))
+    options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
@@ -78,10 +84,16 @@ export function parseCommand(cmd: CommandSpec, argv: string[]) {
  * given: its default applies, which --help says), a boolean true/false, a repeatable one `[a,b]` (pflag's
  * string slices) — and `CLASSIFIED` for a secret.
  */
-export function flagzFlags(cmd: CommandSpec, values: Record<string, string | undefined>, flags: Record<string, boolean>, lists: Record<string, string[]>): Record<string, string> {
+export function flagzFlags(
+  cmd: CommandSpec,
+  values: Record<string, string | undefined>,
+  flags: Record<string, boolean>,
+  lists: Record<string, string[]>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, o] of Object.entries(cmd.options)) {
-    const shown = o.type === 'boolean' ? String(flags[name] === true) : o.multiple ? `[${(lists[name] ?? []).join(',')}]` : values[name] ?? '';
+    const shown =
+      o.type === 'boolean' ? String(flags[name] === true) : o.multiple ? `[${(lists[name] ?? []).join(',')}]` : (values[name] ?? '');
     out[name] = o.classified && shown !== '' && shown !== '[]' ? 'CLASSIFIED' : shown;
   }
   return out;

@@ -1,8 +1,22 @@
 // The CLI's reads of a cluster (status, explain, diff, start): the kubeconfig with a request timeout, and
 // FeatureGate/cluster (plus the ClusterOperator and ClusterVersion that `status` reports) with one set of errors.
 import {
-  CLUSTER_VERSION_NAME, CONFIG_OPERATOR_NAME, FEATURE_GATE_NAME, GateRulesError, clusterDesiredVersion, desiredGates, gateNames, gatesOfLists, gatesThatStartSummary,
-  knownKubernetesOfOpenShift, preflight, runningGatesSummary, summarize, type ClusterVersion, type FeatureGate, type StatusSummary,
+  CLUSTER_VERSION_NAME,
+  CONFIG_OPERATOR_NAME,
+  FEATURE_GATE_NAME,
+  GateRulesError,
+  clusterDesiredVersion,
+  desiredGates,
+  gateNames,
+  gatesOfLists,
+  gatesThatStartSummary,
+  knownKubernetesOfOpenShift,
+  preflight,
+  runningGatesSummary,
+  summarize,
+  type ClusterVersion,
+  type FeatureGate,
+  type StatusSummary,
 } from '../api-types/index.js';
 import { apiServerVersion } from '../runtime/rest/api-server-version.js';
 import { checkComponent, kubernetesGateLifecycle } from '../runtime/components/component-gates.js';
@@ -17,7 +31,11 @@ import { ClusterOperatorResource, ClusterVersionResource, FeatureGateResource } 
  * The cluster of `kubeconfig` (or $KUBECONFIG, then a running `featuregates start`'s local cluster — told to
  * `say` — then in-cluster), each request bounded by `requestTimeoutMs`.
  */
-export async function connect(kubeconfig: string | undefined, requestTimeoutMs: number, say: (line: string) => void = () => {}): Promise<ClusterAccess> {
+export async function connect(
+  kubeconfig: string | undefined,
+  requestTimeoutMs: number,
+  say: (line: string) => void = () => {},
+): Promise<ClusterAccess> {
   const choice = chooseCluster(kubeconfig);
   if (choice.note) say(choice.note);
   return withTransportConfig(await loadKubeConfig(choice.kubeconfig), { timeoutMs: requestTimeoutMs });
@@ -74,7 +92,12 @@ export interface ClusterGateSet {
  * that version, the API server's own (`/version`); else (an upgrade under way) the minor that version runs by the
  * built-in map; else the API server's. GateRulesError saying what is missing.
  */
-export async function readClusterGateSet(kc: ClusterAccess, fg: FeatureGate, cv: ClusterVersion | undefined, kubernetesVersion?: string): Promise<ClusterGateSet> {
+export async function readClusterGateSet(
+  kc: ClusterAccess,
+  fg: FeatureGate,
+  cv: ClusterVersion | undefined,
+  kubernetesVersion?: string,
+): Promise<ClusterGateSet> {
   const version = clusterDesiredVersion(cv);
   if (!version) throw new GateRulesError('not checked: ClusterVersion/version names no version (no desired version, no history)');
   const entry = fg.status?.featureGates?.find((e) => e.version === version);
@@ -85,7 +108,9 @@ export async function readClusterGateSet(kc: ClusterAccess, fg: FeatureGate, cv:
   const there = head?.version === version && head.state === 'Completed';
   const mapped = knownKubernetesOfOpenShift(version);
   const served = there || !mapped ? await apiServerVersion(kc)() : undefined;
-  if (served) return { version, kubernetesVersion: served, kubernetesSource: 'the API server\'s /version', gates };
+  if (served) return { version, kubernetesVersion: served, kubernetesSource: "the API server's /version", gates };
   if (mapped) return { version, kubernetesVersion: mapped, kubernetesSource: `the Kubernetes minor OpenShift ${version} runs`, gates };
-  throw new GateRulesError(`not checked: which Kubernetes minor OpenShift ${version} runs is not known to this build and the API server's /version could not be read`);
+  throw new GateRulesError(
+    `not checked: which Kubernetes minor OpenShift ${version} runs is not known to this build and the API server's /version could not be read`,
+  );
 }

@@ -3,7 +3,26 @@
 import { basename } from 'node:path';
 import { stringify } from 'yaml';
 import {
-  BrokenPayloadError, GateRulesError, gateSpecAt, kubeletConfigRules, kubernetesGateRules, knownKubernetesOfOpenShift, ALL_CLUSTER_PROFILES, featureGateRequirements, MAJOR_VERSION_ANNOTATION, manifestObjectName, type ManifestObject, majorVersionDisagreement, parsePayloadVersion, closestName, featureSetName, gateNames, gateState, knownGates, type FeatureGate, type GateState,
+  BrokenPayloadError,
+  GateRulesError,
+  gateSpecAt,
+  kubeletConfigRules,
+  kubernetesGateRules,
+  knownKubernetesOfOpenShift,
+  ALL_CLUSTER_PROFILES,
+  featureGateRequirements,
+  MAJOR_VERSION_ANNOTATION,
+  manifestObjectName,
+  type ManifestObject,
+  majorVersionDisagreement,
+  parsePayloadVersion,
+  closestName,
+  featureSetName,
+  gateNames,
+  gateState,
+  knownGates,
+  type FeatureGate,
+  type GateState,
 } from '../api-types/index.js';
 import { loadRegistry, readPayloadManifests } from '../runtime/manifests/payload-manifests.js';
 import { connect, readFeatureGate } from './cluster-read.js';
@@ -44,11 +63,21 @@ function explainKubernetes(gate: string, kubernetesVersion: string): Explanation
   const spec = gateSpecAt(rules, gate, minor);
   if (!spec) return undefined;
   return {
-    version: rules.kubernetesVersion, stage: spec.preRelease, default: spec.default, locked: spec.lockToDefault,
-    dependsOn: [...(rules.dependencies[gate] ?? [])], neededBy: Object.keys(rules.dependencies).filter((g) => rules.dependencies[g]!.includes(gate)).sort(),
-    kubeletConfiguration: kubelet.requires.filter((r) => r.gate === gate).map((r) => ({
-      fields: [...new Set(r.when.flatMap((w) => ('any' in w ? w.any.map((t) => t.field) : [w.field])))].join(', '), refusedWhen: r.enabled ? 'on' : 'off', message: r.message,
-    })),
+    version: rules.kubernetesVersion,
+    stage: spec.preRelease,
+    default: spec.default,
+    locked: spec.lockToDefault,
+    dependsOn: [...(rules.dependencies[gate] ?? [])],
+    neededBy: Object.keys(rules.dependencies)
+      .filter((g) => rules.dependencies[g]!.includes(gate))
+      .sort(),
+    kubeletConfiguration: kubelet.requires
+      .filter((r) => r.gate === gate)
+      .map((r) => ({
+        fields: [...new Set(r.when.flatMap((w) => ('any' in w ? w.any.map((t) => t.field) : [w.field])))].join(', '),
+        refusedWhen: r.enabled ? 'on' : 'off',
+        message: r.message,
+      })),
     kubeletDefaults: kubelet.defaults.filter((d) => d.gate === gate).map((d) => ({ field: d.field })),
   };
 }
@@ -128,7 +157,9 @@ export const explainCommand: CommandSpec = {
       const major = parsePayloadVersion(version).major;
       const read = readPayloadManifests(dir);
       const notes = read.flatMap((m) => {
-        const value = (m.object as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.[MAJOR_VERSION_ANNOTATION];
+        const value = (m.object as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.[
+          MAJOR_VERSION_ANNOTATION
+        ];
         const differ = value === undefined ? undefined : majorVersionDisagreement(value, major);
         return differ ? [`${basename(m.source)}: ${differ}`] : [];
       });

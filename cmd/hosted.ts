@@ -7,7 +7,17 @@ import { connect } from './cluster-read.js';
 import { runUntilSignalled } from './long-running.js';
 import { DEFAULT_GUEST_BACKOFF_MAX_MS, DEFAULT_SHARDS, HOSTED_RUNNING_GATES_OVERRIDES, HOSTED_RUNNING_GATES_PERIOD_MS, readHostedStatus, startHosted } from '../hosted/index.js';
 import {
-  LOG_FORMAT_OPTION, REQUEST_TIMEOUT_OPTION, UsageError, durationFlag, flagzFlags, logFormatOption, outputFlag, overridesFlag, requestTimeoutFlag, sayOnStderr, type CommandSpec,
+  LOG_FORMAT_OPTION,
+  REQUEST_TIMEOUT_OPTION,
+  UsageError,
+  durationFlag,
+  flagzFlags,
+  logFormatOption,
+  outputFlag,
+  overridesFlag,
+  requestTimeoutFlag,
+  sayOnStderr,
+  type CommandSpec,
 } from './args.js';
 import { LEADER_ELECTION_TIMING_OPTIONS, SERVING_OPTIONS, leaderElectionTimingFlags, servingFlags } from './manager-flags.js';
 

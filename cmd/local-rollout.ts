@@ -30,7 +30,10 @@ export function followDesiredVersion(options: {
   let running = options.running;
   let completed = options.running.version;
   let rolling = Promise.resolve();
-  const cvs = new Reflector<ClusterVersion>(new ResourceClient(options.kubeConfig, ClusterVersionResource), { name: CLUSTER_VERSION_NAME, logger: options.logger });
+  const cvs = new Reflector<ClusterVersion>(new ResourceClient(options.kubeConfig, ClusterVersionResource), {
+    name: CLUSTER_VERSION_NAME,
+    logger: options.logger,
+  });
   cvs.addListener(() => {
     const cv = cvs.get(CLUSTER_VERSION_NAME);
     const desired = cv?.status?.desired?.version;

@@ -6,7 +6,14 @@
 import { basename } from 'node:path';
 import { stringify } from 'yaml';
 import {
-  ClusterProfiles, gateNames, includeManifest, manifestObjectName, parsePayloadVersion, resolveFeatureSet, type ManifestDecision, type ManifestObject,
+  ClusterProfiles,
+  gateNames,
+  includeManifest,
+  manifestObjectName,
+  parsePayloadVersion,
+  resolveFeatureSet,
+  type ManifestDecision,
+  type ManifestObject,
 } from '../api-types/index.js';
 import { connect, readFeatureGate } from './cluster-read.js';
 import { readFeatureGateFile } from '../runtime/manifests/feature-gate-file.js';
@@ -16,7 +23,15 @@ import {
 } from './args.js';
 
 export interface ManifestRow { file: string; object: string; decision: ManifestDecision['decision']; reason?: string; gates: string[] }
-export interface ManifestReport { dir: string; version: string; profile: string; featureSet: string; gatesFrom: string; enabledGates: number; manifests: ManifestRow[] }
+export interface ManifestReport {
+  dir: string;
+  version: string;
+  profile: string;
+  featureSet: string;
+  gatesFrom: string;
+  enabledGates: number;
+  manifests: ManifestRow[];
+}
 
 const requirement = (gates: readonly string[]) => gates.map((g) => (g.startsWith('-') ? `${g.slice(1)} not enabled` : `${g} enabled`)).join(', ');
 

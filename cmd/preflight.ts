@@ -5,7 +5,18 @@
 // one would refuse, 2 on usage errors.
 import { stringify } from 'yaml';
 import {
-  CLUSTER_VERSION_NAME, GateRulesError, gatesOfLists, kubernetesOfOpenShift, parseGateFlag, preflight, preflightNodeGroups, preflightStarts, previewSpec, type GateFlavor, type KubeletGateRoute, type KubeletStartInput,
+  CLUSTER_VERSION_NAME,
+  GateRulesError,
+  gatesOfLists,
+  kubernetesOfOpenShift,
+  parseGateFlag,
+  preflight,
+  preflightNodeGroups,
+  preflightStarts,
+  previewSpec,
+  type GateFlavor,
+  type KubeletGateRoute,
+  type KubeletStartInput,
   type PreflightReport,
 } from '../api-types/index.js';
 import { loadRegistry, readNodeConfigurations, ClusterVersionResource, KubeTransport, ResourceClient, type NodeConfigurations } from '../runtime/index.js';
@@ -13,7 +24,15 @@ import { connect, readClusterGateSet, readFeatureGate } from './cluster-read.js'
 import { readFeatureGateFile } from '../runtime/manifests/feature-gate-file.js';
 import { readKubeletConfigFile } from '../runtime/manifests/manifest-file.js';
 import {
-  CLUSTER_SEARCH_HELP, REQUEST_TIMEOUT_OPTION, choiceFlag, clusterProfileFlag, outputFlag, requestTimeoutFlag, sayOnStderr, UsageError, type CommandSpec,
+  CLUSTER_SEARCH_HELP,
+  REQUEST_TIMEOUT_OPTION,
+  choiceFlag,
+  clusterProfileFlag,
+  outputFlag,
+  requestTimeoutFlag,
+  sayOnStderr,
+  UsageError,
+  type CommandSpec,
 } from './args.js';
 
 const nodeList = (nodes: readonly string[], shown = 8) => `${nodes.slice(0, shown).join(', ')}${nodes.length > shown ? `, … (${nodes.length} nodes)` : ''}`;
@@ -119,7 +138,12 @@ export const preflightCommand: CommandSpec = {
       }
       const kubelet = kubeletFlags(values);
       const r: PreflightReport = preflight({ kubernetesVersion, flavor, gates, kubelet, ...(values['emulated-version'] ? { emulatedVersion: values['emulated-version'] } : {}) });
-      if (nodes) r.nodes = { groups: preflightNodeGroups({ kubernetesVersion, flavor, gates, kubelet }, nodes.groups), unread: nodes.unread, notReady: nodes.notReady };
+      if (nodes)
+        r.nodes = {
+          groups: preflightNodeGroups({ kubernetesVersion, flavor, gates, kubelet }, nodes.groups),
+          unread: nodes.unread,
+          notReady: nodes.notReady,
+        };
       process.stdout.write(output === 'json' ? `${JSON.stringify(r, null, 2)}\n` : output === 'yaml' ? stringify(r) : formatPreflight(r, output === 'wide'));
       return preflightStarts(r) ? 0 : 1;
     } catch (e) {

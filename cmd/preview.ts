@@ -2,8 +2,17 @@
 // it is applied — unknown names (with the closest known one), conflicts, and the one-way warning. No cluster.
 import { stringify } from 'yaml';
 import {
-  GateRulesError, checkFeatureGates, checkKubeletStart, featureSetName, gatesOfLists, kubernetesGateRules, knownKubernetesOfOpenShift, previewSpec, unknownGateMessage,
-  type GateStartCheck, type SpecPreview,
+  GateRulesError,
+  checkFeatureGates,
+  checkKubeletStart,
+  featureSetName,
+  gatesOfLists,
+  kubernetesGateRules,
+  knownKubernetesOfOpenShift,
+  previewSpec,
+  unknownGateMessage,
+  type GateStartCheck,
+  type SpecPreview,
 } from '../api-types/index.js';
 import { loadRegistry } from '../runtime/manifests/payload-manifests.js';
 import { readFeatureGateFile } from '../runtime/manifests/feature-gate-file.js';
@@ -66,7 +75,11 @@ export const previewCommand: CommandSpec = {
         const c = checkFeatureGates({ kubernetesVersion: kube, flavor: 'openshift', gates }, kubernetesGateRules(kube));
         // the kubelet also refuses by its configuration (the nodes' one with --kubelet-config), once the gates themselves pass
         const kubelet = c.starts ? checkKubeletStart({ kubernetesVersion: kube, flavor: 'openshift', gates, kubelet: kubeletFlags(values) }) : c;
-        p.gatesThatStart = { kubernetesVersion: c.kubernetesVersion, starts: kubelet.starts, problems: c.starts ? kubelet.problems : c.problems };
+        p.gatesThatStart = {
+          kubernetesVersion: c.kubernetesVersion,
+          starts: kubelet.starts,
+          problems: c.starts ? kubelet.problems : c.problems,
+        };
       } catch (e) {
         if (!(e instanceof GateRulesError)) throw e;
         if (values['kubernetes-version'] !== undefined) throw new UsageError(`--kubernetes-version: ${e.message}`);

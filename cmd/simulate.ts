@@ -37,7 +37,10 @@ export const simulateCommand: CommandSpec = {
     if (payloadDir) {
       await retryOnConflict(async () => {
         const cv = await client.get(CLUSTER_VERSION_NAME);
-        return client.replace({ ...cv, metadata: { ...cv.metadata, annotations: { ...(cv.metadata.annotations ?? {}), [SIMULATED_PAYLOAD_ANNOTATION]: payloadDir } } });
+        return client.replace({
+          ...cv,
+          metadata: { ...cv.metadata, annotations: { ...(cv.metadata.annotations ?? {}), [SIMULATED_PAYLOAD_ANNOTATION]: payloadDir } },
+        });
       });
     }
     if ((await head())?.version !== to) {
@@ -63,7 +66,12 @@ export const simulateCommand: CommandSpec = {
  * Before an upgrade starts: would the components of `to` start with the gates the cluster's spec resolves to in its
  * payload? Said on stderr (the simulation goes on, as a real upgrade would); unknown Kubernetes minor: not checked.
  */
-async function warnIfGatesWouldNotStart(kc: ClusterAccess, payloadDir: string, to: string, kubernetesVersion: string | undefined): Promise<void> {
+async function warnIfGatesWouldNotStart(
+  kc: ClusterAccess,
+  payloadDir: string,
+  to: string,
+  kubernetesVersion: string | undefined,
+): Promise<void> {
   let kube: string;
   try {
     kube = kubernetesVersion ?? kubernetesOfOpenShift(to);
@@ -74,8 +82,10 @@ async function warnIfGatesWouldNotStart(kc: ClusterAccess, payloadDir: string, t
     const fg = await readFeatureGate(kc);
     const check = checkSpecGates(fg.spec, loadRegistry(payloadDir, { operatorVersion: to }), to, kube);
     for (const p of check.problems) {
-      process.stderr.write(`warning: the components of ${to} (Kubernetes ${check.kubernetesVersion}) would refuse to start with the cluster's gates: ` +
-        `${p.gate} (${p.kind}): ${p.message}; ${p.fix}\n`);
+      process.stderr.write(
+        `warning: the components of ${to} (Kubernetes ${check.kubernetesVersion}) would refuse to start with the cluster's gates: ` +
+          `${p.gate} (${p.kind}): ${p.message}; ${p.fix}\n`,
+      );
     }
   } catch (e) {
     if (e instanceof GateRulesError) throw new UsageError(`--kubernetes-version: ${e.message}`);

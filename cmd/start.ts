@@ -31,8 +31,14 @@ function nextMinor(version: string): string {
  * dependencies left out), as OpenShift's kube-apiserver operator renders them.
  */
 function apiServerGateArgs(entry: FeatureGateDetails): string[] {
-  const { gates } = startableGates({ kubernetesVersion: LOCAL_KUBERNETES_MINOR, gates: new Map(desiredGates(entry).map((g) => [g.name, g.enabled])) });
-  return renderKubeAPIServerArgs({ enabledNames: [...gates].filter(([, v]) => v).map(([n]) => n), disabledNames: [...gates].filter(([, v]) => !v).map(([n]) => n) });
+  const { gates } = startableGates({
+    kubernetesVersion: LOCAL_KUBERNETES_MINOR,
+    gates: new Map(desiredGates(entry).map((g) => [g.name, g.enabled])),
+  });
+  return renderKubeAPIServerArgs({
+    enabledNames: [...gates].filter(([, v]) => v).map(([n]) => n),
+    disabledNames: [...gates].filter(([, v]) => !v).map(([n]) => n),
+  });
 }
 
 /**

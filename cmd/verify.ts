@@ -2,20 +2,43 @@
 // FeatureGate status entry of the version the cluster runs (ClusterVersion status.desired.version, or
 // --version), or — for standalone and bootstrap — the entry rendered from payload manifests (render inputs, as
 // `featuregates render` takes them). Running: kube-apiserver's own report of its gates (/metrics, /version, /flagz through the
-// kubeconfig), each --component's, and every node's kubelet (through the API server's node proxy, grouped); etcd's own gates (not in any FeatureGate) are reported, and judged only
+// kubeconfig), each --component's, and every node's kubelet (through the API server's node proxy, grouped); etcd's own gates (not in any
+// FeatureGate) are reported, and judged only
 // against what --etcd-feature-gates declares. Exit 0 when every gate matches (or differs only as a declared --override says), 1 when one
 // mismatches or a component cannot be read, 2 on usage errors or when the desired gates cannot be read.
 import { stringify } from 'yaml';
 import {
-  CLUSTER_VERSION_NAME, ETCD_COMPONENT, NOT_READY, clusterDesiredVersion, desiredGates, kubeletsSummary, verifyPasses, type FeatureGateDetails, type GateCheck,
-  type GateLifecycle, type VerifyReport,
+  CLUSTER_VERSION_NAME,
+  ETCD_COMPONENT,
+  NOT_READY,
+  clusterDesiredVersion,
+  desiredGates,
+  kubeletsSummary,
+  verifyPasses,
+  type FeatureGateDetails,
+  type GateCheck,
+  type GateLifecycle,
+  type VerifyReport,
 } from '../api-types/index.js';
 import { renderedStatusEntry } from '../runtime/manifests/payload-manifests.js';
 import { readFeatureGateFile } from '../runtime/manifests/feature-gate-file.js';
 import { ClusterVersionResource, KubeTransport, ResourceClient, checkComponent, checkEtcd, checkKubelets, componentAccess, etcdAccess, kubernetesGateLifecycle, type ClusterAccess } from '../runtime/index.js';
 import { connect, readFeatureGate } from './cluster-read.js';
 import {
-  REQUEST_TIMEOUT_OPTION, choiceFlag, clusterProfileFlag, componentCA, componentsFlag, overridesFlag, outputFlag, pemFile, payloadVersionFlag, requestTimeoutFlag, sayOnStderr, UsageError, CLUSTER_SEARCH_HELP, type CommandSpec,
+  REQUEST_TIMEOUT_OPTION,
+  choiceFlag,
+  clusterProfileFlag,
+  componentCA,
+  componentsFlag,
+  overridesFlag,
+  outputFlag,
+  pemFile,
+  payloadVersionFlag,
+  requestTimeoutFlag,
+  sayOnStderr,
+  UsageError,
+  CLUSTER_SEARCH_HELP,
+  type CommandSpec,
 } from './args.js';
 
 const running = (v: boolean | null) => (v === null ? '-' : v ? 'on' : 'off');
@@ -64,7 +87,10 @@ function renderedEntry(dir: string, values: Record<string, string | undefined>):
   if (!version) throw new UsageError('--payload-version is required with --authoritative-feature-gate-dir');
   const clusterProfile = clusterProfileFlag(values['cluster-profile']);
   const featureGate = values.featuregate ? readFeatureGateFile(values.featuregate) : undefined;
-  return { version, entry: renderedStatusEntry(dir, version, { ...(featureGate ? { featureGate } : {}), ...(clusterProfile ? { clusterProfile } : {}) }) };
+  return {
+    version,
+    entry: renderedStatusEntry(dir, version, { ...(featureGate ? { featureGate } : {}), ...(clusterProfile ? { clusterProfile } : {}) }),
+  };
 }
 
 /** The cluster's FeatureGate status entry of `version` (default: the version ClusterVersion desires). */
@@ -147,8 +173,12 @@ export const verifyCommand: CommandSpec = {
     const desired = desiredGates(entry);
     let lifecycle: GateLifecycle | undefined;
     const timeoutMs = KubeTransport.for(kc).defaultTimeoutMs;
-    const checks = [['kube-apiserver', kc] as const, ...[...components].map(([name, url]) => [name, componentAccess(kc, url, ca)] as const)]
-      .map(([name, access]) => checkComponent(access, name, desired, { lifecycle: () => (lifecycle ??= kubernetesGateLifecycle()), overrides, timeoutMs }));
+    const checks = [
+      ['kube-apiserver', kc] as const,
+      ...[...components].map(([name, url]) => [name, componentAccess(kc, url, ca)] as const),
+    ].map(([name, access]) =>
+      checkComponent(access, name, desired, { lifecycle: () => (lifecycle ??= kubernetesGateLifecycle()), overrides, timeoutMs }),
+    );
     if (etcd) checks.push(checkEtcd(etcdAccess(etcdURL!, etcd.tls), etcd.expected, timeoutMs));
     const kubelets = kubeletsFlag === 'all' ? checkKubelets(kc, desired, { lifecycle: () => (lifecycle ??= kubernetesGateLifecycle()), timeoutMs }) : undefined;
     const report: VerifyReport = { version, components: await Promise.all(checks), ...(kubelets ? { kubelets: await kubelets } : {}) };

@@ -98,17 +98,17 @@ async function startOnce(bins: ControlPlaneBinaries, options: ControlPlaneOption
   try {
     if (options.etcdURL && !options.etcdPrefix) throw new Error('startControlPlane: a shared etcd (etcdURL) needs its own etcdPrefix');
     const apiPort = await freePort();
-    const etcd = options.etcdURL ? undefined : new Etcd(bins.etcd, dir, await freePort(), await freePort(), (p) => procs.unshift(p)); // stopped last
+    // etcd is stopped last
+    const etcd = options.etcdURL ? undefined : new Etcd(bins.etcd, dir, await freePort(), await freePort(), (p) => procs.unshift(p));
     await etcd?.start();
     const etcdURL = options.etcdURL ?? etcd!.url;
     const extraArgs = [...(options.etcdPrefix ? [`--etcd-prefix=${options.etcdPrefix}`] : []), ...(options.extraAPIServerArgs ?? [])];
 
     const auth = writeAdminAuth(dir);
-    const readyTimeoutMs = options.startTimeoutMs
-      ?? (Number(process.env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT?.replace(/s$/, '')) * 1000 || 60_000);
-    const apiServer = new APIServer({
-      binary: bins.kubeAPIServer, dir, port: apiPort, etcdURL, auth, readyTimeoutMs, extraArgs,
-    }, (p) => procs.push(p));
+    const readyTimeoutMs =
+      options.startTimeoutMs ?? (Number(process.env.KUBEBUILDER_CONTROLPLANE_START_TIMEOUT?.replace(/s$/, '')) * 1000 || 60_000);
+    const apiServer = new APIServer({ binary: bins.kubeAPIServer, dir, port: apiPort, etcdURL, auth, readyTimeoutMs, extraArgs },
+      (p) => procs.push(p));
     await apiServer.start();
     const { server } = apiServer;
     const token = { token: auth.token };
@@ -120,7 +120,8 @@ async function startOnce(bins: ControlPlaneBinaries, options: ControlPlaneOption
     kubeConfig.loadFromString(kubeconfigText);
     const version = JSON.parse((await rawRequest(`${server}/version`, token)).body).gitVersion as string;
 
-    const install = async (paths: string[]) => installCRDs(server, token, readCRDs(paths, options.errorIfCRDPathMissing), apiServer.process);
+    const install = async (paths: string[]) =>
+      installCRDs(server, token, readCRDs(paths, options.errorIfCRDPathMissing), apiServer.process);
     if (options.crdPaths?.length) await install(options.crdPaths);
 
     let stopped = false;
@@ -139,8 +140,8 @@ async function startOnce(bins: ControlPlaneBinaries, options: ControlPlaneOption
     return {
       kubeConfig, kubeconfigPath, server, adminToken: auth.token, dir, version, etcdURL,
       get pids() { return { etcd: etcd?.pid ?? 0, kubeAPIServer: apiServer.pid }; },
-      stopEtcd: () => (etcd ? etcd.stop() : Promise.reject(new Error('this plane shares another plane\'s etcd; stop it there'))),
-      startEtcd: () => (etcd ? etcd.start() : Promise.reject(new Error('this plane shares another plane\'s etcd; start it there'))),
+      stopEtcd: () => (etcd ? etcd.stop() : Promise.reject(new Error("this plane shares another plane's etcd; stop it there"))),
+      startEtcd: () => (etcd ? etcd.start() : Promise.reject(new Error("this plane shares another plane's etcd; start it there"))),
       stopAPIServer: () => apiServer.stop(),
       startAPIServer: (extraArgs?: readonly string[]) => apiServer.start(extraArgs),
       async restartAPIServer() { await apiServer.stop(); await apiServer.start(); },

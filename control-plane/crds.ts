@@ -10,7 +10,10 @@ export function bundledCRDPaths(): string[] {
   return ['featuregates', 'clusterversions', 'clusteroperators'].map((r) => join(dir, `${r}.config.openshift.io.yaml`));
 }
 
-/** Where the openshift/api data the tests use is (payload manifests, the APIServer CRD): $OPENSHIFT_API_DIR, else this repository's test fixtures copy. */
+/**
+ * Where the openshift/api data the tests use is (payload manifests, the APIServer CRD): $OPENSHIFT_API_DIR, else this repository's test
+ * fixtures copy.
+ */
 export function openshiftAPIDir(): string {
   return process.env.OPENSHIFT_API_DIR ?? join(packageRoot(), 'test', 'fixtures', 'openshift-api');
 }

@@ -4,7 +4,14 @@
 import type { ClusterAccess } from '../runtime/index.js';
 import type { VersionGates } from '../api-types/index.js';
 import {
-  CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, emptyFeatureGate, rfc3339, toFeatureGateDetails, type ClusterVersion, type FeatureGate, type UpdateHistory,
+  CLUSTER_VERSION_NAME,
+  FEATURE_GATE_NAME,
+  emptyFeatureGate,
+  rfc3339,
+  toFeatureGateDetails,
+  type ClusterVersion,
+  type FeatureGate,
+  type UpdateHistory,
   API_VERSION,
 } from '../api-types/index.js';
 import { ClusterVersionResource, FeatureGateResource, ResourceClient, retryOnConflict } from '../runtime/index.js';
@@ -38,7 +45,10 @@ function emptyClusterVersion(): ClusterVersion {
  * Completed entries), `desired` defaulting to the newest history version. Extra status fields (say,
  * conditions) can be passed to simulate heartbeats.
  */
-export async function setClusterVersion(kc: ClusterAccess, input: { desired?: string; history: HistoryInput[]; extraStatus?: Record<string, unknown> }): Promise<ClusterVersion> {
+export async function setClusterVersion(
+  kc: ClusterAccess,
+  input: { desired?: string; history: HistoryInput[]; extraStatus?: Record<string, unknown> },
+): Promise<ClusterVersion> {
   const client = new ResourceClient(kc, ClusterVersionResource);
   const history = input.history.map((h) => historyEntry(h));
   const desired = input.desired ?? history[0]?.version ?? '';
@@ -47,8 +57,12 @@ export async function setClusterVersion(kc: ClusterAccess, input: { desired?: st
     return client.replaceStatus({
       ...cv,
       status: {
-        availableUpdates: null, observedGeneration: 1, versionHash: 'fake', ...input.extraStatus,
-        desired: { version: desired, image: history[0]?.image ?? imageFor(desired) }, history,
+        availableUpdates: null,
+        observedGeneration: 1,
+        versionHash: 'fake',
+        ...input.extraStatus,
+        desired: { version: desired, image: history[0]?.image ?? imageFor(desired) },
+        history,
       },
     });
   });

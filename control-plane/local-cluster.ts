@@ -1,8 +1,10 @@
 // The local cluster `featuregates start` runs when no cluster is configured: a control plane with our CRDs,
 // the admission policies of deploy/base/admission (so a misspelt custom gate warns at apply time here too)
-// and their namespace, kube-apiserver started (and restartable) with the caller's --feature-gates, ClusterVersion/version at one Completed version and an empty FeatureGate/cluster spec,
+// and their namespace, kube-apiserver started (and restartable) with the caller's --feature-gates, ClusterVersion/version at one Completed
+// version and an empty FeatureGate/cluster spec,
 // its kubeconfig path
-// recorded where `featuregates simulate` and `status` find it (control-plane/local-cluster-record.ts). Stopping it removes the record and every file.
+// recorded where `featuregates simulate` and `status` find it (control-plane/local-cluster-record.ts). Stopping it removes the record and
+// every file.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';

@@ -49,10 +49,15 @@ function statusHoldsVersion(featureGates: ClusterOperatorStatusDeps['featureGate
 }
 
 /** The status this controller wants, from the stored one (transition times kept while status is unchanged). */
-export function desiredClusterOperatorStatus(stored: ClusterOperatorStatus | undefined, deps: ClusterOperatorStatusDeps, version: string): ClusterOperatorStatus {
+export function desiredClusterOperatorStatus(
+  stored: ClusterOperatorStatus | undefined,
+  deps: ClusterOperatorStatusDeps,
+  version: string,
+): ClusterOperatorStatus {
   const now = (deps.now ?? (() => new Date()))();
-  const conditions = clusterOperatorConditions(stored?.conditions ?? [], deps.conditions.all(), rfc3339(now),
-    { inertia: { ms: deps.degradedInertiaMs ?? DEGRADED_INERTIA_MS, now } });
+  const conditions = clusterOperatorConditions(stored?.conditions ?? [], deps.conditions.all(), rfc3339(now), {
+    inertia: { ms: deps.degradedInertiaMs ?? DEGRADED_INERTIA_MS, now },
+  });
   let versions = stored?.versions ?? [];
   if (statusHoldsVersion(deps.featureGates, version)) {
     versions = setVersion(setVersion(versions, 'operator', version), 'feature-gates', version);
@@ -67,7 +72,8 @@ export function clusterOperatorStatusReconciler(deps: ClusterOperatorStatusDeps)
     const version = deps.operatorVersion();
     if (version === undefined) return {};
     let co = deps.clusterOperators.get(deps.name);
-    if (co && echo.behind(co)) return { requeueAfterMs: 10_000 }; // its own write's echo is on its way (Degraded's inertia still looks again)
+    // its own write's echo is on its way (Degraded's inertia still looks again)
+    if (co && echo.behind(co)) return { requeueAfterMs: 10_000 };
     if (!co) {
       try {
         co = await deps.client.create({ apiVersion: API_VERSION, kind: 'ClusterOperator', metadata: { name: deps.name }, spec: {} });
@@ -111,7 +117,11 @@ export function clusterOperatorStatusController(deps: ClusterOperatorStatusDeps)
   return {
     name: CLUSTER_OPERATOR_STATUS_CONTROLLER,
     reconcile: clusterOperatorStatusReconciler(deps),
-    watches: [{ source: deps.clusterOperators, keys: key }, { source: deps.featureGates, keys: onFeatureGate }, { source: deps.conditions, keys: key }],
+    watches: [
+      { source: deps.clusterOperators, keys: key },
+      { source: deps.featureGates, keys: onFeatureGate },
+      { source: deps.conditions, keys: key },
+    ],
     initialKeys: [deps.name],
     resyncEveryMs: deps.resyncMs ?? RESYNC_MS,
   };

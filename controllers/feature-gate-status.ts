@@ -4,13 +4,36 @@
 // a 409 goes through the rate limiter (the cache catches up); resyncs every minute from the cache; a sync that
 // fails sets FeatureGateControllerDegraded (both declared in its spec, run by runtime/controller/controller.ts).
 import {
-  CLUSTER_VERSION_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, desiredFeatureGates, featureGatesEqual,
-  gateNames, jsonEqual, resolveFeatureGateDetails, serializedSizeBytes, syncDegraded, type ClusterVersion, type FeatureGate, type FeatureGateDetails,
-  type EnabledDisabled, type FeatureSetRegistry, API_VERSION,
+  CLUSTER_VERSION_NAME,
+  ETCD_REQUEST_LIMIT_BYTES,
+  FEATURE_GATE_NAME,
+  desiredFeatureGates,
+  featureGatesEqual,
+  gateNames,
+  jsonEqual,
+  resolveFeatureGateDetails,
+  serializedSizeBytes,
+  syncDegraded,
+  type ClusterVersion,
+  type FeatureGate,
+  type FeatureGateDetails,
+  type EnabledDisabled,
+  type FeatureSetRegistry,
+  API_VERSION,
 } from '../api-types/index.js';
 import {
-  apiErrorMessage, counter, gauge, isConflict, silentLogger, singleKeyController, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult,
-  type Reflector, type ResourceClient,
+  apiErrorMessage,
+  counter,
+  gauge,
+  isConflict,
+  silentLogger,
+  singleKeyController,
+  type ControllerSpec,
+  type EventRecorder,
+  type Logger,
+  type ReconcileResult,
+  type Reflector,
+  type ResourceClient,
 } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
 import type { OperatorConditions } from './operator-conditions.js';
@@ -68,7 +91,12 @@ export function featureGateStatusReconciler(deps: FeatureGateStatusDeps): (key: 
     const fg = deps.featureGates.get(FEATURE_GATE_NAME);
     const cv = deps.clusterVersions.get(CLUSTER_VERSION_NAME);
     if (!fg || !cv || echo.behind(fg)) return {};
-    if (!resolved || !jsonEqual(fg.spec, resolved.spec) || resolved.release.version !== release.version || resolved.release.registry !== release.registry) {
+    if (
+      !resolved ||
+      !jsonEqual(fg.spec, resolved.spec) ||
+      resolved.release.version !== release.version ||
+      resolved.release.registry !== release.registry
+    ) {
       try {
         resolved = { spec: fg.spec, release, current: resolveFeatureGateDetails(fg.spec, release.registry, release.version) };
       } catch (e) {

@@ -2,14 +2,25 @@
 // them? The spec, resolved for this operator's version and payload (what FeatureGateController writes), is checked
 // against Kubernetes' rules for the version the cluster's API server reports (api-types/gate-rules.ts; OpenShift's
 // components, so OpenShift gate names are ignored) and, when the nodes are read (--running-gates-kubelets), against
-// each group of nodes' kubelet configurations (the kubelet's own checks, naming the nodes). The admission guard refuses such a spec before it is applied;
+// each group of nodes' kubelet configurations (the kubelet's own checks, naming the nodes). The admission guard refuses such a spec before
+// it is applied;
 // this is for one applied before the guard, or with it off. What it decides: the status entry is still written —
 // the spec is the administrator's applied choice, the running version's components already hold it, and withholding
 // the new version's entry would leave every component of that version waiting for it — but never silently: the
 // operator condition GatesThatStartDegraded (so the ClusterOperator is Degraded, naming each gate, rule and fix), a
 // Warning Event when the verdict changes, and the gauge featuregates_gates_refused.
 import {
-  API_VERSION, FEATURE_GATE_NAME, GateRulesError, checkFeatureGates, jsonEqual, preflightNodeGroups, specGates, type FeatureGate, type FeatureSetRegistry, type GateProblem, type NodeConfigurationGroup,
+  API_VERSION,
+  FEATURE_GATE_NAME,
+  GateRulesError,
+  checkFeatureGates,
+  jsonEqual,
+  preflightNodeGroups,
+  specGates,
+  type FeatureGate,
+  type FeatureSetRegistry,
+  type GateProblem,
+  type NodeConfigurationGroup,
 } from '../api-types/index.js';
 import { gauge, silentLogger, singleKeyController, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult, type Reflector } from '../runtime/index.js';
 import type { Registry } from 'prom-client';
@@ -97,6 +108,10 @@ export function gatesThatStartReconciler(deps: GatesThatStartDeps): () => Promis
 /** Looks again every RECHECK_MS besides on a change: the cluster's Kubernetes version can move under a spec that stays. */
 export function gatesThatStartController(deps: GatesThatStartDeps): ControllerSpec {
   return singleKeyController({
-    name: GATES_THAT_START_CONTROLLER, key: FEATURE_GATE_NAME, reconcile: gatesThatStartReconciler(deps), sources: [deps.featureGates], resyncEveryMs: RECHECK_MS,
+    name: GATES_THAT_START_CONTROLLER,
+    key: FEATURE_GATE_NAME,
+    reconcile: gatesThatStartReconciler(deps),
+    sources: [deps.featureGates],
+    resyncEveryMs: RECHECK_MS,
   });
 }

@@ -7,12 +7,32 @@
 // retried through the rate limiter.
 // (A hand edit of the ConfigMap is corrected at the next change that touches it or at operator start.)
 import {
-  CLUSTER_VERSION_NAME, GATE_START_KEYS, desiredKnownGatesData, FeatureSets, gatesThatStartParams, GateRulesError, KNOWN_GATES_CONFIGMAP, knownGates,
-  kubeletConfigRules, kubeletStartParams, kubernetesGateRules, resolveFeatureSet, type ClusterVersion, type ConfigMap, type FeatureSetRegistry,
+  CLUSTER_VERSION_NAME,
+  GATE_START_KEYS,
+  desiredKnownGatesData,
+  FeatureSets,
+  gatesThatStartParams,
+  GateRulesError,
+  KNOWN_GATES_CONFIGMAP,
+  knownGates,
+  kubeletConfigRules,
+  kubeletStartParams,
+  kubernetesGateRules,
+  resolveFeatureSet,
+  type ClusterVersion,
+  type ConfigMap,
+  type FeatureSetRegistry,
   type NodeConfigurationGroup,
 } from '../api-types/index.js';
 import {
-  ConfigMapResource, singleKeyController, ResourceClient, silentLogger, type ClusterAccess, type ControllerSpec, type Logger, type ReconcileResult,
+  ConfigMapResource,
+  singleKeyController,
+  ResourceClient,
+  silentLogger,
+  type ClusterAccess,
+  type ControllerSpec,
+  type Logger,
+  type ReconcileResult,
   type Reflector,
 } from '../runtime/index.js';
 import type { Registry } from 'prom-client';

@@ -9,11 +9,41 @@ import type { ClusterAccess } from '../runtime/index.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import {
-  BrokenPayloadError, CLUSTER_VERSION_NAME, CONFIG_OPERATOR_NAME, ETCD_REQUEST_LIMIT_BYTES, FEATURE_GATE_NAME, FeatureSets, syncDegraded, type ClusterProfile, type FeatureSetRegistry,
+  CLUSTER_VERSION_NAME,
+  CONFIG_OPERATOR_NAME,
+  ETCD_REQUEST_LIMIT_BYTES,
+  FEATURE_GATE_NAME,
+  FeatureSets,
+  syncDegraded,
+  type ClusterProfile,
+  type FeatureSetRegistry,
 } from '../api-types/index.js';
 import {
-  apiErrorMessage, apiServerVersion, readAtMostEvery, readNodeConfigurations, ClusterOperatorResource, ClusterVersionResource, Controller, Registry, registerStatusFeatureMetrics, FeatureGateResource, LeaderElector, userAgent, Reflector, ResourceClient, createEventRecorder, withTransportConfig, RunnableGroups,
-  componentAccess, kubernetesGateLifecycle, loadRegistry, serveProcess, silentLogger, type ServingOptions, type ControllerSpec, type LeaderElectionTiming, type Logger,
+  apiErrorMessage,
+  apiServerVersion,
+  readAtMostEvery,
+  readNodeConfigurations,
+  ClusterOperatorResource,
+  ClusterVersionResource,
+  Controller,
+  Registry,
+  registerStatusFeatureMetrics,
+  FeatureGateResource,
+  LeaderElector,
+  userAgent,
+  Reflector,
+  ResourceClient,
+  createEventRecorder,
+  withTransportConfig,
+  RunnableGroups,
+  componentAccess,
+  kubernetesGateLifecycle,
+  serveProcess,
+  silentLogger,
+  type ServingOptions,
+  type ControllerSpec,
+  type LeaderElectionTiming,
+  type Logger,
   type ResourceClientOptions,
 } from '../runtime/index.js';
 import { featureGateAccessOverCaches } from '../sdk/index.js';
@@ -25,6 +55,7 @@ import { okdMigrationController } from './okd-feature-set-migration.js';
 import { OperatorConditions } from './operator-conditions.js';
 import { operatorControllers, type OperatorBinding, type OperatorCluster } from './operator-cluster.js';
 import { registerStatusMetrics } from './status-metrics.js';
+import { loadPayload, type Payload } from './operator-payload.js';
 
 /** Serving (ServingOptions: metrics and health addresses, secure metrics, its certificate) as every long-running process. */
 export interface OperatorOptions extends ServingOptions {
@@ -113,8 +144,10 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const cluster: OperatorCluster = { ...caches.cluster, access: kc, events, logger: log, metrics };
   const conditions = OperatorConditions.atStart();
   const run: OperatorRun = {
-    options, log, kc, abort, lifecycle, runnables, elector, caches, payload, conditions, events, metrics, namespace, ...(fence ? { fence } : {}),
-    controllers: operatorControllers(cluster, operatorBinding(options, payload, { conditions, namespace, kc, clusterOperatorName: caches.clusterOperatorName })),
+    options, log, kc, abort, lifecycle, runnables, elector, caches, payload, conditions, events, metrics, namespace,
+    ...(fence ? { fence } : {}),
+    controllers: operatorControllers(cluster,
+      operatorBinding(options, payload, { conditions, namespace, kc, clusterOperatorName: caches.clusterOperatorName })),
     // Over the manager's own caches: no second pair of watches.
     accessor: featureGateAccessOverCaches({ featureGates: caches.cluster.featureGates, clusterVersions: caches.cluster.clusterVersions }, {
       desiredVersion: options.operatorVersion, logger: log, metricsRegistry: metrics,
@@ -140,32 +173,6 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   };
 }
 
-/** The payload's feature sets for this version, or why there are none (a broken payload is reported Degraded, not a crash loop). */
-interface Payload { registry?: FeatureSetRegistry; broken?: string }
-
-/**
- * A broken payload (two manifests for one set, a status entry for another version, …) is reported, not a crash
- * loop: the operator runs, writes no FeatureGate status, and says why in its ClusterOperator (Degraded).
- */
-function loadPayload(options: OperatorOptions, log: Logger): Payload {
-  try {
-    const registry = loadRegistry(options.featureGateDir, {
-      operatorVersion: options.operatorVersion,
-      ...(options.clusterProfile ? { clusterProfile: options.clusterProfile } : {}),
-    });
-    log.info('payload feature sets loaded', {
-      dir: options.featureGateDir, version: options.operatorVersion,
-      featureSets: Object.fromEntries([...registry.featureSets].map(([k, v]) => [k || 'Default', `${v.enabled.length} enabled, ${v.disabled.length} disabled`])),
-    });
-    return { registry };
-  } catch (e) {
-    if (!(e instanceof BrokenPayloadError)) throw e;
-    const broken = `payload manifests in ${options.featureGateDir}: ${e.message}`;
-    log.error('payload manifests are broken: no FeatureGate status is written; reporting Degraded', { error: broken });
-    return { broken };
-  }
-}
-
 function operatorElector(kc: ClusterAccess, options: OperatorOptions, r: { namespace: string; metrics: Registry; log: Logger },
   onStoppedLeading: (reason: string) => void): LeaderElector {
   return new LeaderElector(kc, {
@@ -178,23 +185,34 @@ function operatorElector(kc: ClusterAccess, options: OperatorOptions, r: { names
 }
 
 /** The operator's three caches (its FeatureGate, ClusterVersion and ClusterOperator), their writers, and the status metrics over them. */
-function operatorCaches(kc: ClusterAccess, options: OperatorOptions, r: { metrics: Registry; log: Logger; writeOptions: ResourceClientOptions }) {
+function operatorCaches(
+  kc: ClusterAccess,
+  options: OperatorOptions,
+  r: { metrics: Registry; log: Logger; writeOptions: ResourceClientOptions },
+) {
   const reflectorOptions = { logger: r.log, metrics: r.metrics, ...options.reflector };
   const featureGate = new ResourceClient(kc, FeatureGateResource, r.metrics, r.writeOptions);
   const featureGates = new Reflector(featureGate, { ...reflectorOptions, name: FEATURE_GATE_NAME });
-  const clusterVersions = new Reflector(new ResourceClient(kc, ClusterVersionResource, r.metrics), { ...reflectorOptions, name: CLUSTER_VERSION_NAME });
+  const clusterVersions = new Reflector(new ResourceClient(kc, ClusterVersionResource, r.metrics), {
+    ...reflectorOptions,
+    name: CLUSTER_VERSION_NAME,
+  });
   const clusterOperatorName = options.clusterOperatorName ?? CONFIG_OPERATOR_NAME;
   const clusterOperator = new ResourceClient(kc, ClusterOperatorResource, r.metrics, r.writeOptions);
   const clusterOperators = new Reflector(clusterOperator, { ...reflectorOptions, name: clusterOperatorName });
   const reflectors = [featureGates, clusterVersions, clusterOperators];
   registerStatusFeatureMetrics(r.metrics, () => featureGates.get(FEATURE_GATE_NAME)?.status?.featureGates ?? []);
   registerStatusMetrics(r.metrics, {
-    operatorVersion: options.operatorVersion, clusterOperatorName, sizeLimitBytes: ETCD_REQUEST_LIMIT_BYTES,
-    featureGate: () => featureGates.get(FEATURE_GATE_NAME), clusterOperator: () => clusterOperators.get(clusterOperatorName),
+    operatorVersion: options.operatorVersion,
+    clusterOperatorName,
+    sizeLimitBytes: ETCD_REQUEST_LIMIT_BYTES,
+    featureGate: () => featureGates.get(FEATURE_GATE_NAME),
+    clusterOperator: () => clusterOperators.get(clusterOperatorName),
   });
   return {
     cluster: { featureGates, clusterVersions, clusterOperators, featureGate, clusterOperator },
-    clusterOperatorName, reflectors,
+    clusterOperatorName,
+    reflectors,
     synced: () => reflectors.every((x) => x.hasSynced()),
   };
 }
@@ -205,15 +223,24 @@ function operatorBinding(options: OperatorOptions, payload: Payload, r: {
 }): OperatorBinding {
   const release = payload.registry && { version: options.operatorVersion, registry: payload.registry };
   return {
-    release: () => release, operatorVersion: () => options.operatorVersion, conditions: r.conditions, clusterOperatorName: r.clusterOperatorName,
-    namespace: r.namespace, okdBuild: options.okdBuild ?? false,
+    release: () => release,
+    operatorVersion: () => options.operatorVersion,
+    conditions: r.conditions,
+    clusterOperatorName: r.clusterOperatorName,
+    namespace: r.namespace,
+    okdBuild: options.okdBuild ?? false,
     ...(options.degradedInertiaMs !== undefined ? { degradedInertiaMs: options.degradedInertiaMs } : {}),
     runningGates: {
-      lifecycle: () => kubernetesGateLifecycle(), periodMs: options.runningGatesPeriodMs ?? RUNNING_GATES_PERIOD_MS,
-      components: (options.runningGatesComponents ?? []).map(({ name, url }) => ({ name, access: componentAccess(r.kc, url, options.runningGatesComponentCA) })),
+      lifecycle: () => kubernetesGateLifecycle(),
+      periodMs: options.runningGatesPeriodMs ?? RUNNING_GATES_PERIOD_MS,
+      components: (options.runningGatesComponents ?? []).map(({ name, url }) => ({
+        name,
+        access: componentAccess(r.kc, url, options.runningGatesComponentCA),
+      })),
       ...(options.runningGatesOverrides ? { overrides: options.runningGatesOverrides } : {}),
       ...(options.runningGatesKubeletsPerMinute
-        ? { kubelets: { perPeriod: options.runningGatesKubeletsPerMinute, periodMs: options.runningGatesKubeletsPeriodMs ?? 60_000 } } : {}),
+        ? { kubelets: { perPeriod: options.runningGatesKubeletsPerMinute, periodMs: options.runningGatesKubeletsPeriodMs ?? 60_000 } }
+        : {}),
     },
   };
 }
@@ -257,7 +284,9 @@ async function runWhenLeading(r: OperatorRun): Promise<void> {
   await reportOnceCurrent(r);
 }
 
-/** FeatureGateController and the controllers that judge gates: the known-gates parameters, gates that start, OKD's migration, running gates. */
+/**
+ * FeatureGateController and the controllers that judge gates: the known-gates parameters, gates that start, OKD's migration, running gates.
+ */
 function startGateControllers(r: OperatorRun, registry: FeatureSetRegistry): void {
   const { options, kc, log, abort, metrics } = r;
   const featureGates = r.caches.cluster.featureGates;
@@ -274,21 +303,45 @@ function startGateControllers(r: OperatorRun, registry: FeatureSetRegistry): voi
       return undefined;
     }
   }, 10 * 60_000);
-  const nodeConfigurations = options.runningGatesKubeletsPerMinute ? (version: string) => { nodesAt = version; return readNodes(); } : undefined;
+  const nodeConfigurations = options.runningGatesKubeletsPerMinute
+    ? (version: string) => {
+        nodesAt = version;
+        return readNodes();
+      }
+    : undefined;
   runController(r, r.controllers.featureGate);
   runController(r, gatesThatStartController({
     operatorVersion: options.operatorVersion, registry, featureGates, conditions: r.conditions, events: r.events, logger: log, metrics,
     kubernetesVersion, ...(nodeConfigurations ? { nodeConfigurations } : {}),
   }));
   if (options.okdBuild) {
-    runController(r, okdMigrationController({
-      featureGates, client: r.caches.cluster.featureGate, events: r.events, payloadHasOKD: registry.featureSets.has(FeatureSets.OKD), logger: log,
-    }));
+    runController(
+      r,
+      okdMigrationController({
+        featureGates,
+        client: r.caches.cluster.featureGate,
+        events: r.events,
+        payloadHasOKD: registry.featureSets.has(FeatureSets.OKD),
+        logger: log,
+      }),
+    );
   }
-  runController(r, knownGatesParamsController({
-    kubeConfig: kc, namespace: r.namespace, operatorVersion: options.operatorVersion, registry, clusterVersions: r.caches.cluster.clusterVersions, metrics,
-    ...(r.fence ? { fence: r.fence } : {}), signal: abort.signal, kubernetesVersion, logger: log, ...(nodeConfigurations ? { nodeConfigurations } : {}),
-  }));
+  runController(
+    r,
+    knownGatesParamsController({
+      kubeConfig: kc,
+      namespace: r.namespace,
+      operatorVersion: options.operatorVersion,
+      registry,
+      clusterVersions: r.caches.cluster.clusterVersions,
+      metrics,
+      ...(r.fence ? { fence: r.fence } : {}),
+      signal: abort.signal,
+      kubernetesVersion,
+      logger: log,
+      ...(nodeConfigurations ? { nodeConfigurations } : {}),
+    }),
+  );
   if (r.controllers.runningGates) runController(r, r.controllers.runningGates);
   r.runnables.add('accessor', r.accessor);
 }

@@ -41,5 +41,10 @@ export function okdMigrationReconciler(deps: OKDMigrationDeps) {
 }
 
 export function okdMigrationController(deps: OKDMigrationDeps): ControllerSpec {
-  return singleKeyController({ name: OKD_MIGRATION_CONTROLLER, key: FEATURE_GATE_NAME, reconcile: okdMigrationReconciler(deps), sources: [deps.featureGates] });
+  return singleKeyController({
+    name: OKD_MIGRATION_CONTROLLER,
+    key: FEATURE_GATE_NAME,
+    reconcile: okdMigrationReconciler(deps),
+    sources: [deps.featureGates],
+  });
 }

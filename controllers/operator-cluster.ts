@@ -46,7 +46,10 @@ export interface OperatorBinding {
   clusterOperatorName: string;
   /** relatedObjects namespace of its ClusterOperator. */
   namespace: string;
-  /** The version its ClusterOperator reports (default the release's; the single-cluster operator reports its own even when its payload is broken). */
+  /**
+   * The version its ClusterOperator reports (default the release's; the single-cluster operator reports its own even when its payload is
+   * broken).
+   */
   operatorVersion?: () => string | undefined;
   /** How soon the status controllers look again when nothing told them to (default their minute). */
   resyncMs?: number;
@@ -57,7 +60,9 @@ export interface OperatorBinding {
   /** After a FeatureGate sync that left status as desired: it wrote it (true) or found it so (false). */
   onStatusSettled?(wrote: boolean): void;
   /** The running-gate checks (none when absent or its period is 0). */
-  runningGates?: Omit<RunningGatesDeps, 'kubeConfig' | 'featureGates' | 'clusterVersions' | 'events' | 'metrics' | 'logger'> & { lifecycle: () => GateLifecycle };
+  runningGates?: Omit<RunningGatesDeps, 'kubeConfig' | 'featureGates' | 'clusterVersions' | 'events' | 'metrics' | 'logger'> & {
+    lifecycle: () => GateLifecycle;
+  };
 }
 
 export interface OperatorControllers {
@@ -71,25 +76,57 @@ export interface OperatorControllers {
  * The specs of the controllers every cluster runs. `clusterVersions` may be narrowed (a hosted guest's version-bound
  * controllers see only a ClusterVersion naming the bound version); the rest is the cluster's.
  */
-export function operatorControllers(cluster: OperatorCluster, b: OperatorBinding, clusterVersions = cluster.clusterVersions): OperatorControllers {
+export function operatorControllers(
+  cluster: OperatorCluster,
+  b: OperatorBinding,
+  clusterVersions = cluster.clusterVersions,
+): OperatorControllers {
   const { featureGates, clusterOperators, events, logger, metrics } = cluster;
   const observed = { ...(metrics ? { metrics } : {}) };
   const resync = b.resyncMs !== undefined ? { resyncMs: b.resyncMs } : {};
   const rg = b.runningGates;
   return {
     featureGate: featureGateStatusController({
-      release: b.release, featureGates, clusterVersions, client: cluster.featureGate, conditions: b.conditions, events, logger, ...observed, ...resync,
+      release: b.release,
+      featureGates,
+      clusterVersions,
+      client: cluster.featureGate,
+      conditions: b.conditions,
+      events,
+      logger,
+      ...observed,
+      ...resync,
       ...(b.onStatusSettled ? { onSettled: b.onStatusSettled } : {}),
     }),
     clusterOperator: clusterOperatorStatusController({
-      name: b.clusterOperatorName, operatorVersion: b.operatorVersion ?? (() => b.release()?.version), namespace: b.namespace, clusterOperators, featureGates,
-      client: cluster.clusterOperator, conditions: b.conditions, ...resync, ...(b.degradedInertiaMs !== undefined ? { degradedInertiaMs: b.degradedInertiaMs } : {}),
+      name: b.clusterOperatorName,
+      operatorVersion: b.operatorVersion ?? (() => b.release()?.version),
+      namespace: b.namespace,
+      clusterOperators,
+      featureGates,
+      client: cluster.clusterOperator,
+      conditions: b.conditions,
+      ...resync,
+      ...(b.degradedInertiaMs !== undefined ? { degradedInertiaMs: b.degradedInertiaMs } : {}),
     }),
     upgradeable: upgradeableController({
-      featureGates, conditions: b.conditions, ...(b.okdBuild !== undefined ? { okdBuild: b.okdBuild } : {}), ...(b.requested ? { requested: b.requested } : {}),
+      featureGates,
+      conditions: b.conditions,
+      ...(b.okdBuild !== undefined ? { okdBuild: b.okdBuild } : {}),
+      ...(b.requested ? { requested: b.requested } : {}),
     }),
-    ...(rg && (rg.periodMs ?? 1) > 0 ? {
-      runningGates: runningGatesController({ ...rg, kubeConfig: cluster.access, featureGates, clusterVersions: cluster.clusterVersions, events, logger, ...observed }),
-    } : {}),
+    ...(rg && (rg.periodMs ?? 1) > 0
+      ? {
+          runningGates: runningGatesController({
+            ...rg,
+            kubeConfig: cluster.access,
+            featureGates,
+            clusterVersions: cluster.clusterVersions,
+            events,
+            logger,
+            ...observed,
+          }),
+        }
+      : {}),
   };
 }

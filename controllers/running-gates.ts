@@ -10,11 +10,33 @@
 // (a Warning naming the gates, a Normal when they match again). Reads only; its Events pass the leader fence.
 import type { Registry } from 'prom-client';
 import {
-  API_VERSION, CLUSTER_VERSION_NAME, FEATURE_GATE_NAME, NOT_READY, boundedText, clusterDesiredVersion, desiredGates, type ClusterVersion, type FeatureGate, type GateCheck,
-  type GateLifecycle, type GateVerdict,
+  API_VERSION,
+  CLUSTER_VERSION_NAME,
+  FEATURE_GATE_NAME,
+  NOT_READY,
+  boundedText,
+  clusterDesiredVersion,
+  desiredGates,
+  type ClusterVersion,
+  type FeatureGate,
+  type GateCheck,
+  type GateLifecycle,
+  type GateVerdict,
 } from '../api-types/index.js';
 import {
-  MAX_EVENT_MESSAGE_CHARS, apiErrorMessage, checkComponent, checkKubeletsOf, gauge, nodePage, silentLogger, type ClusterAccess, type ControllerSpec, type EventRecorder, type ReconcileResult, type Logger, type Reflector,
+  MAX_EVENT_MESSAGE_CHARS,
+  apiErrorMessage,
+  checkComponent,
+  checkKubeletsOf,
+  gauge,
+  nodePage,
+  silentLogger,
+  type ClusterAccess,
+  type ControllerSpec,
+  type EventRecorder,
+  type ReconcileResult,
+  type Logger,
+  type Reflector,
 } from '../runtime/index.js';
 
 export const RUNNING_GATES_CONTROLLER = 'RunningGatesController';
@@ -90,10 +112,13 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
   const log = (deps.logger ?? silentLogger).with({ controller: RUNNING_GATES_CONTROLLER });
   const period = deps.periodMs ?? RUNNING_GATES_PERIOD_MS;
   const m = deps.metrics;
-  const mismatch = m && gauge(m, 'featuregates_running_gate_mismatch', '1 for each gate a component runs other than FeatureGate status says for the cluster\'s version', ['component', 'name']);
-  const counts = m && gauge(m, 'featuregates_running_gates', 'Gates of the cluster\'s FeatureGate status entry by verdict against what the component reports (error: it could not be read)', ['component', 'verdict']);
+  const mismatch = m && gauge(m, 'featuregates_running_gate_mismatch',
+    "1 for each gate a component runs other than FeatureGate status says for the cluster's version", ['component', 'name']);
+  const counts = m && gauge(m, 'featuregates_running_gates',
+    "Gates of the cluster's FeatureGate status entry by verdict against what the component reports (error: it could not be read)",
+    ['component', 'verdict']);
   let lifecycle: GateLifecycle | undefined;
-  /** Per component: how to reach it, the gates in its mismatch series, the last verdict told in an Event ("" matching, else its message), its last check. */
+  // Per component: how to reach it, its mismatch series' gates, the last verdict told ("" matching), its last check.
   const state = new Map([[API_SERVER, deps.kubeConfig] as const, ...(deps.components ?? []).map((c) => [c.name, c.access] as const),
     ...(deps.kubelets ? [[KUBELETS, deps.kubeConfig] as const] : [])].map(([name, access]) =>
     [name, { access, shown: new Set<string>(), told: undefined as string | undefined, lastCheckAt: undefined as number | undefined }]));
@@ -107,7 +132,9 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
   };
 
   const lifecycleOnce = () => (lifecycle ??= deps.lifecycle());
-  const reconcileKubelets = deps.kubelets ? kubeletSweep(deps, deps.kubelets, { tell, told: () => state.get(KUBELETS)!.told, lifecycle: lifecycleOnce }) : undefined;
+  const reconcileKubelets = deps.kubelets
+    ? kubeletSweep(deps, deps.kubelets, { tell, told: () => state.get(KUBELETS)!.told, lifecycle: lifecycleOnce })
+    : undefined;
 
   const reconcile = async (component: string) => {
     if (component === KUBELETS && reconcileKubelets) return reconcileKubelets();
@@ -118,7 +145,8 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     if (wait > 0) return { requeueAfterMs: wait };
     st.lastCheckAt = Date.now();
     const check = await checkComponent(st.access, component, want.desired, {
-      lifecycle: lifecycleOnce, ...(deps.overrides ? { overrides: deps.overrides } : {}),
+      lifecycle: lifecycleOnce,
+      ...(deps.overrides ? { overrides: deps.overrides } : {}),
     });
     if (check.error !== undefined) {
       for (const v of VERDICTS) counts?.set({ component, verdict: v }, v === 'error' ? 1 : 0);
@@ -149,8 +177,12 @@ export function runningGatesController(deps: RunningGatesDeps): ControllerSpec {
     return [...state.keys()];
   };
   return {
-    name: RUNNING_GATES_CONTROLLER, reconcile,
-    watches: [{ source: deps.featureGates, keys: onInput }, { source: deps.clusterVersions, keys: onInput }],
+    name: RUNNING_GATES_CONTROLLER,
+    reconcile,
+    watches: [
+      { source: deps.featureGates, keys: onInput },
+      { source: deps.clusterVersions, keys: onInput },
+    ],
     initialKeys: [...state.keys()],
   };
 }
@@ -164,7 +196,12 @@ function kubeletSweep(deps: RunningGatesDeps, kubelets: NonNullable<RunningGates
   told: () => string | undefined;
   lifecycle: () => GateLifecycle;
 }): () => Promise<ReconcileResult> {
-  const sweep = { key: undefined as string | undefined, cursor: undefined as string | undefined, seen: new Set<string>(), results: new Map<string, KubeletResult>() };
+  const sweep = {
+    key: undefined as string | undefined,
+    cursor: undefined as string | undefined,
+    seen: new Set<string>(),
+    results: new Map<string, KubeletResult>(),
+  };
   const nodeCounts = deps.metrics && gauge(deps.metrics, 'featuregates_running_gates_kubelets',
     'Nodes by what their kubelet runs against FeatureGate status for the cluster\'s version, as last read (a sweep reads a page of nodes per period)', ['verdict']);
   return async () => {

@@ -30,7 +30,9 @@ export function openshiftAPI() {
   return { dir: Dir, version: Version };
 }
 
-/** Each node of an OpenAPI schema with its path as the layer names it: `spec.featureSet`, `status.featureGates[].version`, `.` for the root. */
+/**
+ * Each node of an OpenAPI schema with its path as the layer names it: `spec.featureSet`, `status.featureGates[].version`, `.` for the root.
+ */
 export function* schemaNodes(node, path = '') {
   if (!node || typeof node !== 'object') return;
   yield [path || '.', node];

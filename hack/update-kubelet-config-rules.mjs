@@ -225,8 +225,12 @@ export function validationRules(goSource, consts) {
     const c = readCondition(node.cond, consts);
     const here = [...outer, ...c.gates, ...c.fields, ...(c.unknown ? [{ unknown: c.unknown }] : [])];
     walk(node.body, here);
-    const negated = c.gates.length === 1 && c.fields.length === 0 && !c.unknown ? [...outer, { gate: c.gates[0].gate, enabled: !c.gates[0].enabled }]
-      : c.gates.length === 0 ? [...outer, { unknown: `not (${node.cond})` }] : undefined;
+    const negated =
+      c.gates.length === 1 && c.fields.length === 0 && !c.unknown
+        ? [...outer, { gate: c.gates[0].gate, enabled: !c.gates[0].enabled }]
+        : c.gates.length === 0
+          ? [...outer, { unknown: `not (${node.cond})` }]
+          : undefined;
     if (node.elseBody || node.elseIf) {
       if (!negated) throw new Error(`an else after a condition mixing a gate with fields: ${node.cond}`);
       if (node.elseBody) walk(node.elseBody, negated);
@@ -269,7 +273,9 @@ export function ungatedDefaults(goSource) {
   return [...body.matchAll(/^\tif obj\.([\w.]+) == [^{\n]+\{\s*obj\.([\w.]+) = /gm)].filter((m) => m[1] === m[2] && !gated.has(m[1])).map((m) => m[1]);
 }
 
-/** Constants of Go sources: `X = 300 * time.Second`, `X = 0.9`, `X T = "Name"`, `var x = metav1.Duration{Duration: 100 * time.Millisecond}`. */
+/**
+ * Constants of Go sources: `X = 300 * time.Second`, `X = 0.9`, `X T = "Name"`, `var x = metav1.Duration{Duration: 100 * time.Millisecond}`.
+ */
 export function goConstants(...sources) {
   const table = new Map();
   for (const src of sources) {
@@ -327,11 +333,22 @@ export function renderKubeletRules(version, { validation, defaults, kubeFeatures
   const { rules, valueChecks } = validationRules(validation, consts);
   const data = {
     kubernetesVersion: version.slice(1),
-    requires: rules.map((r) => ({ gate: gate(r.gate), enabled: r.enabled, when: r.when.map((p) => rewrite(p, toJson)), message: r.message })),
+    requires: rules.map((r) => ({
+      gate: gate(r.gate),
+      enabled: r.enabled,
+      when: r.when.map((p) => rewrite(p, toJson)),
+      message: r.message,
+    })),
     defaults: gatedDefaults(defaults, consts).map((d) => ({ gate: gate(d.gate), field: toJson(d.field), value: d.value })),
     // the fields the rules test that defaulting sets whatever the gates: absent from a file is never unset after defaulting
-    defaulted: ungatedDefaults(defaults).map(toJson).filter((f) => JSON.stringify(rules.map((r) => r.when.map((p) => rewrite(p, toJson)))).includes(`"${f}"`)).sort(),
-    valueChecks: [...new Set(valueChecks.map((v) => `${gate(v.gate)}\u0000${v.enabled}`))].sort().map((k) => { const [g, e] = k.split('\u0000'); return { gate: g, enabled: e === 'true' }; }),
+    defaulted: ungatedDefaults(defaults)
+      .map(toJson)
+      .filter((f) => JSON.stringify(rules.map((r) => r.when.map((p) => rewrite(p, toJson)))).includes(`"${f}"`))
+      .sort(),
+    valueChecks: [...new Set(valueChecks.map((v) => `${gate(v.gate)}\u0000${v.enabled}`))].sort().map((k) => {
+      const [g, e] = k.split('\u0000');
+      return { gate: g, enabled: e === 'true' };
+    }),
   };
   const minor = version.replace(/^v(\d+)\.(\d+)\..*$/, '$1.$2');
   const ident = `KUBELET_${minor.replace('.', '_')}`;

@@ -68,7 +68,11 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   const metrics = new Registry();
   const hcps = new Reflector(new ResourceClient(kc, HostedControlPlaneSummaryResource, metrics), { logger: log, metrics });
   const namespaces = o.namespaceSelector
-    ? new Reflector<Namespace>(new ResourceClient(kc, NamespaceResource, metrics), { logger: log, metrics, labelSelector: o.namespaceSelector })
+    ? new Reflector<Namespace>(new ResourceClient(kc, NamespaceResource, metrics), {
+        logger: log,
+        metrics,
+        labelSelector: o.namespaceSelector,
+      })
     : undefined;
   // Stopped in the reverse order: the shards (their sessions, then their Leases and the membership), the controllers
   // the sessions engaged on, the status records, the caches, the endpoint.
@@ -89,10 +93,17 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   namespaces?.addListener(() => sessions.walkSoon());
 
   const manager = new ShardManager({
-    kubeConfig: kc, namespace: o.namespace, identity, shards, timing: { ...DEFAULT_LEADER_ELECTION, ...o.leaderElection }, metrics, logger: log,
+    kubeConfig: kc,
+    namespace: o.namespace,
+    identity,
+    shards,
+    timing: { ...DEFAULT_LEADER_ELECTION, ...o.leaderElection },
+    metrics,
+    logger: log,
     onAcquired: (shard, fence, resumed) => sessions.acquired(shard, fence, resumed),
     onLost: (shard) => sessions.lost(shard),
-    onLostMembership: (reason) => (o.onLostMembership ?? ((r: string) => log.error('membership lost; the caller did not say what to do', { reason: r })))(reason),
+    onLostMembership: (reason) =>
+      (o.onLostMembership ?? ((r: string) => log.error('membership lost; the caller did not say what to do', { reason: r })))(reason),
     claimable: () => hcps.hasSynced() && (namespaces?.hasSynced() ?? true),
   });
 
@@ -129,8 +140,15 @@ function sharedSessionDeps(o: HostedOptions, r: {
   // Read at the first running-gate check of any guest, then shared by all.
   let lifecycle: GateLifecycle | undefined;
   return {
-    identity: r.identity, management: r.kc, catalog: r.catalog, clusterOperatorName: o.clusterOperatorName ?? CONFIG_OPERATOR_NAME, tuning: o.guest ?? {},
-    metrics: hostedMetrics(r.metrics), registry: r.metrics, logger: r.log, controllers: r.controllers,
+    identity: r.identity,
+    management: r.kc,
+    catalog: r.catalog,
+    clusterOperatorName: o.clusterOperatorName ?? CONFIG_OPERATOR_NAME,
+    tuning: o.guest ?? {},
+    metrics: hostedMetrics(r.metrics),
+    registry: r.metrics,
+    logger: r.log,
+    controllers: r.controllers,
     gateLifecycle: () => (lifecycle ??= kubernetesGateLifecycle()),
     managementWrites: new WritePacer(MANAGEMENT_WRITES),
     firstListings: new FairTurns(new BucketLimiter(FIRST_LISTINGS.perSecond, FIRST_LISTINGS.burst), realClock, FIRST_LISTINGS),

@@ -25,7 +25,11 @@ export class FairTurns {
   private placeFreed: (() => void) | undefined;
 
   /** `bucket.when()` says how long the next turn must wait (a BucketLimiter: per second, burst). */
-  constructor(private readonly bucket: { when(): number }, private readonly clock: Clock = realClock, private readonly places?: TurnPlaces) {}
+  constructor(
+    private readonly bucket: { when(): number },
+    private readonly clock: Clock = realClock,
+    private readonly places?: TurnPlaces,
+  ) {}
 
   /** `turn` runs when its place in the line comes; with places, the promise it returns holds one until it settles. */
   ask(turn: () => unknown): void {
@@ -47,7 +51,9 @@ export class FairTurns {
     this.serving = true;
     while (this.line.length > 0) {
       if (this.places && this.held >= this.places.maxInFlight) {
-        await new Promise<void>((resolve) => { this.placeFreed = resolve; });
+        await new Promise<void>((resolve) => {
+          this.placeFreed = resolve;
+        });
         continue;
       }
       const wait = this.bucket.when();

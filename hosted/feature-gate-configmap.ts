@@ -4,8 +4,18 @@
 // (control-plane components read it), never with gates the HCP's control plane would refuse (it keeps its last set).
 // Only management-side input; every write passes the shard's fence (the ResourceClient's).
 import {
-  ClusterProfiles, FEATURE_GATE_CONFIGMAP, configMapCarries, featureGateConfigMap, hcpNamespace, hcpReleaseVersion, hostedFeatureGateSpec, mergeConfigMap,
-  type ConfigMap, type FeatureGateSpec, type FeatureSetRegistry, type HostedControlPlane,
+  ClusterProfiles,
+  FEATURE_GATE_CONFIGMAP,
+  configMapCarries,
+  featureGateConfigMap,
+  hcpNamespace,
+  hcpReleaseVersion,
+  hostedFeatureGateSpec,
+  mergeConfigMap,
+  type ConfigMap,
+  type FeatureGateSpec,
+  type FeatureSetRegistry,
+  type HostedControlPlane,
 } from '../api-types/index.js';
 import { TerminalError, apiErrorMessage, type Logger, type ReconcileResult, type ResourceClient } from '../runtime/index.js';
 import { type ReleaseCatalog } from './release-catalog.js';
@@ -67,7 +77,8 @@ export class FeatureGateConfigMapSync {
     const known = this.configMap;
     // Its inputs (the HCP) are watched; what the API server has is re-read every CONFIGMAP_RECHECK_MS, so that is
     // its resync too (a minute's resync of every HCP's ConfigMap was a third of an idle replica's reconciles).
-    if (known && Date.now() - known.checkedAt < CONFIGMAP_RECHECK_MS && configMapCarries(known.cm, desired)) return { requeueAfterMs: this.resyncMs(known.checkedAt) };
+    if (known && Date.now() - known.checkedAt < CONFIGMAP_RECHECK_MS && configMapCarries(known.cm, desired))
+      return { requeueAfterMs: this.resyncMs(known.checkedAt) };
     try {
       const upsert = () => d.configMaps.upsert(FEATURE_GATE_CONFIGMAP,
         (cm) => (!cm ? desired : configMapCarries(cm, desired) ? undefined : mergeConfigMap(cm, desired)));

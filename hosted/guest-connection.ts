@@ -76,7 +76,12 @@ export const GUEST_EVENT_RATE = { perSecond: 1, burst: 60 };
  * and the late Lease renewals that followed kept the fleet from converging in two minutes. A guest that does not
  * answer gives its place back after `holdMs`, so slow guests cannot hold the others back for long.
  */
-export const FIRST_LISTINGS: { perSecond: number; burst: number } & TurnPlaces = { perSecond: 200, burst: 200, maxInFlight: 16, holdMs: 2_000 };
+export const FIRST_LISTINGS: { perSecond: number; burst: number } & TurnPlaces = {
+  perSecond: 200,
+  burst: 200,
+  maxInFlight: 16,
+  holdMs: 2_000,
+};
 
 export class GuestInputError extends Error {
   override name = 'GuestInputError';
@@ -107,7 +112,9 @@ export class GuestConnection {
     firstListings?: FairTurns) {
     let untrusted: ClusterAccess | undefined;
     try {
-      untrusted = readUntrustedKubeconfigText(kubeconfigText, source, { allowInsecureSkipTLSVerify: tuning.allowInsecureSkipTLSVerify === true });
+      untrusted = readUntrustedKubeconfigText(kubeconfigText, source, {
+        allowInsecureSkipTLSVerify: tuning.allowInsecureSkipTLSVerify === true,
+      });
     } catch (e) {
       throw new GuestInputError((e as Error).message);
     }
@@ -141,7 +148,10 @@ export class GuestConnection {
       onFailing: () => { failedFirst(); onHealth(); }, onRecovered: onHealth, maxEventRate: GUEST_EVENT_RATE,
     };
     this.featureGates = new Reflector(this.featureGate, { ...options, name: FEATURE_GATE_NAME });
-    this.clusterVersions = new Reflector(new ResourceClient(access, GuestClusterVersionResource, metrics, bounds), { ...options, name: CLUSTER_VERSION_NAME });
+    this.clusterVersions = new Reflector(new ResourceClient(access, GuestClusterVersionResource, metrics, bounds), {
+      ...options,
+      name: CLUSTER_VERSION_NAME,
+    });
     this.clusterOperators = new Reflector(this.clusterOperator, { ...options, name: clusterOperatorName });
     // ClusterVersion first: while the guest cannot be reached only that one reflector tries (one connection
     // attempt per backoff step, not three); the others start once the guest has answered.

@@ -16,7 +16,10 @@ export const GUEST_VERSION_CONTROLLER = 'GuestVersionController';
 /** The guest connection's controller (guest-provider.ts): connects, reconnects and engages the guest. */
 export const GUEST_CONNECTION_CONTROLLER = 'GuestConnectionController';
 
-/** How often a guest's own events may wake each of its controllers: a token bucket per guest (a change, then its status write's echo, fit in the burst). */
+/**
+ * How often a guest's own events may wake each of its controllers: a token bucket per guest (a change, then its status write's echo, fit in
+ * the burst).
+ */
 export const GUEST_WAKEUPS = { perSecond: 2, burst: 10 };
 /** Reconciles of one kind in flight at once, over every guest of the replica, besides those GUEST_SLOW_AFTER_MS let go. */
 export const GUEST_WORKERS = 32;

@@ -17,13 +17,25 @@
 // guest streaming changes cannot set the replica's pace. The guest is engaged once every guest cache has listed (the
 // manager's "caches synced"); every write passes the shard's fence and is not sent while the guest fails.
 import {
-  ClusterProfiles, FEATURE_GATE_NAME, MAX_GUEST_HISTORY, clusterDesiredVersion, type ClusterVersion, type FeatureGate, type FeatureGateSpec, type FeatureSetRegistry,
+  ClusterProfiles,
+  FEATURE_GATE_NAME,
+  MAX_GUEST_HISTORY,
+  clusterDesiredVersion,
+  type ClusterVersion,
+  type FeatureGate,
+  type FeatureGateSpec,
+  type FeatureSetRegistry,
   type GateLifecycle,
 } from '../api-types/index.js';
 import { BucketLimiter, TerminalError, realClock, type Clock, type ControllerSpec, type EventRecorder, type Logger, type ReconcileResult, type ResourceClient, type WatchSource } from '../runtime/index.js';
 import { type ReleaseCatalog } from './release-catalog.js';
 import {
-  CLUSTER_OPERATOR_STATUS_CONTROLLER, FEATURE_GATE_CONTROLLER, OperatorConditions, operatorControllers, type OperatorCluster, type RunningGatesOutcome,
+  CLUSTER_OPERATOR_STATUS_CONTROLLER,
+  FEATURE_GATE_CONTROLLER,
+  OperatorConditions,
+  operatorControllers,
+  type OperatorCluster,
+  type RunningGatesOutcome,
 } from '../controllers/operator-cluster.js';
 import { GUEST_VERSION_CONTROLLER, type GuestControllerKind, type GuestControllers } from './guest-controllers.js';
 import { guestSpecController } from './guest-spec.js';
@@ -76,7 +88,12 @@ export interface GuestEngagementDeps {
   /** A guest status write carried input changes the first of which was observed this many seconds before. */
   onStatusDelay?(seconds: number): void;
   /** The guest kube-apiserver's running gates against its FeatureGate status (no check when absent or period 0). */
-  runningGates?: { periodMs: number; lifecycle: () => GateLifecycle; overrides?: ReadonlyMap<string, boolean>; onChecked(outcome: RunningGatesOutcome): void };
+  runningGates?: {
+    periodMs: number;
+    lifecycle: () => GateLifecycle;
+    overrides?: ReadonlyMap<string, boolean>;
+    onChecked(outcome: RunningGatesOutcome): void;
+  };
   /** The clock of its rebinds (default the real one; tests pass a fake, the same as the controllers'). */
   clock?: Clock;
 }
@@ -118,7 +135,9 @@ export class GuestEngagement {
    * changes nothing) clears it.
    */
   private changedSince: number | undefined;
-  private readonly noteChange = () => { this.changedSince ??= Date.now(); };
+  private readonly noteChange = () => {
+    this.changedSince ??= Date.now();
+  };
   private readonly unsubscribe: (() => void)[];
 
   constructor(private readonly d: GuestEngagementDeps) {
@@ -129,13 +148,22 @@ export class GuestEngagement {
     this.unsubscribe = [guest.featureGates, guest.clusterVersions, d.requested].map((source) => source.addListener(this.noteChange));
     const { featureGates, clusterVersions } = guest;
     // Every kind is engaged now; each queues the guest's requests once its caches have listed (guest.whenSynced).
-    this.run(guestSpecController({
-      hcpKey: d.hcpKey, requested: d.requested, featureGates, client: guest.featureGate, events: d.events, logger: d.logger,
-      recheckAfterMs: d.recheckAfterMs,
-    }));
+    this.run(
+      guestSpecController({
+        hcpKey: d.hcpKey,
+        requested: d.requested,
+        featureGates,
+        client: guest.featureGate,
+        events: d.events,
+        logger: d.logger,
+        recheckAfterMs: d.recheckAfterMs,
+      }),
+    );
     this.run({
-      name: GUEST_VERSION_CONTROLLER, reconcile: () => this.bindVersion(),
-      watches: [{ source: clusterVersions, keys: () => ['version'] }], initialKeys: ['version'],
+      name: GUEST_VERSION_CONTROLLER,
+      reconcile: () => this.bindVersion(),
+      watches: [{ source: clusterVersions, keys: () => ['version'] }],
+      initialKeys: ['version'],
     });
     // The single-cluster operator's controllers over the guest. The version-bound ones (FeatureGateController and
     // ClusterOperatorStatusController) read the bound version at each sync (none bound: they write nothing) and see of
@@ -150,23 +178,35 @@ export class GuestEngagement {
       addListener: (fn: (name: string) => void) => clusterVersions.addListener(fn),
     };
     const rg = d.runningGates;
-    const specs = operatorControllers({ ...guestCluster(guest), events: d.events, logger: d.logger }, {
-      release: () => this.bound, conditions: this.conditions, clusterOperatorName: d.clusterOperatorName, namespace: GUEST_CONFIG_NAMESPACE,
-      resyncMs: d.recheckAfterMs,
-      requested: { addListener: (fn) => d.requested.addListener(fn), featureSet: () => d.requested.spec()?.featureSet },
-      onStatusSettled: (wrote) => {
-        if (wrote && this.changedSince !== undefined) d.onStatusDelay?.((Date.now() - this.changedSince) / 1000);
-        this.changedSince = undefined;
-      },
-      // Through the guest's own transport (its timeout, its bounds: a /metrics body over 64 MiB or a line over
-      // 64 KiB is refused while it streams), at most once a minute.
-      ...(rg && rg.periodMs > 0 ? {
-        runningGates: {
-          lifecycle: rg.lifecycle, periodMs: rg.periodMs, minIntervalMs: RUNNING_GATES_MIN_INTERVAL_MS, onChecked: rg.onChecked,
-          ...(rg.overrides ? { overrides: rg.overrides } : {}),
+    const specs = operatorControllers(
+      { ...guestCluster(guest), events: d.events, logger: d.logger },
+      {
+        release: () => this.bound,
+        conditions: this.conditions,
+        clusterOperatorName: d.clusterOperatorName,
+        namespace: GUEST_CONFIG_NAMESPACE,
+        resyncMs: d.recheckAfterMs,
+        requested: { addListener: (fn) => d.requested.addListener(fn), featureSet: () => d.requested.spec()?.featureSet },
+        onStatusSettled: (wrote) => {
+          if (wrote && this.changedSince !== undefined) d.onStatusDelay?.((Date.now() - this.changedSince) / 1000);
+          this.changedSince = undefined;
         },
-      } : {}),
-    }, boundClusterVersions);
+        // Through the guest's own transport (its timeout, its bounds: a /metrics body over 64 MiB or a line over
+        // 64 KiB is refused while it streams), at most once a minute.
+        ...(rg && rg.periodMs > 0
+          ? {
+              runningGates: {
+                lifecycle: rg.lifecycle,
+                periodMs: rg.periodMs,
+                minIntervalMs: RUNNING_GATES_MIN_INTERVAL_MS,
+                onChecked: rg.onChecked,
+                ...(rg.overrides ? { overrides: rg.overrides } : {}),
+              },
+            }
+          : {}),
+      },
+      boundClusterVersions,
+    );
     for (const spec of [specs.featureGate, specs.clusterOperator, specs.upgradeable, specs.runningGates]) if (spec) this.run(spec);
   }
 
@@ -188,13 +228,19 @@ export class GuestEngagement {
     await Promise.all(kinds.map((kind) => this.d.controllers.of(kind).disengage(this.d.hcpKey)));
   }
 
-  /** The guest engaged on the replica's controller of the spec's kind (its requests queued once its caches have listed); its backoff there lives as long as the engagement (a guest cycling its version cannot reset it). */
+  /**
+   * The guest engaged on the replica's controller of the spec's kind (its requests queued once its caches have listed); its backoff there
+   * lives as long as the engagement (a guest cycling its version cannot reset it).
+   */
   private run(spec: ControllerSpec): void {
     if (this.stopped) return;
     const kind = spec.name as GuestControllerKind;
     this.engaged.add(kind);
     this.d.controllers.of(kind).engage(this.d.hcpKey, {
-      ...spec, synced: this.d.guest.whenSynced, logger: this.d.logger, onReconciled: (_key, error) => this.d.onReconciled(spec.name, error),
+      ...spec,
+      synced: this.d.guest.whenSynced,
+      logger: this.d.logger,
+      onReconciled: (_key, error) => this.d.onReconciled(spec.name, error),
     });
   }
 
@@ -228,7 +274,10 @@ export class GuestEngagement {
       registry = catalog.registry(version, ClusterProfiles.IBMCloudManaged);
     } catch (e) {
       this.unbind();
-      throw new TerminalError(`guest version ${version}: ${(e as Error).message}`, { reason: 'MissingRelease', recheckAfterMs: this.d.recheckAfterMs });
+      throw new TerminalError(`guest version ${version}: ${(e as Error).message}`, {
+        reason: 'MissingRelease',
+        recheckAfterMs: this.d.recheckAfterMs,
+      });
     }
     if (this.bound?.version === version && this.bound.registry === registry) {
       this.rebindAt = undefined;

@@ -78,17 +78,34 @@ export class GuestProvider {
       if (d.stopping.aborted) return {};
       let guest: GuestConnection;
       try {
-        guest = new GuestConnection(text, where, d.identity, d.fence, this.onGuestHealth, d.tuning, d.clusterOperatorName, d.registry, d.log, d.firstListings);
+        guest = new GuestConnection(
+          text,
+          where,
+          d.identity,
+          d.fence,
+          this.onGuestHealth,
+          d.tuning,
+          d.clusterOperatorName,
+          d.registry,
+          d.log,
+          d.firstListings,
+        );
       } catch (e) {
-        throw new TerminalError(e instanceof GuestInputError ? e.message : `${where}: ${(e as Error).message}`,
-          { reason: 'MissingKubeconfig', recheckAfterMs: d.waitingRecheckMs });
+        throw new TerminalError(e instanceof GuestInputError ? e.message : `${where}: ${(e as Error).message}`, {
+          reason: 'MissingKubeconfig',
+          recheckAfterMs: d.waitingRecheckMs,
+        });
       }
       d.log.info('guest connection made', { server: guest.server });
       this.current = { guest, engagement: d.engage(guest) };
     }
     const guest = this.current!.guest;
     if (!guest.healthy()) {
-      throw new TerminalError(guest.notReadyReason(), { reason: 'GuestUnreachable', pending: !guest.failing(), recheckAfterMs: d.waitingRecheckMs });
+      throw new TerminalError(guest.notReadyReason(), {
+        reason: 'GuestUnreachable',
+        pending: !guest.failing(),
+        recheckAfterMs: d.waitingRecheckMs,
+      });
     }
     return { requeueAfterMs: d.waitingRecheckMs };
   }
@@ -102,7 +119,10 @@ export class GuestProvider {
     this.d.onDisengaged();
   }
 
-  /** The guest failed, answered again, or listed for the first time: the provider looks, and a guest that answers again is looked at by every controller. */
+  /**
+   * The guest failed, answered again, or listed for the first time: the provider looks, and a guest that answers again is looked at by
+   * every controller.
+   */
   private readonly onGuestHealth = (): void => {
     if (this.d.stopping.aborted) return;
     this.d.enqueue();
@@ -116,7 +136,10 @@ export class GuestProvider {
   private kubeconfig(hcp: HostedControlPlane): { text: string; where: string } | { missing: TerminalError; revoked: boolean } {
     const d = this.d;
     const namespace = hcpNamespace(d.key);
-    const revoked = (message: string) => ({ missing: new TerminalError(message, { reason: 'MissingKubeconfig', recheckAfterMs: d.waitingRecheckMs }), revoked: true });
+    const revoked = (message: string) => ({
+      missing: new TerminalError(message, { reason: 'MissingKubeconfig', recheckAfterMs: d.waitingRecheckMs }),
+      revoked: true,
+    });
     const ref = d.secretOverride
       ? { name: d.secretOverride.name, key: d.secretOverride.key ?? DEFAULT_GUEST_KUBECONFIG_KEY }
       : hcp.status?.kubeConfig;
@@ -128,16 +151,22 @@ export class GuestProvider {
       // (each would otherwise attach a closure holding the session until the listing comes).
       if (this.wakeOnListing !== ref.name) {
         this.wakeOnListing = ref.name;
-        void reflector.synced.then(() => { if (!d.stopping.aborted) d.enqueue(); });
+        void reflector.synced.then(() => {
+          if (!d.stopping.aborted) d.enqueue();
+        });
       }
       const error = reflector.lastError();
       const message = `${where} not read yet${error ? `: ${error}` : ''}`;
-      return { missing: new TerminalError(message, { reason: 'MissingKubeconfig', pending: !error, recheckAfterMs: d.waitingRecheckMs }), revoked: false };
+      return {
+        missing: new TerminalError(message, { reason: 'MissingKubeconfig', pending: !error, recheckAfterMs: d.waitingRecheckMs }),
+        revoked: false,
+      };
     }
     const secret = reflector.get(`${namespace}/${ref.name}`);
     if (!secret) return revoked(`${where} (the guest kubeconfig) does not exist`);
     const b64 = secret.data?.[ref.key];
-    if (b64 === undefined) return revoked(`${where} has no key ${JSON.stringify(ref.key)} (keys: ${Object.keys(secret.data ?? {}).join(', ') || 'none'})`);
+    if (b64 === undefined)
+      return revoked(`${where} has no key ${JSON.stringify(ref.key)} (keys: ${Object.keys(secret.data ?? {}).join(', ') || 'none'})`);
     return { text: Buffer.from(b64, 'base64').toString('utf8'), where: `${where} key ${ref.key}` };
   }
 }

@@ -13,8 +13,22 @@
 // backoff retries it.
 import type { Registry } from 'prom-client';
 import {
-  FEATURE_GATE_NAME, HCP_API_VERSION, featureSetName, boundedText, guestRecord, guestSyncState, hcpReleaseVersion, hostedFeatureGateSpec, nextProblem,
-  orderedProblems, recordIsNews, type FeatureGateSpec, type GuestProblem, type HostedControlPlane, type HostedGuestRecord, type GateLifecycle,
+  FEATURE_GATE_NAME,
+  HCP_API_VERSION,
+  featureSetName,
+  boundedText,
+  guestRecord,
+  guestSyncState,
+  hcpReleaseVersion,
+  hostedFeatureGateSpec,
+  nextProblem,
+  orderedProblems,
+  recordIsNews,
+  type FeatureGateSpec,
+  type GuestProblem,
+  type HostedControlPlane,
+  type HostedGuestRecord,
+  type GateLifecycle,
 } from '../api-types/index.js';
 import { ConfigMapResource, ResourceClient, TerminalError, apiErrorMessage, createEventRecorder, errorCause, isConflict, silentLogger, type ClusterAccess, type ClusterWork, type ClosableEventRecorder, type InvolvedObject, type Logger, type ReconcileResult, type WatchSource } from '../runtime/index.js';
 import { type FairTurns } from './fair-turns.js';
@@ -108,7 +122,12 @@ export class GuestSession {
   private readonly events: ClosableEventRecorder;
   /** The HCP as a watch source: its changes (poke) reach every controller of the session. */
   private readonly hcpListeners = new Set<(name: string) => void>();
-  private readonly hcpSource: WatchSource = { addListener: (fn) => { this.hcpListeners.add(fn); return () => this.hcpListeners.delete(fn); } };
+  private readonly hcpSource: WatchSource = {
+    addListener: (fn) => {
+      this.hcpListeners.add(fn);
+      return () => this.hcpListeners.delete(fn);
+    },
+  };
   /** What the session engages on the replica's controllers of its own two kinds (at start()). */
   private readonly work: [GuestControllerKind, ClusterWork][];
   private readonly provider: GuestProvider;
@@ -129,17 +148,36 @@ export class GuestSession {
     [this.namespace, this.name] = d.key.split('/') as [string, string];
     this.log = (d.logger ?? silentLogger).with({ hcp: d.key, shard: d.shard });
     const uid = d.hcp()?.metadata.uid;
-    this.involved = { apiVersion: HCP_API_VERSION, kind: 'HostedControlPlane', name: this.name, namespace: this.namespace, ...(uid ? { uid } : {}) };
+    this.involved = {
+      apiVersion: HCP_API_VERSION,
+      kind: 'HostedControlPlane',
+      name: this.name,
+      namespace: this.namespace,
+      ...(uid ? { uid } : {}),
+    };
     this.events = createEventRecorder(d.management, {
-      namespace: this.namespace, component: 'featuregate-coordinator', logger: this.log, fence: d.fence, regarding: this.involved,
+      namespace: this.namespace,
+      component: 'featuregate-coordinator',
+      logger: this.log,
+      fence: d.fence,
+      regarding: this.involved,
       ...(d.managementWrites ? { pacer: d.managementWrites } : {}),
     });
     this.refusal = new HcpGatesRefusal(d.key, d.catalog, d.tuning.kubernetesVersions);
     this.provider = new GuestProvider({
-      key: d.key, identity: d.identity, fence: d.fence, hcp: d.hcp, secrets: d.secrets, ...(d.secretOverride ? { secretOverride: d.secretOverride } : {}),
-      tuning: d.tuning, clusterOperatorName: d.clusterOperatorName, ...(d.registry ? { registry: d.registry } : {}), log: this.log,
+      key: d.key,
+      identity: d.identity,
+      fence: d.fence,
+      hcp: d.hcp,
+      secrets: d.secrets,
+      ...(d.secretOverride ? { secretOverride: d.secretOverride } : {}),
+      tuning: d.tuning,
+      clusterOperatorName: d.clusterOperatorName,
+      ...(d.registry ? { registry: d.registry } : {}),
+      log: this.log,
       ...(d.firstListings ? { firstListings: d.firstListings } : {}),
-      stopping: this.stopping.signal, waitingRecheckMs: EVENTED_RECHECK_MS,
+      stopping: this.stopping.signal,
+      waitingRecheckMs: EVENTED_RECHECK_MS,
       enqueue: () => d.controllers.of(GUEST_CONNECTION_CONTROLLER).enqueue(d.key, d.key),
       engage: (guest) => this.engage(guest),
       onDisengaged: () => {
@@ -149,23 +187,46 @@ export class GuestSession {
       },
     });
     const configMap = new FeatureGateConfigMapSync({
-      key: d.key, hcp: d.hcp, catalog: d.catalog, refusal: this.refusal, waitingRecheckMs: EVENTED_RECHECK_MS, log: this.log,
-      configMaps: new ResourceClient(d.management, ConfigMapResource, d.registry, { namespace: this.namespace, fence: d.fence, signal: this.stopping.signal }),
+      key: d.key,
+      hcp: d.hcp,
+      catalog: d.catalog,
+      refusal: this.refusal,
+      waitingRecheckMs: EVENTED_RECHECK_MS,
+      log: this.log,
+      configMaps: new ResourceClient(d.management, ConfigMapResource, d.registry, {
+        namespace: this.namespace,
+        fence: d.fence,
+        signal: this.stopping.signal,
+      }),
       ...(d.tuning.resyncMs !== undefined ? { resyncMs: d.tuning.resyncMs } : {}),
-      ...(d.managementWrites ? { pacer: d.managementWrites } : {}), signal: this.stopping.signal,
+      ...(d.managementWrites ? { pacer: d.managementWrites } : {}),
+      signal: this.stopping.signal,
     });
     const onHcp = [{ source: this.hcpSource, keys: () => [d.key] }];
-    const engaged = (kind: GuestControllerKind, reconcile: () => Promise<ReconcileResult>): [GuestControllerKind, ClusterWork] => [kind, {
-      reconcile, watches: onHcp, initialKeys: [d.key], logger: this.log, onReconciled: (_key, error) => this.reconciled(kind, error),
-    }];
-    this.work = [engaged(GUEST_CONNECTION_CONTROLLER, () => this.provider.reconcile()), engaged(FEATURE_GATE_CONFIGMAP_CONTROLLER, () => configMap.reconcile())];
+    const engaged = (kind: GuestControllerKind, reconcile: () => Promise<ReconcileResult>): [GuestControllerKind, ClusterWork] => [
+      kind,
+      {
+        reconcile,
+        watches: onHcp,
+        initialKeys: [d.key],
+        logger: this.log,
+        onReconciled: (_key, error) => this.reconciled(kind, error),
+      },
+    ];
+    this.work = [
+      engaged(GUEST_CONNECTION_CONTROLLER, () => this.provider.reconcile()),
+      engaged(FEATURE_GATE_CONFIGMAP_CONTROLLER, () => configMap.reconcile()),
+    ];
   }
 
   start(): void {
     for (const [kind, work] of this.work) this.d.controllers.of(kind).engage(this.d.key, work);
   }
 
-  /** Something this guest depends on changed (its HCP, its Secret): every controller that reads it looks now, and a failing guest is tried again now. */
+  /**
+   * Something this guest depends on changed (its HCP, its Secret): every controller that reads it looks now, and a failing guest is tried
+   * again now.
+   */
   poke(): void {
     const guest = this.provider.guest;
     if (guest?.failing()) guest.retryNow();
@@ -221,18 +282,38 @@ export class GuestSession {
   private engage(guest: GuestConnection): GuestEngagement {
     const d = this.d;
     return new GuestEngagement({
-      guest, hcpKey: d.key, controllers: d.controllers, catalog: d.catalog, requested: this.requested, clusterOperatorName: d.clusterOperatorName,
-      events: this.events, logger: this.log, recheckAfterMs: d.tuning.resyncMs ?? GUEST_RESYNC_MS,
-      onReconciled: (name, error) => { this.settled.add(name); this.reconciled(name, error); },
-      onStopped: (name) => { this.settled.delete(name); this.problems.delete(name); this.report(); },
+      guest,
+      hcpKey: d.key,
+      controllers: d.controllers,
+      catalog: d.catalog,
+      requested: this.requested,
+      clusterOperatorName: d.clusterOperatorName,
+      events: this.events,
+      logger: this.log,
+      recheckAfterMs: d.tuning.resyncMs ?? GUEST_RESYNC_MS,
+      onReconciled: (name, error) => {
+        this.settled.add(name);
+        this.reconciled(name, error);
+      },
+      onStopped: (name) => {
+        this.settled.delete(name);
+        this.problems.delete(name);
+        this.report();
+      },
       onStatusDelay: (seconds) => d.metrics.statusDelay(seconds),
       runningGates: {
-        periodMs: d.tuning.runningGatesPeriodMs ?? HOSTED_RUNNING_GATES_PERIOD_MS, lifecycle: d.gateLifecycle,
+        periodMs: d.tuning.runningGatesPeriodMs ?? HOSTED_RUNNING_GATES_PERIOD_MS,
+        lifecycle: d.gateLifecycle,
         ...(d.tuning.runningGatesOverrides ? { overrides: d.tuning.runningGatesOverrides } : {}),
         onChecked: (o) => {
           // The count first: the names (the guest's own, up to its bounds) may be cut, the count never is.
-          this.runningGates = boundedText('error' in o ? `unreadable: ${o.error}`
-            : o.mismatches.length ? `mismatch (${o.mismatches.length}): ${o.mismatches.join(', ')}` : 'match');
+          this.runningGates = boundedText(
+            'error' in o
+              ? `unreadable: ${o.error}`
+              : o.mismatches.length
+                ? `mismatch (${o.mismatches.length}): ${o.mismatches.join(', ')}`
+                : 'match',
+          );
           d.metrics.runningGates(this.namespace, this.name, 'error' in o ? undefined : o.mismatches.length);
           this.report();
         },
@@ -246,7 +327,12 @@ export class GuestSession {
     if (error === undefined) {
       this.problems.delete(controller);
     } else {
-      const { problem, warn } = nextProblem(this.problems.get(controller), this.problemOf(controller, error), Date.now(), NOTIFIED_REPEAT_MS);
+      const { problem, warn } = nextProblem(
+        this.problems.get(controller),
+        this.problemOf(controller, error),
+        Date.now(),
+        NOTIFIED_REPEAT_MS,
+      );
       if (warn) this.events.event(this.involved, 'Warning', `FeatureGates${problem.reason}`, problem.message);
       this.problems.set(controller, problem);
     }
@@ -256,7 +342,11 @@ export class GuestSession {
   private problemOf(controller: string, error: unknown): GuestProblem & { reason: SyncFailureReason } {
     const terminal = errorCause(error, TerminalError);
     if (terminal) {
-      return { reason: reasonOf(terminal.options.reason), message: terminal.message, followUp: terminal.options.pending ? 'pending' : 'notified' };
+      return {
+        reason: reasonOf(terminal.options.reason),
+        message: terminal.message,
+        followUp: terminal.options.pending ? 'pending' : 'notified',
+      };
     }
     if (isConflict(error)) return { reason: 'WriteFailed', message: 'the guest object changed while writing; retrying', followUp: 'retry' };
     const guest = this.provider.guest;
@@ -271,7 +361,10 @@ export class GuestSession {
     const problems = orderedProblems(this.problems, PROBLEM_ORDER);
     // Engaged: its version bound, the guest answering, and every one of its controllers has run at least once.
     const connected = this.provider.guest;
-    const engaged = this.provider.engagement?.version() !== undefined && connected?.healthy() === true && ENGAGED_CONTROLLERS.every((c) => this.settled.has(c));
+    const engaged =
+      this.provider.engagement?.version() !== undefined &&
+      connected?.healthy() === true &&
+      ENGAGED_CONTROLLERS.every((c) => this.settled.has(c));
     const state = guestSyncState(problems, engaged);
     if (!state) return; // still starting: nothing to say yet
     this.d.metrics.synced(this.namespace, this.name, state.ok, state.reason === undefined ? undefined : reasonOf(state.reason));
@@ -283,12 +376,22 @@ export class GuestSession {
     const specFeatureSet = hostedFeatureGateSpec(hcp).featureSet ?? '';
     const featureSet = featureSetName(specFeatureSet);
     this.d.metrics.described(this.namespace, this.name, specFeatureSet, up?.status ?? 'Unknown');
-    const r = guestRecord({
-      hcp: this.d.key, shard: this.d.shard, owner: this.d.identity, ...(version ? { desiredVersion: version } : {}), featureSet,
-      versions: fg?.status?.featureGates.map((e) => e.version) ?? [],
-      ...(up ? { upgradeable: { status: up.status, ...(up.reason !== undefined ? { reason: up.reason } : {}) } } : {}),
-      ...(this.runningGates ? { runningGates: this.runningGates } : {}),
-    }, problems, state.ok, new Date(), this.last);
+    const r = guestRecord(
+      {
+        hcp: this.d.key,
+        shard: this.d.shard,
+        owner: this.d.identity,
+        ...(version ? { desiredVersion: version } : {}),
+        featureSet,
+        versions: fg?.status?.featureGates.map((e) => e.version) ?? [],
+        ...(up ? { upgradeable: { status: up.status, ...(up.reason !== undefined ? { reason: up.reason } : {}) } } : {}),
+        ...(this.runningGates ? { runningGates: this.runningGates } : {}),
+      },
+      problems,
+      state.ok,
+      new Date(),
+      this.last,
+    );
     if (!recordIsNews(this.last, r, LAST_SYNC_REFRESH_MS)) return;
     this.last = r;
     this.d.record(r);

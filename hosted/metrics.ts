@@ -26,7 +26,13 @@ export interface HostedMetrics {
 
 export function hostedMetrics(registry: Registry | undefined): HostedMetrics {
   if (!registry) {
-    return { synced: () => undefined, described: () => undefined, forget: () => undefined, statusDelay: () => undefined, runningGates: () => undefined };
+    return {
+      synced: () => undefined,
+      described: () => undefined,
+      forget: () => undefined,
+      statusDelay: () => undefined,
+      runningGates: () => undefined,
+    };
   }
   const syncs = counter(registry, 'featuregates_hosted_syncs_total', 'Reconciles of an HCP\'s controllers, by the HCP\'s state after each (success, or its first failure reason)', ['result']);
   const lastSuccess = gauge(registry, 'featuregates_hosted_guest_last_success_timestamp_seconds', 'When the guest of an owned HCP last synced without error', ['namespace', 'name']);

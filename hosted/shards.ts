@@ -182,7 +182,8 @@ export class ShardManager {
     for (const l of items) {
       const name = l.metadata.name;
       if (isShardName(name)) {
-        if (this.shardSeen.get(name)?.lease.metadata.resourceVersion !== l.metadata.resourceVersion) this.shardSeen.set(name, { lease: l, at: now });
+        if (this.shardSeen.get(name)?.lease.metadata.resourceVersion !== l.metadata.resourceVersion)
+          this.shardSeen.set(name, { lease: l, at: now });
         continue;
       }
       if (!name.startsWith(MEMBER_LEASE_PREFIX)) continue;

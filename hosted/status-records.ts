@@ -1,7 +1,8 @@
 // The management-side record `featuregates hosted status` reads: one ConfigMap per shard in the
 // coordinator's namespace (`featuregates-hosted-shard-NN`), data key per HCP → its HostedGuestRecord as
 // JSON, from the shard's HeldShard (held-shard.ts). Only the shard's owner writes it (through the shard's fence); the
-// whole data is replaced, so an HCP that left the shard leaves the record too. The writes are a controller's (HostedStatusRecordController, key: the
+// whole data is replaced, so an HCP that left the shard leaves the record too. The writes are a controller's (HostedStatusRecordController,
+// key: the
 // shard): a change waits FLUSH_DELAY_MS so the changes of a second make one write per shard, a failed write is
 // retried with the controller's backoff, one refused by the fence is dropped (the shard is going) — the same
 // policy as every other write.
@@ -21,10 +22,17 @@ export class StatusRecords {
   private readonly controller: Controller;
 
   /** `held(shard)`: what this replica holds for the shard (undefined: not held, nothing is written for it). */
-  constructor(private readonly kc: ClusterAccess, private readonly namespace: string, private readonly held: (shard: number) => HeldShard | undefined,
-    logger?: Logger, clock?: Clock) {
-    this.controller = new Controller({ name: STATUS_RECORD_CONTROLLER, reconcile: (key) => this.flush(Number(key)), watches: [] },
-      { logger: logger ?? silentLogger, rateLimiter: new ItemExponentialLimiter(5, 5 * 60_000), ...(clock ? { clock } : {}) });
+  constructor(
+    private readonly kc: ClusterAccess,
+    private readonly namespace: string,
+    private readonly held: (shard: number) => HeldShard | undefined,
+    logger?: Logger,
+    clock?: Clock,
+  ) {
+    this.controller = new Controller(
+      { name: STATUS_RECORD_CONTROLLER, reconcile: (key) => this.flush(Number(key)), watches: [] },
+      { logger: logger ?? silentLogger, rateLimiter: new ItemExponentialLimiter(5, 5 * 60_000), ...(clock ? { clock } : {}) },
+    );
     this.controller.start();
   }
 
@@ -48,8 +56,14 @@ export class StatusRecords {
     try {
       await client.upsert(name, (stored) => {
         if (!stored && s.records.size === 0) return undefined; // nothing to say, nothing said before
-        return stored ? { ...stored, data }
-          : { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: this.namespace, labels: { [RECORD_LABEL.split('=')[0]!]: RECORD_LABEL.split('=')[1]! } }, data };
+        return stored
+          ? { ...stored, data }
+          : {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name, namespace: this.namespace, labels: { [RECORD_LABEL.split('=')[0]!]: RECORD_LABEL.split('=')[1]! } },
+              data,
+            };
       });
     } catch (e) {
       s.recordsDirty = true; // written at the retry (a newer change may have been scheduled meanwhile)

@@ -3,6 +3,7 @@ export * from './rest/api-errors.js';
 export * from './util/backoff.js';
 export * from './util/clock.js';
 export * from './controller/controller.js';
+export * from './controller/controller-spec.js';
 export * from './controller/runnable-group.js';
 export * from './events/event-correlator.js';
 export * from './events/events.js';

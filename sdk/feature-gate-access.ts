@@ -80,7 +80,10 @@ export function targetVersion(desiredVersion: string, marker: string, cv: Cluste
 }
 
 /** The gates of `version` in a FeatureGate object: the first status entry with exactly that version, if any. */
-export function findGatesForVersion<Name extends string = string>(featureGate: FeatureGate, version: string): FeatureGates<Name> | undefined {
+export function findGatesForVersion<Name extends string = string>(
+  featureGate: FeatureGate,
+  version: string,
+): FeatureGates<Name> | undefined {
   const entry = statusEntry(featureGate, version);
   return entry && gatesOf<Name>(entry);
 }

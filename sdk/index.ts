@@ -1,8 +1,17 @@
 // featuregate-coordinator/sdk: what component operators import — and the one way the operator's own
 // controllers/ reach the SDK (the lint's rooms, README § Layout).
 export {
-  createFeatureGateAccess, featureGateAccessOverCaches, type FeatureGateCaches, gatesForVersion, findGatesForVersion, targetVersion, FeatureGatesNotObservedError,
-  type FeatureGateAccess, type FeatureGateAccessOptions, type FeatureGateChange, type FeatureGateChangeHandler,
+  createFeatureGateAccess,
+  featureGateAccessOverCaches,
+  type FeatureGateCaches,
+  gatesForVersion,
+  findGatesForVersion,
+  targetVersion,
+  FeatureGatesNotObservedError,
+  type FeatureGateAccess,
+  type FeatureGateAccessOptions,
+  type FeatureGateChange,
+  type FeatureGateChangeHandler,
 } from './feature-gate-access.js';
 export { FeatureGates, UnknownFeatureGateError } from './feature-gates.js';
 export { exitOnChange, type ExitOnChangeOptions } from './exit-on-change.js';

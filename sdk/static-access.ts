@@ -5,7 +5,10 @@ import { gatesForVersion, FeatureGatesNotObservedError, type FeatureGateAccess }
 import { FeatureGates } from './feature-gates.js';
 
 /** Always ready with these gates; start/stop do nothing. */
-export function staticFeatureGateAccess<Name extends string = string>(gates: { enabled: Iterable<Name>; disabled: Iterable<Name> }): FeatureGateAccess<Name> {
+export function staticFeatureGateAccess<Name extends string = string>(gates: {
+  enabled: Iterable<Name>;
+  disabled: Iterable<Name>;
+}): FeatureGateAccess<Name> {
   const value = new FeatureGates<Name>(gates.enabled, gates.disabled);
   return {
     start: () => undefined,
@@ -20,7 +23,10 @@ export function staticFeatureGateAccess<Name extends string = string>(gates: { e
  * The gates of `version` in a FeatureGate object (for example a rendered manifest at bootstrap). Throws
  * `unable to determine features: missing desired version "<v>" in featuregates.config.openshift.io/cluster`.
  */
-export function featureGateAccessFromObject<Name extends string = string>(featureGate: FeatureGate, version: string): FeatureGateAccess<Name> {
+export function featureGateAccessFromObject<Name extends string = string>(
+  featureGate: FeatureGate,
+  version: string,
+): FeatureGateAccess<Name> {
   const g = gatesForVersion<Name>(featureGate, version);
   return staticFeatureGateAccess({ enabled: g.enabledNames, disabled: g.disabledNames });
 }

@@ -327,7 +327,11 @@ export function writeVersionFile(dataDir: string, version: string, featureGateLo
   const tmp = `${path}.${process.pid}.tmp`;
   const boot = bootId();
   try { unlinkSync(tmp); } catch { /* none */ }
-  writeFileDurably(tmp, JSON.stringify({ version, ...(boot ? { boot_id: boot } : {}), ...(featureGateLock ? { feature_gate_lock: featureGateLock } : {}) }), 0o600);
+  writeFileDurably(
+    tmp,
+    JSON.stringify({ version, ...(boot ? { boot_id: boot } : {}), ...(featureGateLock ? { feature_gate_lock: featureGateLock } : {}) }),
+    0o600,
+  );
   renameSync(tmp, path);
   fsyncDir(dirname(path));
 }

@@ -13,7 +13,11 @@ export interface FeatureGateLock {
 }
 
 export function lockFor(fg: StandaloneFeatureGates, version: ParsedVersion): FeatureGateLock {
-  return { featureSet: fg.featureSet, customNoUpgrade: { enabled: [...fg.customNoUpgrade.enabled], disabled: [...fg.customNoUpgrade.disabled] }, version: formatVersion(version) };
+  return {
+    featureSet: fg.featureSet,
+    customNoUpgrade: { enabled: [...fg.customNoUpgrade.enabled], disabled: [...fg.customNoUpgrade.disabled] },
+    version: formatVersion(version),
+  };
 }
 
 /** YAML with sorted keys, empty lists as []. */
@@ -123,7 +127,12 @@ export function configChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates, 
  * With `here`, the remedies are only those that work from this state: a roll-back to the locked version
  * only while the data was last started by that minor (a newer data version refuses older executables).
  */
-export function upgradeChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates, exec: ParsedVersion, here?: RefusalContext): string | undefined {
+export function upgradeChecks(
+  lock: FeatureGateLock,
+  fg: StandaloneFeatureGates,
+  exec: ParsedVersion,
+  here?: RefusalContext,
+): string | undefined {
   const locked = parseStrictVersion(lock.version);
   if (locked.major === exec.major && locked.minor === exec.minor) return undefined;
   const se = new Set(fg.specialHandlingSupportExceptionRequired.enabled);
@@ -143,7 +152,8 @@ export function upgradeChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates,
     `Gates Disabled: ${goSet(blockedDisabled)}`,
   ];
   if (!here) {
-    return [...head,
+    return [
+      ...head,
       'To restore MicroShift to a supported state, you must:',
       `1. Roll back to version ${lock.version}, OR`,
       '2. Run: sudo microshift-cleanup-data --all',
@@ -154,10 +164,23 @@ export function upgradeChecks(lock: FeatureGateLock, fg: StandaloneFeatureGates,
   const data = here.dataVersion ? parseStrictVersion(here.dataVersion) : undefined;
   const rollBack = !data || (data.major === locked.major && data.minor === locked.minor);
   const remedies = [
-    ...(rollBack ? [`run version ${locked.major}.${locked.minor} again (the data is still at ${here.dataVersion ?? lock.version}), OR`] : []),
-    ...(preset ? [] : ['with a support exception for every gate listed above, list them under apiServer.featureGates.specialHandlingSupportExceptionRequired (same polarity), OR']),
+    ...(rollBack
+      ? [`run version ${locked.major}.${locked.minor} again (the data is still at ${here.dataVersion ?? lock.version}), OR`]
+      : []),
+    ...(preset
+      ? []
+      : [
+          'with a support exception for every gate listed above, list them under apiServer.featureGates.specialHandlingSupportExceptionRequired (same polarity), OR',
+        ]),
   ];
-  return [...head, '', ...where(here, lock), '', 'To start again, either:',
+  return [
+    ...head,
+    '',
+    ...where(here, lock),
+    '',
+    'To start again, either:',
     ...(rollBack ? [] : [`(rolling back to ${lock.version} is no longer possible: the data was already started by ${here.dataVersion})`]),
-    ...remedies.map((r, i) => `${i + 1}. ${r}`), ...cleanupSteps(here, remedies.length + 1)].join('\n');
+    ...remedies.map((r, i) => `${i + 1}. ${r}`),
+    ...cleanupSteps(here, remedies.length + 1),
+  ].join('\n');
 }

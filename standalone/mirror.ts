@@ -6,11 +6,17 @@ import { FeatureGateResource, ResourceClient, apiErrorMessage, retryOnConflict }
 import type { StandaloneFeatureGates } from './config.js';
 import { effectiveGates } from './render.js';
 
-export async function mirrorFeatureGate(kc: ClusterAccess, fg: StandaloneFeatureGates, version: string, gates: GateLists): Promise<FeatureGate> {
+export async function mirrorFeatureGate(
+  kc: ClusterAccess,
+  fg: StandaloneFeatureGates,
+  version: string,
+  gates: GateLists,
+): Promise<FeatureGate> {
   const client = new ResourceClient(kc, FeatureGateResource);
-  const spec: FeatureGate['spec'] = fg.featureSet === FeatureSets.CustomNoUpgrade
-    ? { featureSet: fg.featureSet, customNoUpgrade: { enabled: [...gates.enabledNames], disabled: [...gates.disabledNames] } }
-    : { featureSet: fg.featureSet };
+  const spec: FeatureGate['spec'] =
+    fg.featureSet === FeatureSets.CustomNoUpgrade
+      ? { featureSet: fg.featureSet, customNoUpgrade: { enabled: [...gates.enabledNames], disabled: [...gates.disabledNames] } }
+      : { featureSet: fg.featureSet };
   // Status: what kube-apiserver runs with (the required gates included), as the rendered arguments say.
   const eff = effectiveGates(gates);
   const status = { featureGates: [toFeatureGateDetails({ version, enabled: eff.enabledNames, disabled: eff.disabledNames })] };

@@ -53,16 +53,23 @@ export interface PrerunResult {
 
 /** Load and validate the configuration (InvalidConfigurationError on failure). */
 export function loadStandaloneConfig(options: StandaloneOptions): {
-  featureGates: StandaloneFeatureGates; registry: FeatureSetRegistry | undefined; files: string[]; gateSources: string[]; warnings: string[];
+  featureGates: StandaloneFeatureGates;
+  registry: FeatureSetRegistry | undefined;
+  files: string[];
+  gateSources: string[];
+  warnings: string[];
 } {
   const { merged, files, gateSources, warnings } = loadConfigFiles({
-    configFile: options.configFile, configDir: options.configDir,
-    ...(options.explicitConfigFile ? { explicitConfigFile: true } : {}), ...(options.explicitConfigDir ? { explicitConfigDir: true } : {}),
+    configFile: options.configFile,
+    configDir: options.configDir,
+    ...(options.explicitConfigFile ? { explicitConfigFile: true } : {}),
+    ...(options.explicitConfigDir ? { explicitConfigDir: true } : {}),
   });
   const featureGates = featureGatesFromConfig(merged);
   const preset = isPresetFeatureSet(featureGates.featureSet);
   validateFeatureGates(featureGates, { presetsAvailable: options.featureGateDir !== undefined });
-  const registry = preset && options.featureGateDir ? loadRegistry(options.featureGateDir, { operatorVersion: options.version }) : undefined;
+  const registry =
+    preset && options.featureGateDir ? loadRegistry(options.featureGateDir, { operatorVersion: options.version }) : undefined;
   return { featureGates, registry, files, gateSources, warnings };
 }
 
@@ -90,9 +97,22 @@ export function prerun(options: StandaloneOptions): PrerunResult {
   log.info('END feature gate lock management');
   for (const w of warnings) log.warn(w);
 
-  const versionWrite = { path: join(options.dataDir, VERSION_FILE), version: formatVersion(version), ...(lock ? { featureGateLock: lock.featureSet } : {}) };
+  const versionWrite = {
+    path: join(options.dataDir, VERSION_FILE),
+    version: formatVersion(version),
+    ...(lock ? { featureGateLock: lock.featureSet } : {}),
+  };
   if (!options.dryRun) writeVersionFile(options.dataDir, versionWrite.version, versionWrite.featureGateLock);
-  return { featureGates, registry, lock, configFiles: files, gateSources, version, writes: { ...(lockWrite ? { lock: lockWrite } : {}), version: versionWrite }, warnings };
+  return {
+    featureGates,
+    registry,
+    lock,
+    configFiles: files,
+    gateSources,
+    version,
+    writes: { ...(lockWrite ? { lock: lockWrite } : {}), version: versionWrite },
+    warnings,
+  };
 }
 
 /** The data's version file, if any, and whether this version may start on it (read-only; a refusal is a PrerunError). */

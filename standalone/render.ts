@@ -22,7 +22,10 @@ export function resolveStandaloneGates(fg: StandaloneFeatureGates, registry?: Fe
  */
 export function effectiveGates(gates: GateLists, required: readonly string[] = REQUIRED_FEATURE_GATES): GateLists {
   const requiredSet = new Set(required);
-  return { enabledNames: sorted([...gates.enabledNames, ...required]), disabledNames: gates.disabledNames.filter((n) => !requiredSet.has(n)) };
+  return {
+    enabledNames: sorted([...gates.enabledNames, ...required]),
+    disabledNames: gates.disabledNames.filter((n) => !requiredSet.has(n)),
+  };
 }
 
 /** Gates the kubelet configuration sets itself to another value than apiServer.featureGates (the kubelet's win). */
@@ -30,7 +33,10 @@ export function kubeletOverrides(gates: GateLists, base: Record<string, unknown>
   required: readonly string[] = REQUIRED_FEATURE_GATES): { name: string; kubelet: boolean; apiServer: boolean }[] {
   const own = (base?.featureGates ?? {}) as Record<string, unknown>;
   const eff = effectiveGates(gates, required);
-  const want = new Map<string, boolean>([...eff.disabledNames.map((n) => [n, false] as const), ...eff.enabledNames.map((n) => [n, true] as const)]);
+  const want = new Map<string, boolean>([
+    ...eff.disabledNames.map((n) => [n, false] as const),
+    ...eff.enabledNames.map((n) => [n, true] as const),
+  ]);
   return [...want].filter(([n, v]) => typeof own[n] === 'boolean' && own[n] !== v).map(([name, apiServer]) => ({ name, kubelet: own[name] as boolean, apiServer }));
 }
 

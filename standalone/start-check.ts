@@ -6,8 +6,17 @@
 // never made with gates the API server or the kubelet refuses. MicroShift's own guard (two required names) is the
 // special case of the locked rule.
 import {
-  DecodeError, GateRulesError, checkFeatureGates, checkKubeletStart, decodeKubeletConfiguration, formatVersion, gatesOfLists, kubernetesOfOpenShift,
-  type FeatureSetRegistry, type GateProblem, type ParsedVersion,
+  DecodeError,
+  GateRulesError,
+  checkFeatureGates,
+  checkKubeletStart,
+  decodeKubeletConfiguration,
+  formatVersion,
+  gatesOfLists,
+  kubernetesOfOpenShift,
+  type FeatureSetRegistry,
+  type GateProblem,
+  type ParsedVersion,
 } from '../api-types/index.js';
 import type { StandaloneFeatureGates } from './config.js';
 import { InvalidConfigurationError } from './config.js';

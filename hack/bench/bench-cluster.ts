@@ -18,12 +18,18 @@ export async function startBenchCluster(planeOptions: Omit<ControlPlaneOptions, 
   const fgs = new ResourceClient(kc, FeatureGateResource);
   const spawned: ChildProcess[] = [];
   return {
-    plane, kc, watcher, fgs,
+    plane,
+    kc,
+    watcher,
+    fgs,
     /**
-     * Empties the status, spawns the operator (or another process that writes the status: `spawnIt`) and resolves once its first status write is seen: the
+     * Empties the status, spawns the operator (or another process that writes the status: `spawnIt`) and resolves once its first status
+     * write is seen: the
      * process, the time from spawn to that write, and when it was spawned.
      */
-    async startOperator(spawnIt: (kubeconfigPath: string, version: string) => ChildProcess = spawnOperatorProcess): Promise<{ proc: ChildProcess; startMs: number; spawnedAt: number }> {
+    async startOperator(
+      spawnIt: (kubeconfigPath: string, version: string) => ChildProcess = spawnOperatorProcess,
+    ): Promise<{ proc: ChildProcess; startMs: number; spawnedAt: number }> {
       if ((await fgs.get('cluster')).status?.featureGates?.length) {
         const cleared = watcher.next((v) => v === '');
         await setFeatureGateStatus(kc, []);
@@ -33,8 +39,11 @@ export async function startBenchCluster(planeOptions: Omit<ControlPlaneOptions, 
       const spawnedAt = nowMs();
       const proc = spawnIt(plane.kubeconfigPath, BENCH_VERSION);
       spawned.push(proc);
-      const died = new Promise<never>((_resolve, reject) => proc.once('exit', (code, signal) =>
-        reject(new Error(`${proc.spawnfile} exited (${signal ?? code}) before its first status write`))));
+      const died = new Promise<never>((_resolve, reject) =>
+        proc.once('exit', (code, signal) =>
+          reject(new Error(`${proc.spawnfile} exited (${signal ?? code}) before its first status write`)),
+        ),
+      );
       died.catch(() => undefined);
       await Promise.race([seen, died]);
       return { proc, startMs: nowMs() - spawnedAt, spawnedAt };

@@ -6,19 +6,49 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type ComponentMode = 'baseline' | 'accessor';
-export interface MemorySample { rssMB: number; heapUsedMB: number; externalMB: number; heapCommittedMB: number; newSpaceMB: number; mallocedMB: number }
-export interface ComponentSample { mode: ComponentMode; readyMs: number; at30: MemorySample; at90: MemorySample; idleCpuS: number; afterGc?: MemorySample }
+export interface MemorySample {
+  rssMB: number;
+  heapUsedMB: number;
+  externalMB: number;
+  heapCommittedMB: number;
+  newSpaceMB: number;
+  mallocedMB: number;
+}
+export interface ComponentSample {
+  mode: ComponentMode;
+  readyMs: number;
+  at30: MemorySample;
+  at90: MemorySample;
+  idleCpuS: number;
+  afterGc?: MemorySample;
+}
 
 /**
  * `watching`: the component first holds one client-node watch on another resource (sdk-component.ts); `sdkModule`:
  * the accessor comes from another build's sdk/index.js (a baseline in the same run).
  */
-export function runComponent(kubeconfigPath: string, mode: ComponentMode, nodeFlags: string[] = [], watching = false, sdkModule?: string): Promise<ComponentSample> {
+export function runComponent(
+  kubeconfigPath: string,
+  mode: ComponentMode,
+  nodeFlags: string[] = [],
+  watching = false,
+  sdkModule?: string,
+): Promise<ComponentSample> {
   const script = join(dirname(fileURLToPath(import.meta.url)), 'sdk-component.js');
-  const p = spawn(process.execPath, [...nodeFlags, script, kubeconfigPath, mode, watching ? 'watching' : '-', ...(sdkModule ? [sdkModule] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const p = spawn(
+    process.execPath,
+    [...nodeFlags, script, kubeconfigPath, mode, watching ? 'watching' : '-', ...(sdkModule ? [sdkModule] : [])],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
-  p.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  return new Promise((resolve, reject) => p.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as ComponentSample) : reject(new Error(`sdk-component ${mode} exited ${code}`)))));
+  p.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  return new Promise((resolve, reject) =>
+    p.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as ComponentSample) : reject(new Error(`sdk-component ${mode} exited ${code}`)),
+    ),
+  );
 }
 
 /** The cluster the stand-in components read: a local control plane whose FeatureGate has an entry for 4.22.0. */

@@ -18,7 +18,11 @@ try {
   const kc = readKubeconfigFile(plane.kubeconfigPath)!;
   const registry = new Registry();
   const logger = createLogger({ level: process.env.LOG_LEVEL === 'info' ? 'info' : 'error', format: 'json' });
-  const reflector = new Reflector(new ResourceClient(kc, FeatureGateResource, registry), { name: FEATURE_GATE_NAME, metrics: registry, logger });
+  const reflector = new Reflector(new ResourceClient(kc, FeatureGateResource, registry), {
+    name: FEATURE_GATE_NAME,
+    metrics: registry,
+    logger,
+  });
   const heard: { at: number; rv: string }[] = [];
   reflector.addListener(() => heard.push({ at: performance.now(), rv: reflector.get(FEATURE_GATE_NAME)?.metadata.resourceVersion ?? '' }), { changesOnly: true });
   await setFeatureGateSpec(kc, {});

@@ -32,8 +32,18 @@ async function bareNodeStartMs(): Promise<number> {
 }
 
 interface Run {
-  startMs: number; bareStartMs: number; rssMB: number; bareRssMB: number; idleCpuS: number; bareIdleCpuS: number; scenarioCpuS: number; processCpuS: number; latencyMs: number;
-  afterWorkCpuS: number; afterWorkSamplesS: number[]; afterWorkRssMB: number;
+  startMs: number;
+  bareStartMs: number;
+  rssMB: number;
+  bareRssMB: number;
+  idleCpuS: number;
+  bareIdleCpuS: number;
+  scenarioCpuS: number;
+  processCpuS: number;
+  latencyMs: number;
+  afterWorkCpuS: number;
+  afterWorkSamplesS: number[];
+  afterWorkRssMB: number;
 }
 
 async function oneRun(): Promise<Run> {
@@ -74,9 +84,18 @@ async function oneRun(): Promise<Run> {
   op.proc.kill('SIGTERM');
   await exited(op.proc);
   return {
-    startMs: median(starts), bareStartMs: median(bareStarts), rssMB: a.rssMB, bareRssMB: b.rssMB,
-    idleCpuS: a2.cpuS - a.cpuS, bareIdleCpuS: b2.cpuS - b.cpuS, scenarioCpuS: end.cpuS - a2.cpuS, processCpuS: end.cpuS, latencyMs: median(latencies!),
-    afterWorkCpuS: end.cpuS - afterStart.cpuS, afterWorkSamplesS: samples, afterWorkRssMB: end.rssMB,
+    startMs: median(starts),
+    bareStartMs: median(bareStarts),
+    rssMB: a.rssMB,
+    bareRssMB: b.rssMB,
+    idleCpuS: a2.cpuS - a.cpuS,
+    bareIdleCpuS: b2.cpuS - b.cpuS,
+    scenarioCpuS: end.cpuS - a2.cpuS,
+    processCpuS: end.cpuS,
+    latencyMs: median(latencies!),
+    afterWorkCpuS: end.cpuS - afterStart.cpuS,
+    afterWorkSamplesS: samples,
+    afterWorkRssMB: end.rssMB,
   };
 }
 

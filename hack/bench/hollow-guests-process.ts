@@ -34,12 +34,19 @@ process.on('message', (m: Message) => {
   switch (m.type) {
     case 'count': {
       // Entries compared by version order (the parent's expectation is sorted the same way).
-      const byVersion = (entries: unknown) => JSON.stringify(Array.isArray(entries) ? [...entries as { version: string }[]].sort((a, b) => a.version.localeCompare(b.version)) : entries);
+      const byVersion = (entries: unknown) =>
+        JSON.stringify(
+          Array.isArray(entries) ? [...(entries as { version: string }[])].sort((a, b) => a.version.localeCompare(b.version)) : entries,
+        );
       const want = byVersion(m.expected.featureGates);
       const correct = chosen(m.indices).filter((g) => {
         const fg = g.get('featuregates', 'cluster') as { spec?: unknown; status?: { featureGates?: unknown } } | undefined;
-        return fg && byVersion(fg.status?.featureGates) === want && (m.expected.spec === undefined || JSON.stringify(fg.spec) === JSON.stringify(m.expected.spec))
-          && g.get('clusteroperators', 'config-operator');
+        return (
+          fg &&
+          byVersion(fg.status?.featureGates) === want &&
+          (m.expected.spec === undefined || JSON.stringify(fg.spec) === JSON.stringify(m.expected.spec)) &&
+          g.get('clusteroperators', 'config-operator')
+        );
       }).length;
       return send({ type: 'count', correct });
     }

@@ -28,7 +28,15 @@ import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardNam
 import { FeatureGateResource, LeaseResource, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
 import { ReleaseCatalog } from '../../hosted/release-catalog.js';
 import {
-  UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, setFeatureGateStatus, startControlPlane, upstreamCRDPaths, type ControlPlane,
+  UNREACHABLE_GUEST_KUBECONFIG,
+  ensureNamespace,
+  hypershiftCRDPaths,
+  publishHostedControlPlane,
+  setClusterVersion,
+  setFeatureGateStatus,
+  startControlPlane,
+  upstreamCRDPaths,
+  type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { HOSTILE_KINDS, startHostileGuest } from '../../test/support/hostile-guests.js';
 import { auditSetup, readAuditWrites } from '../../test/support/audit.js';
@@ -72,7 +80,11 @@ const catalog = new ReleaseCatalog(CATALOG);
 const expected: FeatureGateDetails = resolveFeatureGateDetails({}, catalog.registry('4.22.0', ClusterProfiles.IBMCloudManaged), '4.22.0');
 /** The wave's new z-version and its entry. */
 const WAVE_VERSION = '4.22.1';
-const expectedWave: FeatureGateDetails = resolveFeatureGateDetails({}, catalog.registry(WAVE_VERSION, ClusterProfiles.IBMCloudManaged), WAVE_VERSION);
+const expectedWave: FeatureGateDetails = resolveFeatureGateDetails(
+  {},
+  catalog.registry(WAVE_VERSION, ClusterProfiles.IBMCloudManaged),
+  WAVE_VERSION,
+);
 /** Rows for --json. */
 const rows: Record<string, unknown> = {};
 const hollowKey = (i: number) => `clusters-w${i}/w${i}`;
@@ -88,7 +100,10 @@ async function watchFloor(kubeconfigs: string[]): Promise<number> {
   return (JSON.parse(readFileSync(join(dir, 'floor.json'), 'utf8')) as { cpuSPerMin: number }).cpuSPerMin;
 }
 
-/** What a run that fails must still stop: its replicas and baseline operator outlive it otherwise (they are not in a process group of its own). */
+/**
+ * What a run that fails must still stop: its replicas and baseline operator outlive it otherwise (they are not in a process group of its
+ * own).
+ */
 const onFailure: (() => unknown)[] = [];
 function spawnReplica(mgmt: ControlPlane, id: string): Replica {
   const replica = spawnHostedReplica(mgmt, id, { catalog: CATALOG, namespace: NS, shards: SHARDS, nodeFlags: NODE_FLAGS });
@@ -328,7 +343,12 @@ async function main(): Promise<void> {
 
   // kill -9 of one replica: seed a stale entry on each of its guests, kill, drop it from history, time until pruned.
   const victim = replicas[0]!;
-  const holders = new Map((await new ResourceClient<Lease>(mkc, LeaseResource, undefined, { namespace: NS }).list()).items.map((l) => [l.metadata.name, l.spec?.holderIdentity]));
+  const holders = new Map(
+    (await new ResourceClient<Lease>(mkc, LeaseResource, undefined, { namespace: NS }).list()).items.map((l) => [
+      l.metadata.name,
+      l.spec?.holderIdentity,
+    ]),
+  );
   const owned = guests.filter((g) => holders.get(shardName(shardOf(g.key, SHARDS))) === victim.id);
   for (const g of owned) {
     await setClusterVersion(g.kc, { history: ['4.22.0', '4.21.99'] });

@@ -45,7 +45,14 @@ import { FeatureGateResource, ResourceClient, createLogger, readKubeconfigFile }
 import { ReleaseCatalog } from '../../hosted/release-catalog.js';
 import { startHosted } from '../../hosted/index.js';
 import {
-  UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
+  UNREACHABLE_GUEST_KUBECONFIG,
+  ensureNamespace,
+  hypershiftCRDPaths,
+  publishHostedControlPlane,
+  setClusterVersion,
+  startControlPlane,
+  upstreamCRDPaths,
+  type ControlPlane,
 } from '../../sdk/testing/index.js';
 
 if (typeof globalThis.gc !== 'function') {
@@ -68,7 +75,10 @@ const N = Number(flags.unreachable);
 const R = Number(flags.reachable);
 const HOLLOW = Number(flags.hollow);
 const say = (s: string) => process.stdout.write(`${s}\n`);
-/** Resident memory by kind of mapping (/proc/self/smaps): malloc's main heap (brk), anonymous mappings (V8's pages, large mallocs, other arenas), files. */
+/**
+ * Resident memory by kind of mapping (/proc/self/smaps): malloc's main heap (brk), anonymous mappings (V8's pages, large mallocs, other
+ * arenas), files.
+ */
 function residentByMapping(): { brkMB: number; anonMB: number; fileMB: number } {
   const r = { brkMB: 0, anonMB: 0, fileMB: 0 };
   let kind: keyof typeof r = 'anonMB';
@@ -83,8 +93,13 @@ const mem = () => {
   gc();
   gc();
   const m = process.memoryUsage();
-  return { heapMB: m.heapUsed / 2 ** 20, heapTotalMB: m.heapTotal / 2 ** 20, rssMB: m.rss / 2 ** 20, externalMB: (m.external + m.arrayBuffers) / 2 ** 20,
-    ...residentByMapping() };
+  return {
+    heapMB: m.heapUsed / 2 ** 20,
+    heapTotalMB: m.heapTotal / 2 ** 20,
+    rssMB: m.rss / 2 ** 20,
+    externalMB: (m.external + m.arrayBuffers) / 2 ** 20,
+    ...residentByMapping(),
+  };
 };
 
 /** CPU seconds per thread name of this process (/proc: the main thread is "node"; V8's GC and compiler helpers, libuv's pool…). */
@@ -205,7 +220,9 @@ if (flags.start) {
   await publishAll();
   const expected = JSON.stringify([resolveFeatureGateDetails({}, new ReleaseCatalog(catalogDir).registry('4.22.0', ClusterProfiles.IBMCloudManaged), '4.22.0')]);
   const correct = async (plane: ControlPlane) => {
-    const fg = await new ResourceClient(readKubeconfigFile(plane.kubeconfigPath)!, FeatureGateResource).get(FEATURE_GATE_NAME).catch(() => undefined);
+    const fg = await new ResourceClient(readKubeconfigFile(plane.kubeconfigPath)!, FeatureGateResource)
+      .get(FEATURE_GATE_NAME)
+      .catch(() => undefined);
     return JSON.stringify(fg?.status?.featureGates) === expected;
   };
   let started: Awaited<ReturnType<typeof coordinator>> | undefined;
@@ -271,7 +288,10 @@ if (flags.wave) {
   await profiled(`idle ${flags['profile-s']} s`, async () => { await sleep(Number(flags['profile-s']) * 1000); });
 }
 const requestsAfter = await requestCounts();
-const sent = [...requestsAfter].map(([k, n]) => [k, n - (requestsBefore.get(k) ?? 0)] as const).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+const sent = [...requestsAfter]
+  .map(([k, n]) => [k, n - (requestsBefore.get(k) ?? 0)] as const)
+  .filter(([, n]) => n > 0)
+  .sort((a, b) => b[1] - a[1]);
 say(`requests in the idle window: ${sent.reduce((a, [, n]) => a + n, 0)} (${sent.slice(0, 8).map(([k, n]) => `${k}: ${n}`).join(', ')})`);
 await c.stop();
 hostileProcess?.stdin!.end();

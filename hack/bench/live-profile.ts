@@ -2,7 +2,8 @@
 // restarting it: SIGUSR1 opens its inspector on 127.0.0.1:PORT (node's documented signal), the DevTools protocol over
 // a WebSocket takes a CPU profile (or, with --alloc, a sampled allocation profile) for --seconds, and the tables are
 // profile-summary.ts's, as hosted-profile.ts prints them. The process is chosen by --pid or by a string of its command
-// line (a value that starts with a dash goes after '=': "--cmdline=--identity replica-1 "); --after FILE --pattern RE waits until a line of FILE matches first, then
+// line (a value that starts with a dash goes after '=': "--cmdline=--identity replica-1 "); --after FILE --pattern RE waits until a line of
+// FILE matches first, then
 // --delay-s more (to land the window inside a phase another benchmark prints).
 //   npm run bench -- live-profile (--pid P | --cmdline S) [--seconds 120] [--alloc] [--port 9229] [--after FILE --pattern RE --delay-s 0]
 // The inspector stays open in that process afterwards (node has no signal to close it): use it on benchmark processes only.

@@ -35,11 +35,29 @@ export interface OperatorSpawnOptions {
   cli?: string;
 }
 
-export function spawnOperatorProcess(kubeconfigPath: string, version: string, nodeFlags: string[] = operatorNodeFlags, o: OperatorSpawnOptions = {}): ChildProcess {
-  return spawnFeaturegates(['operator', '--kubeconfig', kubeconfigPath, '--operator-version', version,
-    '--authoritative-feature-gate-dir', join(packageRoot(), 'deploy', 'base', 'payload'),
-    '--metrics-bind-address', '0', '--health-probe-bind-address', '127.0.0.1:0', ...(o.args ?? [])],
-  { nodeFlags, cli: o.cli ?? OPERATOR_CLI, stdout: 'ignore', stderr: o.pipeStderr ? 'pipe' : 'ignore', ...(o.env ? { env: o.env } : {}) });
+export function spawnOperatorProcess(
+  kubeconfigPath: string,
+  version: string,
+  nodeFlags: string[] = operatorNodeFlags,
+  o: OperatorSpawnOptions = {},
+): ChildProcess {
+  return spawnFeaturegates(
+    [
+      'operator',
+      '--kubeconfig',
+      kubeconfigPath,
+      '--operator-version',
+      version,
+      '--authoritative-feature-gate-dir',
+      join(packageRoot(), 'deploy', 'base', 'payload'),
+      '--metrics-bind-address',
+      '0',
+      '--health-probe-bind-address',
+      '127.0.0.1:0',
+      ...(o.args ?? []),
+    ],
+    { nodeFlags, cli: o.cli ?? OPERATOR_CLI, stdout: 'ignore', stderr: o.pipeStderr ? 'pipe' : 'ignore', ...(o.env ? { env: o.env } : {}) },
+  );
 }
 
 export function exited(p: ChildProcess): Promise<void> {

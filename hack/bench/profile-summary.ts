@@ -3,7 +3,12 @@
 // same tables whether the profile came from this process (hosted-profile.ts) or a running one (live-profile.ts).
 
 interface CallFrame { functionName: string; url: string; lineNumber: number }
-export interface CpuProfile { nodes: { id: number; callFrame: CallFrame; children?: number[] }[]; samples?: number[]; startTime: number; endTime: number }
+export interface CpuProfile {
+  nodes: { id: number; callFrame: CallFrame; children?: number[] }[];
+  samples?: number[];
+  startTime: number;
+  endTime: number;
+}
 export interface AllocationProfile { head: AllocNode }
 interface AllocNode { callFrame: CallFrame; selfSize: number; children: AllocNode[] }
 

@@ -5,7 +5,11 @@ import { readKubeconfigFile } from '../../runtime/index.js';
 import { createFeatureGateAccess } from '../../sdk/index.js';
 
 const [kubeconfig, version] = process.argv.slice(2);
-const access = createFeatureGateAccess({ kubeConfig: readKubeconfigFile(kubeconfig!)!, desiredVersion: version!, onChange: () => undefined });
+const access = createFeatureGateAccess({
+  kubeConfig: readKubeconfigFile(kubeconfig!)!,
+  desiredVersion: version!,
+  onChange: () => undefined,
+});
 access.start();
 const gates = await access.waitForInitial({ timeoutMs: 60_000 });
 await new Promise((r) => setTimeout(r, 5000));

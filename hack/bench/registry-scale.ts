@@ -10,7 +10,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  buildRegistry, desiredFeatureGates, gateNames, ETCD_REQUEST_LIMIT_BYTES, featureGatesEqual, resolveFeatureGateDetails, serializedSizeBytes, type FeatureGateDetails,
+  buildRegistry,
+  desiredFeatureGates,
+  gateNames,
+  ETCD_REQUEST_LIMIT_BYTES,
+  featureGatesEqual,
+  resolveFeatureGateDetails,
+  serializedSizeBytes,
+  type FeatureGateDetails,
 } from '../../api-types/index.js';
 import { bundledCRDPaths, setClusterVersion, setFeatureGateStatus, setFeatureGateSpec, startControlPlane } from '../../sdk/testing/index.js';
 import { median, ms, nowMs, percentile } from './stats.js';
@@ -18,7 +25,9 @@ import { median, ms, nowMs, percentile } from './stats.js';
 const root = join(import.meta.dirname, '..', '..', '..', '..'); // .cache/bench-build/hack/bench → the project
 const cli = join(root, 'dist', 'cli', 'featuregates.js');
 const real = JSON.parse(readFileSync(join(root, 'test', 'fixtures', 'openshift-api', 'payload-featuregates', 'releases', 'release-5.1', 'featureGate-4-10-SelfManagedHA-Default.yaml'), 'utf8'));
-const realNames: string[] = [...real.status.featureGates[0].enabled, ...real.status.featureGates[0].disabled].map((g: { name: string }) => g.name);
+const realNames: string[] = [...real.status.featureGates[0].enabled, ...real.status.featureGates[0].disabled].map(
+  (g: { name: string }) => g.name,
+);
 const GATES = 265;
 const made = [...realNames.map((n) => `Kube${n}`), ...realNames.map((n) => `Upstream${n}`)];
 const names = [...realNames, ...made.slice(0, GATES - realNames.length)].sort();

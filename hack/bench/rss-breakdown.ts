@@ -84,7 +84,11 @@ for (let run = 1; run <= RUNS; run++) {
   const watchFile = join(dir, `watcher-${run}.jsonl`);
   const watching = spawnWith(watchFile, [watcher], { FGC_SERVER: cluster.plane.server, FGC_TOKEN: cluster.plane.adminToken });
   await sleep(IDLE_MS);
-  const reports = async (n: number) => ({ op: await reportOf(op, opFile, n), bare: await reportOf(bare, bareFile, n), watching: await reportOf(watching, watchFile, n) });
+  const reports = async (n: number) => ({
+    op: await reportOf(op, opFile, n),
+    bare: await reportOf(bare, bareFile, n),
+    watching: await reportOf(watching, watchFile, n),
+  });
   rows.push({ phase: '60 s after start', ...await reports(1) });
   await changeScenario([cluster]);
   await sleep(IDLE_MS);

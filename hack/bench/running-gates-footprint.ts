@@ -36,7 +36,9 @@ const variants: Record<string, { args: string[]; cli?: string }> = {
 const anonymousMB = (pid: number) => Number(/^Anonymous:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1]) / 1024;
 const cluster = await startBenchCluster();
 type Row = { afterWork: number[]; afterIdle: number[]; anonymous: number[]; heapTotal: number[]; heapUsed: number[]; external: number[] };
-const rows = new Map<string, Row>(Object.keys(variants).map((k) => [k, { afterWork: [], afterIdle: [], anonymous: [], heapTotal: [], heapUsed: [], external: [] }]));
+const rows = new Map<string, Row>(
+  Object.keys(variants).map((k) => [k, { afterWork: [], afterIdle: [], anonymous: [], heapTotal: [], heapUsed: [], external: [] }]),
+);
 /** The process's own memory report (SIGUSR2 → one JSON line), in MB. */
 async function report(pid: number): Promise<{ heapTotal: number; heapUsed: number; external: number }> {
   const before = readLines().length;
@@ -51,7 +53,9 @@ function readLines(): string[] {
 try {
   for (let run = 0; run < RUNS; run++) {
     for (const [name, { args, cli }] of Object.entries(variants)) {
-      const { proc } = await cluster.startOperator((kubeconfig, version) => spawnOperatorProcess(kubeconfig, version, flags, { args, ...(cli ? { cli } : {}) }));
+      const { proc } = await cluster.startOperator((kubeconfig, version) =>
+        spawnOperatorProcess(kubeconfig, version, flags, { args, ...(cli ? { cli } : {}) }),
+      );
       for (let i = 0; i < CHANGES; i++) await operatorChange(cluster.kc, cluster.fgs, cluster.watcher, i);
       const row = rows.get(name)!;
       row.afterWork.push(usage(proc.pid!).rssMB);

@@ -15,7 +15,12 @@ import { sleep } from '../../test/support/timing.js';
 const INSPECT_PORT = Number(process.env.INSPECT_PORT ?? 9339);
 const nodeFlags = [...nodeFlagsOrImage(), `--inspect=127.0.0.1:${INSPECT_PORT}`];
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
 interface Profile { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] }
 
 /** A tiny client of the inspector protocol: one WebSocket, calls by id. */

@@ -7,7 +7,12 @@ const { KubeConfig } = await import('@kubernetes/client-node');
 const { holdNamespaceWatch } = await import('./component-watch.js');
 const gc = (globalThis as { gc?: () => void }).gc!;
 const MB = 1048576;
-const snap = () => { gc(); gc(); const m = process.memoryUsage(); return { rssMB: m.rss / MB, heapMB: m.heapUsed / MB, externalMB: m.external / MB }; };
+const snap = () => {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return { rssMB: m.rss / MB, heapMB: m.heapUsed / MB, externalMB: m.external / MB };
+};
 const kc = new KubeConfig();
 kc.loadFromFile(kubeconfigPath!);
 await holdNamespaceWatch(kc);

@@ -41,7 +41,11 @@ try {
     'min / median / max over the pairs');
   table('this build', (r) => r.accessor);
   if (COMPARE_SDK) table(`the accessor of ${COMPARE_SDK} (same run)`, (r) => r.compared!);
-  const modes = { baseline: (r: (typeof rounds)[number]) => r.baseline, accessor: (r: (typeof rounds)[number]) => r.accessor, ...(COMPARE_SDK ? { compared: (r: (typeof rounds)[number]) => r.compared! } : {}) };
+  const modes = {
+    baseline: (r: (typeof rounds)[number]) => r.baseline,
+    accessor: (r: (typeof rounds)[number]) => r.accessor,
+    ...(COMPARE_SDK ? { compared: (r: (typeof rounds)[number]) => r.compared! } : {}),
+  };
   for (const [m, pick] of Object.entries(modes)) {
     console.log(`  ${m}: RSS at 30 s ${spread(rounds.map((r) => pick(r).at30.rssMB), (n) => `${n.toFixed(1)} MB`)}, heap ${spread(rounds.map((r) => pick(r).at30.heapUsedMB), (n) => `${n.toFixed(1)} MB`)}, ` +
       `idle CPU per minute ${spread(rounds.map((r) => pick(r).idleCpuS), (n) => `${n.toFixed(2)} s`)}, ready ${median(rounds.map((r) => pick(r).readyMs)).toFixed(0)} ms after start (median)`);

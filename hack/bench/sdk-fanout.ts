@@ -45,7 +45,15 @@ const component = async (mode: 'baseline' | 'accessor') => {
   return { rssMB: s.at30.rssMB, idleCpuS: s.idleCpuS };
 };
 
-interface Run { fanP99: number; rawP99: number; perAccessorKB: number; heapPerAccessorKB: number; oneAccessorMB: number; accessorIdleCpuS: number; baselineIdleCpuS: number }
+interface Run {
+  fanP99: number;
+  rawP99: number;
+  perAccessorKB: number;
+  heapPerAccessorKB: number;
+  oneAccessorMB: number;
+  accessorIdleCpuS: number;
+  baselineIdleCpuS: number;
+}
 const runs: Run[] = [];
 for (let r = 1; r <= RUNS; r++) {
   let expected = '';
@@ -79,8 +87,14 @@ for (let r = 1; r <= RUNS; r++) {
   await Promise.all(many.map((a) => a.stop()));
 
   const pairs = await components;
-  const baseline = { rssMB: median(pairs.filter((_, i) => i % 2 === 0).map((p) => p.rssMB)), idleCpuS: median(pairs.filter((_, i) => i % 2 === 0).map((p) => p.idleCpuS)) };
-  const accessor = { rssMB: median(pairs.filter((_, i) => i % 2 === 1).map((p) => p.rssMB)), idleCpuS: median(pairs.filter((_, i) => i % 2 === 1).map((p) => p.idleCpuS)) };
+  const baseline = {
+    rssMB: median(pairs.filter((_, i) => i % 2 === 0).map((p) => p.rssMB)),
+    idleCpuS: median(pairs.filter((_, i) => i % 2 === 0).map((p) => p.idleCpuS)),
+  };
+  const accessor = {
+    rssMB: median(pairs.filter((_, i) => i % 2 === 1).map((p) => p.rssMB)),
+    idleCpuS: median(pairs.filter((_, i) => i % 2 === 1).map((p) => p.idleCpuS)),
+  };
   const run = {
     fanP99: percentile(fanSamples, 99), rawP99: percentile(rawSamples, 99),
     perAccessorKB: (after.rss - before.rss) / MANY / 1024, heapPerAccessorKB: (after.heapUsed - before.heapUsed) / MANY / 1024,

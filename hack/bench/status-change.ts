@@ -25,7 +25,13 @@ function headGates(fg: FeatureGate): VersionGates {
  * `relay` names which of several relays running at once acts on this change: the pruned version carries it
  * as a suffix (`4.21.7-h2`), and each relay acts only on its own (see prunedFor). The operator acts on all.
  */
-export async function operatorChange(kc: ClusterAccess, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number, relay?: string): Promise<number> {
+export async function operatorChange(
+  kc: ClusterAccess,
+  fgs: ResourceClient<FeatureGate>,
+  watcher: FeatureGateWatcher,
+  i: number,
+  relay?: string,
+): Promise<number> {
   const old = `4.21.${i}${relay ? `-${relay}` : ''}`;
   const cur = headGates(await fgs.get('cluster'));
   await setClusterVersion(kc, { history: ['4.22.0', old] });
@@ -47,7 +53,9 @@ export const SCENARIO_HEARTBEATS = 20;
  * The scenario on each cluster, interleaved (a change on one, then on the next): SCENARIO_CHANGES operatorChange
  * round trips, then SCENARIO_HEARTBEATS ClusterVersion heartbeats 50 ms apart. Returns each cluster's latencies.
  */
-export async function changeScenario(clusters: readonly { kc: ClusterAccess; fgs: ResourceClient<FeatureGate>; watcher: FeatureGateWatcher }[]): Promise<number[][]> {
+export async function changeScenario(
+  clusters: readonly { kc: ClusterAccess; fgs: ResourceClient<FeatureGate>; watcher: FeatureGateWatcher }[],
+): Promise<number[][]> {
   const latencies = clusters.map(() => [] as number[]);
   for (let i = 0; i < SCENARIO_CHANGES; i++) {
     for (const [k, c] of clusters.entries()) latencies[k]!.push(await operatorChange(c.kc, c.fgs, c.watcher, i));
@@ -59,7 +67,12 @@ export async function changeScenario(clusters: readonly { kc: ClusterAccess; fgs
   return latencies;
 }
 
-export async function rawWrite(kc: ClusterAccess, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number): Promise<number> {
+export async function rawWrite(
+  kc: ClusterAccess,
+  fgs: ResourceClient<FeatureGate>,
+  watcher: FeatureGateWatcher,
+  i: number,
+): Promise<number> {
   const cur = headGates(await fgs.get('cluster'));
   const tag = `9.9.${i}`;
   const seen = watcher.next((v) => v.includes(tag));
@@ -81,7 +94,11 @@ export function prunedFor(name: string, history: ReadonlySet<string>, fg: Featur
 export async function startRelay(kc: KubeConfig, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, name = 'h1'): Promise<{ stop(): Promise<void> }> {
   const cvs = new Reflector<ClusterVersion>(new ResourceClient(kc, ClusterVersionResource), { name: CLUSTER_VERSION_NAME });
   cvs.addListener(() => {
-    const pruned = prunedFor(name, new Set((cvs.get(CLUSTER_VERSION_NAME)?.status?.history ?? []).map((h) => h.version)), watcher.current());
+    const pruned = prunedFor(
+      name,
+      new Set((cvs.get(CLUSTER_VERSION_NAME)?.status?.history ?? []).map((h) => h.version)),
+      watcher.current(),
+    );
     if (pruned) fgs.replaceStatus(pruned).catch(() => undefined);
   });
   cvs.start();

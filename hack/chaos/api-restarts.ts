@@ -5,8 +5,20 @@
 // deadline, which would correctly make any leader step down) with OpenShift's timing, as deployed there.
 import { setClusterVersion } from '../../sdk/testing/index.js';
 import {
-  Figures, OPENSHIFT_TIMING_ARGS, OPERATOR_VERSION, converged, injectStaleEntry, onChaosCluster, operatorFailedLines, percentile, putConflicts,
-  secs, sleep, statusVersions, until, type ScenarioResult,
+  Figures,
+  OPENSHIFT_TIMING_ARGS,
+  OPERATOR_VERSION,
+  converged,
+  injectStaleEntry,
+  onChaosCluster,
+  operatorFailedLines,
+  percentile,
+  putConflicts,
+  secs,
+  sleep,
+  statusVersions,
+  until,
+  type ScenarioResult,
 } from './lib.js';
 
 export interface ApiRestartsOptions {

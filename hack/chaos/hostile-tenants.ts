@@ -34,7 +34,9 @@ function rssMB(pid: number): number {
 
 /** The head version of a guest's FeatureGate status (undefined while unreadable). */
 async function headVersion(kc: ClusterAccess): Promise<string | undefined> {
-  const fg = await new ResourceClient(kc, FeatureGateResource, undefined, { timeoutMs: 2000 }).get(FEATURE_GATE_NAME).catch(() => undefined);
+  const fg = await new ResourceClient(kc, FeatureGateResource, undefined, { timeoutMs: 2000 })
+    .get(FEATURE_GATE_NAME)
+    .catch(() => undefined);
   return fg?.status?.featureGates[0]?.version;
 }
 

@@ -93,7 +93,9 @@ export async function leaderFaults(o: LeaderFaultsOptions): Promise<ScenarioResu
         const users = [...userOf.values()];
         const bad = writesByNonHolders(writes, users);
         // Any write attempt, whatever its answer: a fenced process must not even send one.
-        const afterWake = paused.flatMap(({ p, resumedAt }) => writes.filter((w) => w.user === userOf.get(p.pid) && w.received >= resumedAt - 50));
+        const afterWake = paused.flatMap(({ p, resumedAt }) =>
+          writes.filter((w) => w.user === userOf.get(p.pid) && w.received >= resumedAt - 50),
+        );
         const totalWrites = writes.filter((w) => users.includes(w.user) && w.code < 300 && w.resource !== 'leases').length;
         if (o.stops) {
           f.add('successful writes by a non-holder (audit log)', `${bad.length} of ${totalWrites}`, '0', bad.length === 0);

@@ -83,14 +83,22 @@ export interface ChaosCluster {
  * (Default) and ClusterVersion/version with `history` (default: the operator version) in place; afterwards
  * kills every operator it spawned (paused ones too) and stops the plane.
  */
-export async function onChaosCluster<T>(o: { history?: string[]; extraAPIServerArgs?: string[] }, body: (c: ChaosCluster) => Promise<T>): Promise<T> {
-  const plane = await startControlPlane({ crdPaths: bundledCRDPaths(), ...(o.extraAPIServerArgs ? { extraAPIServerArgs: o.extraAPIServerArgs } : {}) });
+export async function onChaosCluster<T>(
+  o: { history?: string[]; extraAPIServerArgs?: string[] },
+  body: (c: ChaosCluster) => Promise<T>,
+): Promise<T> {
+  const plane = await startControlPlane({
+    crdPaths: bundledCRDPaths(),
+    ...(o.extraAPIServerArgs ? { extraAPIServerArgs: o.extraAPIServerArgs } : {}),
+  });
   const operators: OperatorProcess[] = [];
   try {
     await setFeatureGateSpec(plane.kubeConfig, {});
     await setClusterVersion(plane.kubeConfig, { history: o.history ?? [OPERATOR_VERSION] });
     return await body({
-      plane, kc: plane.kubeConfig, operators,
+      plane,
+      kc: plane.kubeConfig,
+      operators,
       operator: (path = plane.kubeconfigPath, args = []) => {
         const p = spawnOperator(path, args);
         operators.push(p);
@@ -98,7 +106,10 @@ export async function onChaosCluster<T>(o: { history?: string[]; extraAPIServerA
       },
     });
   } finally {
-    for (const p of operators) { p.proc.kill('SIGCONT'); p.proc.kill('SIGKILL'); }
+    for (const p of operators) {
+      p.proc.kill('SIGCONT');
+      p.proc.kill('SIGKILL');
+    }
     await plane.stop();
   }
 }
@@ -145,7 +156,10 @@ export async function injectStaleEntry(kc: KubeConfig, version: string): Promise
   try {
     const fg: FeatureGate = await client.get(FEATURE_GATE_NAME);
     const entries = fg.status?.featureGates ?? [];
-    await client.replaceStatus({ ...fg, status: { ...(fg.status ?? {}), featureGates: [...entries, { version, enabled: [], disabled: [] }] } });
+    await client.replaceStatus({
+      ...fg,
+      status: { ...(fg.status ?? {}), featureGates: [...entries, { version, enabled: [], disabled: [] }] },
+    });
     return true;
   } catch {
     return false;

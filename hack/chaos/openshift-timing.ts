@@ -17,7 +17,11 @@ export async function openshiftTimingOutage(o: { downMs: number }): Promise<Scen
     const caughtUp = await until('status after the outage', () => converged(kc), 30_000).catch(() => Infinity);
     await sleep(30_000); // past the next renewals: a leader that had given up would be gone by now
     const after = await readLease(kc, 5000);
-    const same = before !== undefined && after !== undefined && after.spec?.holderIdentity === before.spec?.holderIdentity && after.spec?.leaseTransitions === before.spec?.leaseTransitions;
+    const same =
+      before !== undefined &&
+      after !== undefined &&
+      after.spec?.holderIdentity === before.spec?.holderIdentity &&
+      after.spec?.leaseTransitions === before.spec?.leaseTransitions;
     f.add(`leader after ${secs(o.downMs)} of kube-apiserver downtime`, op.exited() ? 'exited' : 'running', 'running', !op.exited());
     f.add('Lease holder and transitions unchanged', same ? `yes (${after?.spec?.leaseTransitions ?? 0} transitions)` : `no: ${JSON.stringify(before?.spec)} → ${JSON.stringify(after?.spec)}`, 'yes', same);
     f.add('status caught up after the outage', Number.isFinite(caughtUp) ? secs(caughtUp) : 'no', '≤ 5 s', caughtUp <= 5000);

@@ -13,7 +13,13 @@ import { join } from 'node:path';
 import { FEATURE_GATE_NAME } from '../../api-types/index.js';
 import { FeatureGateResource, LeaseResource, ResourceClient, readKubeconfigFile } from '../../runtime/index.js';
 import {
-  ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, setHostedReleaseVersion, startControlPlane, upstreamCRDPaths,
+  ensureNamespace,
+  hypershiftCRDPaths,
+  publishHostedControlPlane,
+  setClusterVersion,
+  setHostedReleaseVersion,
+  startControlPlane,
+  upstreamCRDPaths,
 } from '../../sdk/testing/index.js';
 import { shardName } from '../../api-types/index.js';
 import { hostedReplicas } from '../../test/support/hosted-replicas.js';
@@ -42,8 +48,13 @@ export async function throttledShard(o: ThrottledShardOptions): Promise<Scenario
     await ensureNamespace(mkc, NS);
     await setClusterVersion(gkc, { history: ['4.22.3'] });
     await publishHostedControlPlane(mkc, { namespace: 'clusters-t', name: 't', kubeconfig: proxy.kubeconfig(guest.adminToken), releaseVersion: '4.22.3' });
-    const versions = async () => (await new ResourceClient(gkc, FeatureGateResource, undefined, { timeoutMs: 2000 }).get(FEATURE_GATE_NAME).catch(() => undefined))?.status?.featureGates.map((e) => e.version) ?? [];
-    const shardLease = async () => (await new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS, timeoutMs: 2000 }).get(shardName(0)).catch(() => undefined))?.spec;
+    const versions = async () =>
+      (
+        await new ResourceClient(gkc, FeatureGateResource, undefined, { timeoutMs: 2000 }).get(FEATURE_GATE_NAME).catch(() => undefined)
+      )?.status?.featureGates.map((e) => e.version) ?? [];
+    const shardLease = async () =>
+      (await new ResourceClient(mkc, LeaseResource, undefined, { namespace: NS, timeoutMs: 2000 }).get(shardName(0)).catch(() => undefined))
+        ?.spec;
     const holder = async () => (await shardLease())?.holderIdentity ?? '';
     let sentWrites = 0;
     let sentAny = 0;

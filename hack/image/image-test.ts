@@ -146,39 +146,65 @@ let failed = false;
 try {
   // The vanilla overlay as a user installs it: its RBAC applied, its Deployment read for how to start the container.
   const kubectl = resolveBinaries().kubectl!;
-  const docs = parseAllDocuments(execFileSync(kubectl, ['kustomize', 'deploy/overlays/vanilla'], { encoding: 'utf8' })).map((d) => d.toJS() as Doc).filter(Boolean);
-  const rbac = docs.filter((d) => ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(d.kind));
-  execFileSync(kubectl, ['--kubeconfig', plane.kubeconfigPath, 'apply', '--server-side', '-f', '-'], { input: rbac.map((d) => JSON.stringify(d)).join('\n'), encoding: 'utf8' });
+  const docs = parseAllDocuments(execFileSync(kubectl, ['kustomize', 'deploy/overlays/vanilla'], { encoding: 'utf8' }))
+    .map((d) => d.toJS() as Doc)
+    .filter(Boolean);
+  const rbac = docs.filter((d) =>
+    ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(d.kind),
+  );
+  execFileSync(kubectl, ['--kubeconfig', plane.kubeconfigPath, 'apply', '--server-side', '-f', '-'], {
+    input: rbac.map((d) => JSON.stringify(d)).join('\n'),
+    encoding: 'utf8',
+  });
   const deployment = docs.find((d) => d.kind === 'Deployment')!;
   const namespace = deployment.metadata.namespace!;
   const pod = deployment.spec!.template.spec;
   const c = pod.containers[0]!;
-  const env = Object.fromEntries(c.env.map((e) => [e.name, e.value ?? (e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? namespace : '')]));
+  const env = Object.fromEntries(
+    c.env.map((e) => [e.name, e.value ?? (e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? namespace : '')]),
+  );
   const version = env.OPERATOR_IMAGE_VERSION!;
   await setFeatureGateSpec(plane.kubeConfig, {});
   await setClusterVersion(plane.kubeConfig, { history: [version] });
 
   // What a kubelet mounts: the payload ConfigMap at its mountPath, and the ServiceAccount's token, CA and namespace.
   const payloadMount = c.volumeMounts.find((m) => m.name === 'payload')!;
-  const cm = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === pod.volumes.find((v) => v.name === 'payload')!.configMap!.name)!;
+  const cm = docs.find(
+    (d) => d.kind === 'ConfigMap' && d.metadata.name === pod.volumes.find((v) => v.name === 'payload')!.configMap!.name,
+  )!;
   const payloadDir = join(work, 'payload');
   mkdirSync(payloadDir);
   for (const [f, text] of Object.entries(cm.data!)) writeFileSync(join(payloadDir, f), text);
-  const tokenFor = async (sa: string) => ((await transport.request({ method: 'POST', path: `/api/v1/namespaces/${namespace}/serviceaccounts/${sa}/token`,
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } } })) as { status: { token: string } }).status.token;
+  const tokenFor = async (sa: string) =>
+    (
+      (await transport.request({
+        method: 'POST',
+        path: `/api/v1/namespaces/${namespace}/serviceaccounts/${sa}/token`,
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+      })) as { status: { token: string } }
+    ).status.token;
   const saDir = join(work, 'serviceaccount');
   mkdirSync(saDir);
   writeFileSync(join(saDir, 'token'), await tokenFor('featuregate-operator'));
-  const kubeconfig = JSON.parse(readFileSync(plane.kubeconfigPath, 'utf8')) as { clusters: { cluster: { 'certificate-authority-data': string } }[] };
+  const kubeconfig = JSON.parse(readFileSync(plane.kubeconfigPath, 'utf8')) as {
+    clusters: { cluster: { 'certificate-authority-data': string } }[];
+  };
   writeFileSync(join(saDir, 'ca.crt'), Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data'], 'base64'));
   writeFileSync(join(saDir, 'namespace'), namespace);
   for (const d of [work, payloadDir, saDir]) chmodSync(d, 0o755);
   for (const f of [join(saDir, 'token'), join(saDir, 'ca.crt'), join(saDir, 'namespace')]) chmodSync(f, 0o644);
   const apiPort = new URL(plane.server).port;
   const containerEnv = { ...env, KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: apiPort };
-  const mounts = [[payloadDir, payloadMount.mountPath], [saDir, SA_DIR]] as const;
+  const mounts = [
+    [payloadDir, payloadMount.mountPath],
+    [saDir, SA_DIR],
+  ] as const;
   const port = (name: string) => c.ports.find((p) => p.name === name)!.containerPort;
-  for (const p of c.ports) if (!(await portFree(p.containerPort))) throw new Error(`port ${p.containerPort} (${p.name}) is in use on this host; the container runs on the host network with the Deployment's ports`);
+  for (const p of c.ports)
+    if (!(await portFree(p.containerPort)))
+      throw new Error(
+        `port ${p.containerPort} (${p.name}) is in use on this host; the container runs on the host network with the Deployment's ports`,
+      );
 
   // The Deployment's securityContext as podman flags.
   const sc = c.securityContext;
@@ -187,18 +213,43 @@ try {
     ...(sc.allowPrivilegeEscalation === false ? ['--security-opt', 'no-new-privileges'] : []),
     ...(sc.capabilities?.drop?.includes('ALL') ? ['--cap-drop', 'ALL'] : []),
   ];
-  const imageUser = JSON.parse(execFileSync('podman', ['image', 'inspect', '--format', '{{json .Config.User}}', amd64], { encoding: 'utf8' })) as string;
-  if (pod.securityContext?.runAsNonRoot && (imageUser === '' || imageUser.startsWith('0:') || imageUser === '0' || imageUser === 'root')) throw new Error(`runAsNonRoot, but the image's user is ${JSON.stringify(imageUser)}`);
+  const imageUser = JSON.parse(
+    execFileSync('podman', ['image', 'inspect', '--format', '{{json .Config.User}}', amd64], { encoding: 'utf8' }),
+  ) as string;
+  if (pod.securityContext?.runAsNonRoot && (imageUser === '' || imageUser.startsWith('0:') || imageUser === '0' || imageUser === 'root'))
+    throw new Error(`runAsNonRoot, but the image's user is ${JSON.stringify(imageUser)}`);
   const name = `fgc-image-test-${process.pid}`;
-  const podmanArgs = ['run', '--rm', '--name', name, '--runtime', 'runc', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024', '--network', 'host',
-    ...security, ...mounts.flatMap(([h, m]) => ['-v', `${h}:${m}:ro`]), ...Object.entries(containerEnv).flatMap(([k, v]) => ['-e', `${k}=${v}`]), image, ...c.args];
+  const podmanArgs = [
+    'run',
+    '--rm',
+    '--name',
+    name,
+    '--runtime',
+    'runc',
+    '--ulimit',
+    'nofile=1024:1024',
+    '--ulimit',
+    'nproc=1024:1024',
+    '--network',
+    'host',
+    ...security,
+    ...mounts.flatMap(([h, m]) => ['-v', `${h}:${m}:ro`]),
+    ...Object.entries(containerEnv).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    image,
+    ...c.args,
+  ];
   const grace = pod.terminationGracePeriodSeconds ?? 30;
   proc = spawn('podman', podmanArgs, { stdio: ['ignore', 'inherit', 'pipe'] });
   let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); process.stderr.write(d); });
+  proc.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    process.stderr.write(d);
+  });
   await sleep(3000);
   let how: string;
-  let stop: () => void = () => { spawnSync('podman', ['kill', '--signal', 'TERM', name], { stdio: 'ignore' }); };
+  let stop: () => void = () => {
+    spawnSync('podman', ['kill', '--signal', 'TERM', name], { stdio: 'ignore' });
+  };
   if (proc.exitCode !== null) {
     log(`podman could not run the container (exit ${proc.exitCode}): ${stderr.trim().split('\n').slice(-2).join(' | ')}`);
     log('fallback: the same entrypoint in the unpacked image (skopeo copy → OCI layout, umoci unpack; unshare + read-only bind + chroot)');
@@ -206,16 +257,27 @@ try {
     const bundle = join(work, 'bundle');
     execFileSync('skopeo', ['copy', '--quiet', `containers-storage:localhost/${amd64}`, `oci:${layout}:image`], { stdio: 'inherit' });
     execFileSync('umoci', ['unpack', '--image', `${layout}:image`, bundle], { stdio: 'inherit' });
-    const config = JSON.parse(readFileSync(join(bundle, 'config.json'), 'utf8')) as { process: { user: { uid: number; gid: number }; env: string[] } };
+    const config = JSON.parse(readFileSync(join(bundle, 'config.json'), 'utf8')) as {
+      process: { user: { uid: number; gid: number }; env: string[] };
+    };
     const rootfs = join(bundle, 'rootfs');
     for (const [, m] of mounts) mkdirSync(join(rootfs, m), { recursive: true });
-    const entrypoint = (JSON.parse(execFileSync('skopeo', ['inspect', '--config', `containers-storage:localhost/${amd64}`], { encoding: 'utf8' })) as { config: { Entrypoint: string[] } }).config.Entrypoint;
+    const entrypoint = (
+      JSON.parse(execFileSync('skopeo', ['inspect', '--config', `containers-storage:localhost/${amd64}`], { encoding: 'utf8' })) as {
+        config: { Entrypoint: string[] };
+      }
+    ).config.Entrypoint;
     const q = (s: string) => `'${s}'`;
-    const script = ['set -e', `mount --bind ${rootfs} ${rootfs} && mount -o remount,bind,ro ${rootfs}`,
+    const script = [
+      'set -e',
+      `mount --bind ${rootfs} ${rootfs} && mount -o remount,bind,ro ${rootfs}`,
       ...mounts.map(([h, m]) => `mount --bind ${h} ${rootfs}${m}`),
       `exec env -i ${[...config.process.env, ...Object.entries(containerEnv).map(([k, v]) => `${k}=${v}`)].map(q).join(' ')} ` +
-      `chroot --userspec=${config.process.user.uid}:${config.process.user.gid} ${rootfs} ${[...entrypoint, ...c.args].map(q).join(' ')}`].join('\n');
-    proc = spawn('unshare', ['--mount', '--pid', '--fork', '--kill-child', 'sh', '-c', script], { stdio: ['ignore', 'inherit', 'inherit'] });
+        `chroot --userspec=${config.process.user.uid}:${config.process.user.gid} ${rootfs} ${[...entrypoint, ...c.args].map(q).join(' ')}`,
+    ].join('\n');
+    proc = spawn('unshare', ['--mount', '--pid', '--fork', '--kill-child', 'sh', '-c', script], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     const p = proc;
     stop = () => {
       const child = readFileSync(`/proc/${p.pid}/task/${p.pid}/children`, 'utf8').trim().split(/\s+/)[0];
@@ -234,34 +296,66 @@ try {
   for (;;) {
     const fg = await fgs.get(FEATURE_GATE_NAME).catch(() => undefined);
     const co = await cos.get('config-operator').catch(() => undefined);
-    const ready = await get(`http://127.0.0.1:${port(c.readinessProbe.httpGet.port)}${c.readinessProbe.httpGet.path}`).catch(() => ({ code: 0 }));
-    if (fg?.status?.featureGates[0]?.version === version && co?.status?.versions?.some((v) => v.name === 'operator' && v.version === version) && ready.code === 200) {
-      log(`FeatureGate status holds ${version}, ClusterOperator/config-operator reports it, ${c.readinessProbe.httpGet.path} 200: ${Date.now() - t0} ms after start`);
+    const ready = await get(`http://127.0.0.1:${port(c.readinessProbe.httpGet.port)}${c.readinessProbe.httpGet.path}`).catch(() => ({
+      code: 0,
+    }));
+    if (
+      fg?.status?.featureGates[0]?.version === version &&
+      co?.status?.versions?.some((v) => v.name === 'operator' && v.version === version) &&
+      ready.code === 200
+    ) {
+      log(
+        `FeatureGate status holds ${version}, ClusterOperator/config-operator reports it, ${c.readinessProbe.httpGet.path} 200: ${Date.now() - t0} ms after start`,
+      );
       break;
     }
-    if (Date.now() - t0 > 60_000) throw new Error(`within 60 s: status ${fg?.status?.featureGates[0]?.version ?? '-'}, ClusterOperator ${co ? 'present' : 'missing'}, readiness ${ready.code}`);
+    if (Date.now() - t0 > 60_000)
+      throw new Error(
+        `within 60 s: status ${fg?.status?.featureGates[0]?.version ?? '-'}, ClusterOperator ${co ? 'present' : 'missing'}, readiness ${ready.code}`,
+      );
     if (proc.exitCode !== null) throw new Error(`the operator exited with ${proc.exitCode}`);
     await sleep(250);
   }
   const live = await get(`http://127.0.0.1:${port(c.livenessProbe.httpGet.port)}${c.livenessProbe.httpGet.path}`);
   if (live.code !== 200) throw new Error(`liveness ${c.livenessProbe.httpGet.path}: HTTP ${live.code}`);
-  // Secure metrics: 401 without a token; 200 with one bound to featuregate-metrics-reader (TokenReview + SubjectAccessReview by the operator).
+  // Secure metrics: 401 without a token; 200 with one bound to featuregate-metrics-reader (TokenReview + SubjectAccessReview by the
+  // operator).
   const metricsURL = `https://127.0.0.1:${port('metrics')}/metrics`;
   const anonymous = await get(metricsURL);
   if (anonymous.code !== 401) throw new Error(`/metrics without a token: HTTP ${anonymous.code}, expected 401`);
-  await transport.request({ method: 'POST', path: `/api/v1/namespaces/${namespace}/serviceaccounts`, body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'image-test-scraper' } } });
-  await transport.request({ method: 'POST', path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding',
-    metadata: { name: 'image-test-scraper' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'featuregate-metrics-reader' },
-    subjects: [{ kind: 'ServiceAccount', name: 'image-test-scraper', namespace }] } });
+  await transport.request({
+    method: 'POST',
+    path: `/api/v1/namespaces/${namespace}/serviceaccounts`,
+    body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'image-test-scraper' } },
+  });
+  await transport.request({
+    method: 'POST',
+    path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+    body: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'image-test-scraper' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'featuregate-metrics-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'image-test-scraper', namespace }],
+    },
+  });
   const scraped = await get(metricsURL, await tokenFor('image-test-scraper'));
-  if (scraped.code !== 200 || !scraped.body.includes('featuregates_')) throw new Error(`/metrics with the metrics-reader token: HTTP ${scraped.code}`);
-  log(`probes ${c.livenessProbe.httpGet.path} and ${c.readinessProbe.httpGet.path} 200; HTTPS /metrics 401 without a token, 200 with featuregate-metrics-reader`);
+  if (scraped.code !== 200 || !scraped.body.includes('featuregates_'))
+    throw new Error(`/metrics with the metrics-reader token: HTTP ${scraped.code}`);
+  log(
+    `probes ${c.livenessProbe.httpGet.path} and ${c.readinessProbe.httpGet.path} 200; HTTPS /metrics 401 without a token, 200 with featuregate-metrics-reader`,
+  );
 
   const stopAt = Date.now();
   stop();
-  const code = await new Promise<number | null>((resolve) => (proc!.exitCode !== null ? resolve(proc!.exitCode) : proc!.once('exit', (x) => resolve(x))));
+  const code = await new Promise<number | null>((resolve) =>
+    proc!.exitCode !== null ? resolve(proc!.exitCode) : proc!.once('exit', (x) => resolve(x)),
+  );
   const stopMs = Date.now() - stopAt;
-  const lease = await transport.request({ method: 'GET', path: `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/config-operator-lock` }) as { spec?: { holderIdentity?: string } };
+  const lease = (await transport.request({
+    method: 'GET',
+    path: `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/config-operator-lock`,
+  })) as { spec?: { holderIdentity?: string } };
   if (code !== 0) throw new Error(`SIGTERM: the operator exited with ${code}, expected 0`);
   if (stopMs > grace * 1000) throw new Error(`SIGTERM: exit took ${stopMs} ms, past the ${grace} s grace period`);
   if (lease.spec?.holderIdentity) throw new Error(`the Lease was not released on SIGTERM (holder ${lease.spec.holderIdentity})`);
@@ -275,12 +369,33 @@ try {
     log('arm64 not started: qemu-user-static is not installed (apt-get install -y qemu-user-static)');
   } else {
     await setFeatureGateStatus(plane.kubeConfig, []);
-    const entry = JSON.parse(execFileSync('podman', ['image', 'inspect', '--format', '{{json .Config.Entrypoint}}', arm64], { encoding: 'utf8' })) as string[];
+    const entry = JSON.parse(
+      execFileSync('podman', ['image', 'inspect', '--format', '{{json .Config.Entrypoint}}', arm64], { encoding: 'utf8' }),
+    ) as string[];
     const nodeFlags = entry.slice(1, -1); // the entrypoint's node flags
     const t = Date.now();
-    const q = spawn(qemu, ['-L', arm64Root!, join(arm64Root!, 'usr/local/bin/node'), ...nodeFlags, join(arm64Root!, 'app/dist/cli/featuregates.js'), 'operator',
-      '--kubeconfig', plane.kubeconfigPath, '--operator-version', version, '--authoritative-feature-gate-dir', join(arm64Root!, 'app/payload'),
-      '--metrics-bind-address', '0', '--health-probe-bind-address', '0'], { stdio: 'ignore', env: { ...process.env, POD_NAMESPACE: namespace } });
+    const q = spawn(
+      qemu,
+      [
+        '-L',
+        arm64Root!,
+        join(arm64Root!, 'usr/local/bin/node'),
+        ...nodeFlags,
+        join(arm64Root!, 'app/dist/cli/featuregates.js'),
+        'operator',
+        '--kubeconfig',
+        plane.kubeconfigPath,
+        '--operator-version',
+        version,
+        '--authoritative-feature-gate-dir',
+        join(arm64Root!, 'app/payload'),
+        '--metrics-bind-address',
+        '0',
+        '--health-probe-bind-address',
+        '0',
+      ],
+      { stdio: 'ignore', env: { ...process.env, POD_NAMESPACE: namespace } },
+    );
     try {
       for (;;) {
         if ((await fgs.get(FEATURE_GATE_NAME)).status?.featureGates[0]?.version === version) break;

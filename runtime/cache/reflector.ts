@@ -17,7 +17,8 @@
 //    pooled sockets' TCP keep-alive, which Node sets to 30 s idle then ten probes a second apart, within 40 s. A
 //    server or middlebox that stops sending is the inactivity timer's: on HTTP/1.1, where no ping asks the other
 //    end, 150 s without a byte (kube-apiserver v1.36.3's watch cache sent a watch its first bookmark ~120 s after
-//    it started, then one a minute), on HTTP/2 the watch's timeout + 15 s. "410 Gone" relists at once; a periodic relist (10 min) is the safety
+//    it started, then one a minute), on HTTP/2 the watch's timeout + 15 s. "410 Gone" relists at once; a periodic relist (10 min) is the
+//    safety
 //    net;
 //  - every list and the start of every watch are bounded by the request timeout;
 //  - every answer is checked against the question (api-types/object-identity.ts): a listed or watched object of
@@ -36,7 +37,7 @@
 // With `watchList` it lists by watching, as client-go's WatchList mode: a watch with sendInitialEvents=true delivers every
 // object, then a bookmark marked k8s.io/initial-events-end, and streams on — one request, authorized as a
 // `watch` (so a cluster-wide watch of one Secret name in every namespace needs `watch` on that name only).
-import { foreignObjectReason, type AskedFor } from '../../api-types/object-identity.js';
+import type { AskedFor } from '../../api-types/object-identity.js';
 import { Backoff } from '../util/backoff.js';
 import { BucketLimiter } from '../util/rate-limiter.js';
 import { realClock, type Clock } from '../util/clock.js';
@@ -45,15 +46,10 @@ import { silentLogger, type Logger } from '../log/logger.js';
 import type { ListerWatcher } from '../rest/resource-client.js';
 import { HEALTHY_WATCH_MS, UNPINGED_SILENCE_MS, WATCH_SECONDS, type ListenerOptions, type ReflectorListener, type ReflectorOptions, type ReflectorPhase } from './reflector-options.js';
 import type { WatchHandle } from '../rest/watch-stream.js';
-import { ForeignObjectError, WatchTooFast, objectKey, readWatchEvent, type WatchEventRules, type WatchStep } from './watch-event.js';
-
-type Named = { metadata: { name?: string; namespace?: string; resourceVersion?: string } };
-
-class WatchInactive extends Error {
-  constructor(ms: number) {
-    super(`watch delivered nothing for ${ms} ms`);
-  }
-}
+import {
+  ForeignObjectError, WatchInactive, WatchTooFast, askedFor, objectKey, readWatchEvent, refuseForeign,
+  type Named, type WatchEventRules, type WatchStep,
+} from './watch-event.js';
 
 export class Reflector<T extends Named> {
   private readonly store = new Map<string, T>();
@@ -76,29 +72,29 @@ export class Reflector<T extends Named> {
   private readonly changes: BucketLimiter | undefined;
   /** What every list and watch asked for: an answer is checked against it. */
   private readonly asked: AskedFor;
+  private readonly askedName: string;
   private resolveSynced!: () => void;
   private syncedFlag = false;
   /** Resolves once the first list has filled the store. */
   readonly synced: Promise<void>;
 
   constructor(private readonly client: ListerWatcher<T>, private readonly options: ReflectorOptions = {}) {
-    this.log = (options.logger ?? silentLogger).with({ reflector: client.resource.plural, ...(options.name ? { name: options.name } : {}) });
+    this.log = (options.logger ?? silentLogger).with({
+      reflector: client.resource.plural,
+      ...(options.name ? { name: options.name } : {}),
+    });
     this.backoff = new Backoff(options.backoffInitialMs ?? 800, options.backoffMaxMs ?? 1_600);
     this.clock = options.clock ?? realClock;
     this.synced = new Promise((resolve) => { this.resolveSynced = resolve; });
     const bound = options.maxEventRate;
     this.changes = bound ? new BucketLimiter(bound.perSecond, bound.burst, this.clock) : undefined;
-    const { kind, namespaced } = client.resource;
-    this.asked = { kind, namespaced, ...(client.namespace ? { namespace: client.namespace } : {}), ...(options.name ? { name: options.name } : {}) };
+    this.asked = askedFor(client.resource, client.namespace, options.name);
+    this.askedName = options.name ? `${client.resource.plural}/${options.name}` : client.resource.plural;
   }
 
   /** Throws ForeignObjectError when `raw` is not an object this reflector asked for. */
   private checkAnswer(raw: unknown, where: string): void {
-    const reason = foreignObjectReason(raw, this.asked);
-    if (reason !== undefined) {
-      const asked = this.options.name ? `${this.client.resource.plural}/${this.options.name}` : this.client.resource.plural;
-      throw new ForeignObjectError(`the ${where} of ${asked} answered an object it did not ask for: ${reason}`);
-    }
+    refuseForeign(raw, this.asked, `the ${where} of ${this.askedName}`);
   }
 
   hasSynced(): boolean {
@@ -201,7 +197,10 @@ export class Reflector<T extends Named> {
     for (const item of items) {
       const name = objectKey(item);
       seen.add(name);
-      names.push([name, this.store.get(name)?.metadata.resourceVersion !== item.metadata.resourceVersion || item.metadata.resourceVersion === undefined]);
+      names.push([
+        name,
+        this.store.get(name)?.metadata.resourceVersion !== item.metadata.resourceVersion || item.metadata.resourceVersion === undefined,
+      ]);
       this.store.set(name, item);
     }
     for (const name of [...this.store.keys()]) {

@@ -3,8 +3,9 @@
 // watch, an object the watch did not ask for ends it (the whole answer is refused), one that changes too fast ends
 // it undecoded, and an object that does not decode is reported while the last good copy stays.
 import { boundedText } from '../../api-types/untrusted-text.js';
+import { foreignObjectReason, type AskedFor } from '../../api-types/object-identity.js';
 
-type Named = { metadata: { name?: string; namespace?: string; resourceVersion?: string } };
+export type Named = { metadata: { name?: string; namespace?: string; resourceVersion?: string } };
 
 /** client-go's MetaNamespaceKeyFunc. */
 export function objectKey(o: Named): string {
@@ -14,6 +15,24 @@ export function objectKey(o: Named): string {
 
 /** A watch ended because its objects changed faster than the reflector's `maxEventRate`. */
 export class WatchTooFast extends Error {}
+
+/** A watch ended because it delivered nothing for longer than the reflector lets it stay silent. */
+export class WatchInactive extends Error {
+  constructor(ms: number) {
+    super(`watch delivered nothing for ${ms} ms`);
+  }
+}
+
+/** What a reflector's lists and watches ask for (its resource, the namespace, one name): every answer is judged against it. */
+export function askedFor(resource: { kind: string; namespaced: boolean }, namespace?: string, name?: string): AskedFor {
+  return { kind: resource.kind, namespaced: resource.namespaced, ...(namespace ? { namespace } : {}), ...(name ? { name } : {}) };
+}
+
+/** Throws ForeignObjectError when `raw` is not an object `asked` names; `answer` says whose answer it was ("the list of leases"). */
+export function refuseForeign(raw: unknown, asked: AskedFor, answer: string): void {
+  const reason = foreignObjectReason(raw, asked);
+  if (reason !== undefined) throw new ForeignObjectError(`${answer} answered an object it did not ask for: ${reason}`);
+}
 
 /** A list or watch answered an object it was not asked for: the whole answer is refused. */
 export class ForeignObjectError extends Error {
@@ -39,7 +58,11 @@ export interface WatchEventRules<T> {
 }
 
 export function readWatchEvent<T>(type: string, raw: unknown, rules: WatchEventRules<T>): WatchStep<T> {
-  const obj = raw as { metadata?: { name?: string; namespace?: string; resourceVersion?: string; annotations?: Record<string, string> }; code?: number; message?: string } | null;
+  const obj = raw as {
+    metadata?: { name?: string; namespace?: string; resourceVersion?: string; annotations?: Record<string, string> };
+    code?: number;
+    message?: string;
+  } | null;
   if (type === 'BOOKMARK') {
     return { kind: 'bookmark', resourceVersion: obj?.metadata?.resourceVersion || undefined,
       initialEventsEnd: obj?.metadata?.annotations?.['k8s.io/initial-events-end'] === 'true' };

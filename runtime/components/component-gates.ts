@@ -7,7 +7,17 @@
 // them (componentAccess). And since when each Kubernetes gate exists, from the generated gate rules.
 import type { RequestOptions } from 'node:https';
 import {
-  ETCD_COMPONENT, ETCD_FEATURE_GAUGE, emulationSample, featureEnabledSample, gateChecks, gateLifecycle, kubernetesGateRules, parseFeatureGatesFlag, type ComponentCheck, type DesiredGate, type GateLifecycle,
+  ETCD_COMPONENT,
+  ETCD_FEATURE_GAUGE,
+  emulationSample,
+  featureEnabledSample,
+  gateChecks,
+  gateLifecycle,
+  kubernetesGateRules,
+  parseFeatureGatesFlag,
+  type ComponentCheck,
+  type DesiredGate,
+  type GateLifecycle,
 } from '../../api-types/index.js';
 import { apiErrorMessage, statusCode } from '../rest/api-errors.js';
 import type { ClusterAccess } from '../rest/kube-config.js';
@@ -43,8 +53,10 @@ export class ComponentReadError extends Error {
  */
 export async function readComponentGates(kc: ClusterAccess, timeoutMs?: number, keep?: ReadonlySet<string>, basePath = ''): Promise<ComponentGates> {
   const t = KubeTransport.for(kc);
-  const get = (path: string, extra: { accept?: string; onLine?: (line: string) => void; linePrefixes?: readonly string[]; maxBodyBytes?: number } = {}) =>
-    t.request({ method: 'GET', path: `${basePath}${path}`, ...(timeoutMs ? { timeoutMs } : {}), ...extra });
+  const get = (
+    path: string,
+    extra: { accept?: string; onLine?: (line: string) => void; linePrefixes?: readonly string[]; maxBodyBytes?: number } = {},
+  ) => t.request({ method: 'GET', path: `${basePath}${path}`, ...(timeoutMs ? { timeoutMs } : {}), ...extra });
   const running = new Map<string, boolean>();
   let gauged: { major: number; minor: number } | undefined;
   try {
@@ -94,17 +106,29 @@ export function componentAccess(kc: ClusterAccess, url: string, ca?: Buffer): Cl
  * verdict per gate, or the reason it could not be read (`featuregates verify`, `featuregates status` and
  * RunningGatesController all judge with this).
  */
-export async function checkComponent(access: ClusterAccess, name: string, desired: readonly DesiredGate[],
-  o: { lifecycle: () => GateLifecycle; overrides?: ReadonlyMap<string, boolean>; timeoutMs?: number; basePath?: string }): Promise<ComponentCheck> {
+export async function checkComponent(
+  access: ClusterAccess,
+  name: string,
+  desired: readonly DesiredGate[],
+  o: { lifecycle: () => GateLifecycle; overrides?: ReadonlyMap<string, boolean>; timeoutMs?: number; basePath?: string },
+): Promise<ComponentCheck> {
   const url = `${access.getCurrentCluster()?.server ?? ''}${o.basePath ?? ''}`;
   try {
     // Only the desired gates are judged, so only they are kept from the gauge.
     const read = await readComponentGates(access, o.timeoutMs, new Set(desired.map((g) => g.name)), o.basePath);
     return {
-      name, url, ...(read.emulated ? { emulatedVersion: `${read.emulated.major}.${read.emulated.minor}` } : {}),
+      name,
+      url,
+      ...(read.emulated ? { emulatedVersion: `${read.emulated.major}.${read.emulated.minor}` } : {}),
       // The lifecycle is asked for only once there is something to judge with it (its file costs ~100 ms of CPU to parse).
-      gates: gateChecks({ desired, running: read.running, lifecycle: o.lifecycle(), ...(o.overrides ? { overrides: o.overrides } : {}),
-        ...(read.requested ? { requested: read.requested } : {}), ...(read.emulated ? { emulated: read.emulated } : {}) }),
+      gates: gateChecks({
+        desired,
+        running: read.running,
+        lifecycle: o.lifecycle(),
+        ...(o.overrides ? { overrides: o.overrides } : {}),
+        ...(read.requested ? { requested: read.requested } : {}),
+        ...(read.emulated ? { emulated: read.emulated } : {}),
+      }),
     };
   } catch (e) {
     if (!(e instanceof ComponentReadError)) throw e;
@@ -135,27 +159,46 @@ export function etcdAccess(url: string, tls: EtcdClientTLS): ClusterAccess {
  * etcd's own gates, as its `/metrics` reports them (`etcd_server_feature_enabled{name,stage}`, etcd 3.6 on): all of
  * them as information, and a verdict for each gate `expected` declares (what etcd's `--feature-gates` was set to).
  */
-export async function checkEtcd(access: ClusterAccess, expected: ReadonlyMap<string, boolean>, timeoutMs?: number): Promise<ComponentCheck> {
+export async function checkEtcd(
+  access: ClusterAccess,
+  expected: ReadonlyMap<string, boolean>,
+  timeoutMs?: number,
+): Promise<ComponentCheck> {
   const url = access.getCurrentCluster()?.server ?? '';
   const reported = new Map<string, { name: string; stage: string; enabled: boolean }>();
   try {
-    await KubeTransport.for(access).request({ method: 'GET', path: '/metrics', accept: 'text/plain', maxBodyBytes: MAX_METRICS_BYTES,
-      linePrefixes: [`${ETCD_FEATURE_GAUGE}{`], ...(timeoutMs ? { timeoutMs } : {}),
+    await KubeTransport.for(access).request({
+      method: 'GET',
+      path: '/metrics',
+      accept: 'text/plain',
+      maxBodyBytes: MAX_METRICS_BYTES,
+      linePrefixes: [`${ETCD_FEATURE_GAUGE}{`],
+      ...(timeoutMs ? { timeoutMs } : {}),
       onLine: (line) => {
         const g = featureEnabledSample(line, ETCD_FEATURE_GAUGE);
         // A broken endpoint may repeat a name (the first series counts) or name endless gates (kept to a bound).
         if (g && !reported.has(g.name) && reported.size < MAX_ETCD_GATES) reported.set(g.name, g);
-      } });
+      },
+    });
   } catch (e) {
     return { name: ETCD_COMPONENT, url, error: readFailure(e, 'GET /metrics'), gates: [] };
   }
   if (reported.size === 0) {
-    return { name: ETCD_COMPONENT, url, error: `unreachable: GET /metrics: no ${ETCD_FEATURE_GAUGE} series (etcd before 3.6 does not report its gates)`, gates: [] };
+    return {
+      name: ETCD_COMPONENT,
+      url,
+      error: `unreachable: GET /metrics: no ${ETCD_FEATURE_GAUGE} series (etcd before 3.6 does not report its gates)`,
+      gates: [],
+    };
   }
   const running = new Map([...reported.values()].map((g) => [g.name, g.enabled]));
   const desired = [...expected].map(([name, enabled]) => ({ name, enabled }));
-  return { name: ETCD_COMPONENT, url, gates: gateChecks({ desired, running, lifecycle: new Map() }),
-    reported: [...reported.values()].sort((a, b) => a.name.localeCompare(b.name)) };
+  return {
+    name: ETCD_COMPONENT,
+    url,
+    gates: gateChecks({ desired, running, lifecycle: new Map() }),
+    reported: [...reported.values()].sort((a, b) => a.name.localeCompare(b.name)),
+  };
 }
 
 /** etcd 3.6 has 9 gates; a /metrics naming more than this is not read further. */

@@ -4,8 +4,20 @@
 // a node that does not answer reported as such. And each node's configuration (/configz), grouped, for the question
 // whether its kubelet would start with other gates. RBAC: list nodes, get nodes/proxy.
 import {
-  GateRulesError, configurationOfRunningKubelet, decodeKubeletConfiguration, fieldsTheRulesRead, kubeletConfigRules, groupKubelets, groupNodeConfigurations, type DesiredGate, type GateLifecycle, type KubeletCheck,
-  type KubeletConfiguration, type KubeletsReport, type NodeConfigurationGroup, type NodeSummary,
+  GateRulesError,
+  configurationOfRunningKubelet,
+  decodeKubeletConfiguration,
+  fieldsTheRulesRead,
+  kubeletConfigRules,
+  groupKubelets,
+  groupNodeConfigurations,
+  type DesiredGate,
+  type GateLifecycle,
+  type KubeletCheck,
+  type KubeletConfiguration,
+  type KubeletsReport,
+  type NodeConfigurationGroup,
+  type NodeSummary,
 } from '../../api-types/index.js';
 import { KubeTransport } from '../rest/kube-transport.js';
 import { checkComponent, readFailure } from './component-gates.js';
@@ -24,7 +36,8 @@ async function eachAtMost<T>(items: readonly T[], read: (item: T) => Promise<voi
   }));
 }
 
-const nodeClient = (kc: ClusterAccess, timeoutMs?: number) => new ResourceClient(kc, NodeResource, undefined, timeoutMs ? { timeoutMs } : {});
+const nodeClient = (kc: ClusterAccess, timeoutMs?: number) =>
+  new ResourceClient(kc, NodeResource, undefined, timeoutMs ? { timeoutMs } : {});
 
 export interface KubeletReadOptions {
   lifecycle: () => GateLifecycle;
@@ -33,13 +46,21 @@ export interface KubeletReadOptions {
 }
 
 /** The kubelets of `nodes` (listed already) checked against `desired`, grouped. */
-export async function checkKubeletsOf(kc: ClusterAccess, nodes: readonly NodeSummary[], desired: readonly DesiredGate[], o: KubeletReadOptions): Promise<KubeletsReport> {
+export async function checkKubeletsOf(
+  kc: ClusterAccess,
+  nodes: readonly NodeSummary[],
+  desired: readonly DesiredGate[],
+  o: KubeletReadOptions,
+): Promise<KubeletsReport> {
   const ready = nodes.filter((n) => n.ready);
   const notReady = nodes.filter((n) => !n.ready).map((n) => n.name);
   const checks: KubeletCheck[] = [];
   await eachAtMost(ready, async ({ name: node }) => {
-    const check = await checkComponent(kc, 'kubelet', desired, { lifecycle: o.lifecycle, ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
-      basePath: `/api/v1/nodes/${encodeURIComponent(node)}/proxy` });
+    const check = await checkComponent(kc, 'kubelet', desired, {
+      lifecycle: o.lifecycle,
+      ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
+      basePath: `/api/v1/nodes/${encodeURIComponent(node)}/proxy`,
+    });
     checks.push({ node, check });
   });
   return { nodes: nodes.length, groups: groupKubelets(checks, notReady) };
@@ -70,7 +91,11 @@ export interface NodeConfigurations {
  * Every Ready node's kubelet configuration as a restart would start from it (configurationOfRunningKubelet, at the
  * kubelet's own minor, `kubernetesVersion` when the node does not say), grouped by configuration.
  */
-export async function readNodeConfigurations(kc: ClusterAccess, kubernetesVersion: string, o: { timeoutMs?: number } = {}): Promise<NodeConfigurations> {
+export async function readNodeConfigurations(
+  kc: ClusterAccess,
+  kubernetesVersion: string,
+  o: { timeoutMs?: number } = {},
+): Promise<NodeConfigurations> {
   const nodes = (await nodeClient(kc, o.timeoutMs).list()).items;
   const ready = nodes.filter((n) => n.ready);
   const read: { node: string; configuration: KubeletConfiguration }[] = [];
@@ -78,15 +103,29 @@ export async function readNodeConfigurations(kc: ClusterAccess, kubernetesVersio
   const t = KubeTransport.for(kc);
   await eachAtMost(ready, async (n) => {
     try {
-      const body = await t.request({ method: 'GET', path: `/api/v1/nodes/${encodeURIComponent(n.name)}/proxy/configz`, maxBodyBytes: MAX_CONFIGZ_BYTES,
-        ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}) });
+      const body = await t.request({
+        method: 'GET',
+        path: `/api/v1/nodes/${encodeURIComponent(n.name)}/proxy/configz`,
+        maxBodyBytes: MAX_CONFIGZ_BYTES,
+        ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
+      });
       const minor = /^v?(\d+\.\d+)/.exec(n.kubeletVersion ?? '')?.[1] ?? kubernetesVersion;
       read.push({ node: n.name, configuration: configurationOfRunningKubelet(decodeKubeletConfiguration(body), minor) });
     } catch (e) {
-      unread.push({ node: n.name, error: e instanceof GateRulesError ? `not judged: ${e.message}` : readFailure(e, 'GET /configz', 'unreadable') });
+      unread.push({
+        node: n.name,
+        error: e instanceof GateRulesError ? `not judged: ${e.message}` : readFailure(e, 'GET /configz', 'unreadable'),
+      });
     }
   });
-  return { groups: groupNodeConfigurations(read, fieldsTheRulesRead(kubeletConfigRules(kubernetesVersion))), unread: unread.sort((a, b) => (a.node < b.node ? -1 : 1)), notReady: nodes.filter((n) => !n.ready).map((n) => n.name).sort() };
+  return {
+    groups: groupNodeConfigurations(read, fieldsTheRulesRead(kubeletConfigRules(kubernetesVersion))),
+    unread: unread.sort((a, b) => (a.node < b.node ? -1 : 1)),
+    notReady: nodes
+      .filter((n) => !n.ready)
+      .map((n) => n.name)
+      .sort(),
+  };
 }
 
 /**
@@ -94,7 +133,12 @@ export async function readNodeConfigurations(kc: ClusterAccess, kubernetesVersio
  * check reads the fleet a page per period, so a 5,000-node cluster costs the same per minute as a 50-node one. An
  * expired token (410, the list's snapshot compacted away) starts the sweep again.
  */
-export async function nodePage(kc: ClusterAccess, limit: number, from: string | undefined, timeoutMs?: number): Promise<{ nodes: NodeSummary[]; next?: string }> {
+export async function nodePage(
+  kc: ClusterAccess,
+  limit: number,
+  from: string | undefined,
+  timeoutMs?: number,
+): Promise<{ nodes: NodeSummary[]; next?: string }> {
   const { items, next } = await nodeClient(kc, timeoutMs).listPage(limit, from);
   return { nodes: items, ...(next ? { next } : {}) };
 }

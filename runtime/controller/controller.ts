@@ -26,119 +26,11 @@
 //    never answers holds no worker past it).
 // Metrics: controller_runtime_reconcile_total{result}, _errors_total, _time_seconds, _active_workers,
 // _max_concurrent_reconciles, featuregates_controller_slow_reconciles, plus the queue's workqueue_*.
-import type { Registry } from 'prom-client';
 import { NotLeaderError, apiErrorMessage, errorCause, isConflictCause } from '../rest/api-errors.js';
-import type { Clock } from '../util/clock.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import { counter, gauge, histogram } from '../metrics/metrics.js';
-import type { RateLimiter } from '../util/rate-limiter.js';
 import { DURATION_BUCKETS, WorkQueue, type Request } from './work-queue.js';
-
-export interface ReconcileResult {
-  /** Process the key again after this delay (a periodic resync, say). 0 or absent: no timed requeue. */
-  requeueAfterMs?: number;
-  /** Process the key again after the rate limiter's delay. */
-  requeue?: boolean;
-}
-
-/** `signal` is aborted when the controller stops: pass it to requests that should not outlive it. */
-export type Reconciler = (key: string, signal: AbortSignal) => Promise<ReconcileResult | void>;
-
-/** Something that reports the names of objects that changed (a Reflector, a condition set). */
-export interface WatchSource {
-  addListener(fn: (name: string) => void): () => void;
-}
-
-export interface ControllerWatch {
-  source: WatchSource;
-  /** The keys a change of `name` enqueues (default: the name itself). */
-  keys?: (name: string) => string[];
-}
-
-/** What one cluster engages on a controller: its reconcile and the sources that wake it (multicluster-runtime engages a cluster's sources on the one controller of a kind). */
-export interface ClusterWork {
-  reconcile: Reconciler;
-  watches: ControllerWatch[];
-  /** Keys to enqueue when the cluster is engaged. */
-  initialKeys?: string[];
-  /**
-   * Look at a key again this long after a reconcile of it that asked for nothing itself (library-go's
-   * ResyncEvery): a net under the watches, declared once instead of returned from every branch.
-   */
-  resyncEveryMs?: number;
-  /**
-   * Told how each reconcile ended, as the controller's Degraded condition wants it (library-go's
-   * WithSyncDegradedOnError): the error's message, or undefined after a success or a conflict (someone wrote
-   * first; the retry will tell). Not told for a reconcile that stop() ended or the leader fence refused, nor for
-   * a TerminalError that is `pending` (nothing has failed, nothing has succeeded).
-   */
-  degradedOnError?: (message: string | undefined) => void;
-  /**
-   * Told after every reconcile how it ended (`error` undefined: it succeeded); not for a reconcile ended by
-   * stop() or disengage(), or refused by the leader fence. Hosted sessions build their status line and Events from it.
-   */
-  onReconciled?: (key: string, error: unknown) => void;
-  /** The cluster's logger (default the controller's). */
-  logger?: Logger;
-  /**
-   * Resolves when the caches its reconcile reads have listed (controller-runtime's WaitForSync): until then nothing of
-   * the cluster is queued — its sources are listened to and its initial keys queued from then on.
-   */
-  synced?: Promise<unknown>;
-}
-
-export interface ControllerSpec extends ClusterWork {
-  name: string;
-  /** Reconciles in flight at once, over every cluster (not counting those slowAfterMs has let go). */
-  concurrency?: number;
-  /**
-   * A reconcile still running after this long gives its worker back and goes on beside the workers (counted in
-   * featuregates_controller_slow_reconciles): clusters whose requests never answer cannot hold every worker while
-   * others wait. What is in flight stays bounded by the keys engaged: a key in flight is never handed out again.
-   * Default: a reconcile holds its worker to the end (controller-runtime's).
-   */
-  slowAfterMs?: number;
-}
-
-/**
- * The spec of a controller of one object (library-go's factory for a singleton: every watched change, and the
- * start, enqueue its one key).
- */
-export function singleKeyController(spec: Omit<ControllerSpec, 'watches' | 'initialKeys'> & { key: string; sources: WatchSource[] }): ControllerSpec {
-  const { key, sources, ...rest } = spec;
-  const toKey = () => [key];
-  return { ...rest, watches: sources.map((source) => ({ source, keys: toKey })), initialKeys: [key] };
-}
-
-export interface ControllerOptions {
-  metrics?: Registry;
-  logger?: Logger;
-  clock?: Clock;
-  rateLimiter?: RateLimiter;
-  /** A token bucket per cluster for the keys its watch events add (work-queue.ts): how often one cluster's changes may wake the controller. */
-  eventsPerCluster?: { perSecond: number; burst: number };
-}
-
-export interface TerminalErrorOptions {
-  /** A short CamelCase cause (hosted mode's failure reasons). */
-  reason?: string;
-  /** Nothing has failed: a first read is not answered yet (reported, never as a Warning). */
-  pending?: boolean;
-  /** Look again after this long even when no watch says anything changed (a net under the watches). */
-  recheckAfterMs?: number;
-}
-
-/**
- * An error that retrying cannot mend (controller-runtime's TerminalError): bad or missing input, a peer that
- * does not answer and says so through a watch, a first read not answered yet. The key is not requeued with
- * backoff; what it waits on wakes it.
- */
-export class TerminalError extends Error {
-  override name = 'TerminalError';
-  constructor(message: string, readonly options: TerminalErrorOptions = {}) {
-    super(message);
-  }
-}
+import { TerminalError, type ClusterWork, type ControllerOptions, type ControllerSpec } from './controller-spec.js';
 
 export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
 const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'error', 'requeue', 'requeue_after'];
@@ -177,7 +69,10 @@ export class Controller {
   private readonly holding = new Set<{ since: number; letGo: () => void }>();
   private holdingWatched = false;
 
-  constructor(readonly spec: ControllerSpec | { name: string; concurrency?: number; slowAfterMs?: number }, options: ControllerOptions = {}) {
+  constructor(
+    readonly spec: ControllerSpec | { name: string; concurrency?: number; slowAfterMs?: number },
+    options: ControllerOptions = {},
+  ) {
     this.queue = new WorkQueue(spec.name, {
       ...(options.metrics ? { metrics: options.metrics } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
@@ -187,16 +82,39 @@ export class Controller {
     this.log = (options.logger ?? silentLogger).with({ controller: spec.name });
     const r = options.metrics;
     const name = spec.name;
-    const reconciles = r && counter(r, 'controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']);
-    this.m = r && reconciles ? {
-      reconciles: Object.fromEntries(OUTCOMES.map((result) => [result, reconciles.labels({ controller: name, result })])) as Record<ReconcileOutcome, { inc(by?: number): void }>,
-      errors: counter(r, 'controller_runtime_reconcile_errors_total', 'Total number of reconciliation errors per controller', ['controller']).labels({ controller: name }),
-      time: histogram(r, 'controller_runtime_reconcile_time_seconds', 'Length of time per reconciliation per controller', ['controller'], DURATION_BUCKETS).labels({ controller: name }),
-      workers: gauge(r, 'controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', ['controller']).labels({ controller: name }),
-      active: gauge(r, 'controller_runtime_active_workers', 'Number of currently used workers per controller', ['controller']).labels({ controller: name }),
-      slow: gauge(r, 'featuregates_controller_slow_reconciles', 'Reconciles running past the controller\'s slow threshold, no longer holding a worker',
-        ['controller']).labels({ controller: name }),
-    } : undefined;
+    const reconciles =
+      r && counter(r, 'controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']);
+    this.m =
+      r && reconciles
+        ? {
+            reconciles: Object.fromEntries(OUTCOMES.map((result) => [result, reconciles.labels({ controller: name, result })])) as Record<
+              ReconcileOutcome,
+              { inc(by?: number): void }
+            >,
+            errors: counter(r, 'controller_runtime_reconcile_errors_total', 'Total number of reconciliation errors per controller', [
+              'controller',
+            ]).labels({ controller: name }),
+            time: histogram(
+              r,
+              'controller_runtime_reconcile_time_seconds',
+              'Length of time per reconciliation per controller',
+              ['controller'],
+              DURATION_BUCKETS,
+            ).labels({ controller: name }),
+            workers: gauge(r, 'controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', [
+              'controller',
+            ]).labels({ controller: name }),
+            active: gauge(r, 'controller_runtime_active_workers', 'Number of currently used workers per controller', ['controller']).labels(
+              { controller: name },
+            ),
+            slow: gauge(
+              r,
+              'featuregates_controller_slow_reconciles',
+              "Reconciles running past the controller's slow threshold, no longer holding a worker",
+              ['controller'],
+            ).labels({ controller: name }),
+          }
+        : undefined;
     if (this.m) {
       for (const result of OUTCOMES) this.m.reconciles[result].inc(0);
       this.m.errors.inc(0);
@@ -227,7 +145,11 @@ export class Controller {
       if (this.engaged.get(cluster) !== e) return; // disengaged before its caches listed
       e.synced = true;
       for (const w of work.watches) {
-        e.unsubscribe.push(w.source.addListener((n) => { for (const k of w.keys ? w.keys(n) : [n]) this.queue.addFromEvent(k, cluster); }));
+        e.unsubscribe.push(
+          w.source.addListener((n) => {
+            for (const k of w.keys ? w.keys(n) : [n]) this.queue.addFromEvent(k, cluster);
+          }),
+        );
       }
       for (const k of work.initialKeys ?? []) this.queue.add(k, cluster);
     };
@@ -257,7 +179,10 @@ export class Controller {
     if (this.engaged.get(cluster)?.synced) this.queue.add(key, cluster);
   }
 
-  /** The cluster's initial keys are looked at again now, except those backing off (a peer flapping between failing and answering cannot reset a backoff). */
+  /**
+   * The cluster's initial keys are looked at again now, except those backing off (a peer flapping between failing and answering cannot
+   * reset a backoff).
+   */
   lookAgain(cluster = ''): void {
     const e = this.engaged.get(cluster);
     if (!e?.synced) return;
@@ -311,7 +236,9 @@ export class Controller {
   /** Resolves when the reconcile has finished, or when it has run `ms` (it goes on without its worker). */
   private async untilFinishedOrSlow(finished: Promise<void>, ms: number): Promise<void> {
     let letGo!: () => void;
-    const slow = new Promise<true>((resolve) => { letGo = () => resolve(true); });
+    const slow = new Promise<true>((resolve) => {
+      letGo = () => resolve(true);
+    });
     const held = { since: this.queue.clock.now(), letGo };
     this.holding.add(held);
     this.watchHolding(ms);
@@ -382,7 +309,8 @@ export class Controller {
         // between terminal and failing cannot reset its backoff).
         const { reason, pending, recheckAfterMs } = terminal.options;
         if (recheckAfterMs !== undefined && recheckAfterMs > 0) q.addAfter(key, recheckAfterMs, cluster);
-        if (e.terminal.get(key) !== terminal.message) log.info('waiting', { key, ...(reason ? { reason } : {}), message: terminal.message });
+        if (e.terminal.get(key) !== terminal.message)
+          log.info('waiting', { key, ...(reason ? { reason } : {}), message: terminal.message });
         e.terminal.set(key, terminal.message);
         if (!pending) this.m?.errors.inc();
         outcome = pending ? 'requeue_after' : 'error';
@@ -404,7 +332,7 @@ export class Controller {
     if (told && this.engaged.get(cluster) === e) {
       work.onReconciled?.(key, failure);
       if (!errorCause(failure, TerminalError)?.options.pending) {
-        work.degradedOnError?.(failure === undefined || conflict ? undefined : (failure as Error)?.message ?? String(failure));
+        work.degradedOnError?.(failure === undefined || conflict ? undefined : ((failure as Error)?.message ?? String(failure)));
       }
     }
   }

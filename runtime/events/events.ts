@@ -71,7 +71,10 @@ export const MAX_EVENT_MESSAGE_CHARS = 1024;
 export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOptions): ClosableEventRecorder {
   // The fence goes with the client: judged right before the PATCH, the POST after it and every resend leave, so
   // a recorder whose process lost its Lease sends nothing more.
-  const events = new ResourceClient(kc, EventResource, options.metrics, { namespace: options.namespace, ...(options.fence ? { fence: options.fence } : {}) });
+  const events = new ResourceClient(kc, EventResource, options.metrics, {
+    namespace: options.namespace,
+    ...(options.fence ? { fence: options.fence } : {}),
+  });
   const log = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
   const correlator = new EventCorrelator(options.correlator);
@@ -99,7 +102,10 @@ export function createEventRecorder(kc: ClusterAccess, options: EventRecorderOpt
   };
 
   const send = (object: InvolvedObject, type: string, reason: string, message: string, at: Date) =>
-    sendEvent({ events, correlator, self, log, namespace: options.namespace, component: options.component }, { object, type, reason, message, at });
+    sendEvent(
+      { events, correlator, self, log, namespace: options.namespace, component: options.component },
+      { object, type, reason, message, at },
+    );
 
   return {
     event(object, type, reason, message) {

@@ -33,9 +33,17 @@ export interface LeaderElectionTiming {
 /** client-go / controller-runtime defaults. */
 export const DEFAULT_LEADER_ELECTION: LeaderElectionTiming = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
 /** OpenShift's (library-go LeaderElectionDefaulting): rides out ~78 s of kube-apiserver downtime. */
-export const OPENSHIFT_LEADER_ELECTION: LeaderElectionTiming = { leaseDurationMs: 137_000, renewDeadlineMs: 107_000, retryPeriodMs: 26_000 };
+export const OPENSHIFT_LEADER_ELECTION: LeaderElectionTiming = {
+  leaseDurationMs: 137_000,
+  renewDeadlineMs: 107_000,
+  retryPeriodMs: 26_000,
+};
 /** OpenShift's single-node timing (LeaderElectionSNOConfig): ~180 s of downtime. */
-export const OPENSHIFT_SNO_LEADER_ELECTION: LeaderElectionTiming = { leaseDurationMs: 270_000, renewDeadlineMs: 240_000, retryPeriodMs: 60_000 };
+export const OPENSHIFT_SNO_LEADER_ELECTION: LeaderElectionTiming = {
+  leaseDurationMs: 270_000,
+  renewDeadlineMs: 240_000,
+  retryPeriodMs: 60_000,
+};
 
 /** Throws when the timing cannot guarantee a single writer (as client-go's NewLeaderElector refuses it). */
 export function validateLeaderElectionTiming(t: LeaderElectionTiming): void {
@@ -135,7 +143,11 @@ export class LeaderElector {
     this.status?.set(0);
     const seen = options.observedSince;
     if (seen) {
-      this.observed = { key: this.recordKey(seen.lease), at: seen.at, durationMs: (seen.lease.spec?.leaseDurationSeconds ?? this.t.leaseDurationMs / 1000) * 1000 };
+      this.observed = {
+        key: this.recordKey(seen.lease),
+        at: seen.at,
+        durationMs: (seen.lease.spec?.leaseDurationSeconds ?? this.t.leaseDurationMs / 1000) * 1000,
+      };
     }
   }
 

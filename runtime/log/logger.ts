@@ -92,7 +92,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const log = (l: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[l] < ORDER[level]) return;
     // The message is untrusted text too: code may interpolate what a server said into it.
-    const entry: Record<string, unknown> = { time: new Date().toISOString(), level: l, msg: boundedText(msg, MAX_LOG_MESSAGE_CHARS), ...base };
+    const entry: Record<string, unknown> = {
+      time: new Date().toISOString(),
+      level: l,
+      msg: boundedText(msg, MAX_LOG_MESSAGE_CHARS),
+      ...base,
+    };
     for (const [k, v] of Object.entries(serializableFields(fields ?? {}))) entry[k] = v;
     write(format === 'text' ? formatTextLine(entry, color) : `${JSON.stringify(entry)}\n`);
   };

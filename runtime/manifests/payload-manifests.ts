@@ -4,8 +4,16 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseYamlDocuments } from '../util/yaml.js';
 import {
-  buildRegistry, compareNames, emptyFeatureGate, renderFeatureGate, type ClusterProfile, type FeatureGate, type FeatureGateDetails, type FeatureSetRegistry,
-  type PayloadManifest, type RegistryOptions,
+  buildRegistry,
+  compareNames,
+  emptyFeatureGate,
+  renderFeatureGate,
+  type ClusterProfile,
+  type FeatureGate,
+  type FeatureGateDetails,
+  type FeatureSetRegistry,
+  type PayloadManifest,
+  type RegistryOptions,
 } from '../../api-types/index.js';
 
 export function readPayloadManifests(dir: string): PayloadManifest[] {
@@ -30,7 +38,11 @@ export function readPayloadManifests(dir: string): PayloadManifest[] {
 }
 
 /** The registry of the manifests in `dir` (already read ones may be passed, to read the folder once). */
-export function loadRegistry(dir: string, options: RegistryOptions, manifests: PayloadManifest[] = readPayloadManifests(dir)): FeatureSetRegistry {
+export function loadRegistry(
+  dir: string,
+  options: RegistryOptions,
+  manifests: PayloadManifest[] = readPayloadManifests(dir),
+): FeatureSetRegistry {
   if (manifests.length === 0) throw new Error(`no payload FeatureGate manifests (*.yaml, *.yml, *.json) in ${dir}`);
   return buildRegistry(manifests, options);
 }
@@ -40,9 +52,15 @@ export function loadRegistry(dir: string, options: RegistryOptions, manifests: P
  * empty spec), as `featuregates render` renders it — the gates a cluster of that version asks for before any
  * operator has written a status (bootstrap, standalone).
  */
-export function renderedStatusEntry(dir: string, version: string, o: { featureGate?: FeatureGate; clusterProfile?: ClusterProfile } = {}): FeatureGateDetails {
+export function renderedStatusEntry(
+  dir: string,
+  version: string,
+  o: { featureGate?: FeatureGate; clusterProfile?: ClusterProfile } = {},
+): FeatureGateDetails {
   const registry = loadRegistry(dir, { operatorVersion: version, ...(o.clusterProfile ? { clusterProfile: o.clusterProfile } : {}) });
-  const entry = renderFeatureGate(o.featureGate ?? emptyFeatureGate(), registry, version).status?.featureGates.find((e) => e.version === version);
+  const entry = renderFeatureGate(o.featureGate ?? emptyFeatureGate(), registry, version).status?.featureGates.find(
+    (e) => e.version === version,
+  );
   if (!entry) throw new Error(`rendering ${dir} for ${version} gave no status entry for ${version}`);
   return entry;
 }

@@ -13,7 +13,13 @@ import { collectedGauge } from './metrics.js';
 interface LabelledGates { labels: Record<string, string>; enabled: readonly string[]; disabled: readonly string[] }
 
 /** A gauge of gate states, registered once per registry and filled from `lists()` at each scrape. */
-function registerGateGauge(registry: Registry, name: string, help: string, labelNames: readonly string[], lists: () => LabelledGates[]): void {
+function registerGateGauge(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly string[],
+  lists: () => LabelledGates[],
+): void {
   collectedGauge(registry, name, help, labelNames, function* () {
     for (const l of lists()) {
       // Disabled first: a name in both lists reads enabled, as everywhere else. `name` first: the label order on the wire.

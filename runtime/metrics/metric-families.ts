@@ -9,7 +9,12 @@ import type { Registry } from 'prom-client';
 
 type Labels<L extends string> = Partial<Record<L, string | number>>;
 
-interface Exported { labels: Record<string, string | number>; value: number; metricName?: string; sharedLabels?: Record<string, string | number> }
+interface Exported {
+  labels: Record<string, string | number>;
+  value: number;
+  metricName?: string;
+  sharedLabels?: Record<string, string | number>;
+}
 
 /** One label set's series; `live` while the family exports it (a remove or reset ends it). */
 interface Entry<S> { readonly key: string; readonly labels: Record<string, string | number>; series: S; live: boolean }
@@ -174,7 +179,12 @@ export class HistogramFamily<L extends string = string> extends Family<L, Bucket
   protected export(labels: Record<string, string | number>, s: Buckets): Exported[] {
     const bucket = `${this.name}_bucket`;
     let acc = 0;
-    const out: Exported[] = this.bounds.map((le, i) => ({ labels: { le }, value: (acc += s.counts[i]!), metricName: bucket, sharedLabels: labels }));
+    const out: Exported[] = this.bounds.map((le, i) => ({
+      labels: { le },
+      value: (acc += s.counts[i]!),
+      metricName: bucket,
+      sharedLabels: labels,
+    }));
     out.push({ labels: { le: '+Inf' }, value: s.count, metricName: bucket, sharedLabels: labels },
       { labels: {}, value: s.sum, metricName: `${this.name}_sum`, sharedLabels: labels },
       { labels: {}, value: s.count, metricName: `${this.name}_count`, sharedLabels: labels });

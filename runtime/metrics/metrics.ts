@@ -48,14 +48,19 @@ export function requestCounter(registry: Registry) {
 }
 
 /** Runs one API call and counts it (code "<error>" when no HTTP status came back). */
-export async function countedRequest<T>(registry: Registry | undefined, method: string, resource: string, call: () => Promise<T>): Promise<T> {
+export async function countedRequest<T>(
+  registry: Registry | undefined,
+  method: string,
+  resource: string,
+  call: () => Promise<T>,
+): Promise<T> {
   try {
     const out = await call();
     if (registry) requestCounter(registry).inc({ method, resource, code: '200' });
     return out;
   } catch (e) {
     if (registry) {
-      const code = (e as { code?: unknown; statusCode?: unknown });
+      const code = e as { code?: unknown; statusCode?: unknown };
       const c = typeof code.code === 'number' ? code.code : typeof code.statusCode === 'number' ? code.statusCode : '<error>';
       requestCounter(registry).inc({ method, resource, code: String(c) });
     }

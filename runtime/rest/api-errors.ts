@@ -82,7 +82,8 @@ export function apiErrorMessage(e: unknown): string {
 
 /** `e` or the first error of its `cause` chain (at most 8 deep) that `test` accepts (reconcilers wrap what a client threw). */
 export function causeWhere(e: unknown, test: (c: unknown) => boolean): unknown {
-  for (let c: unknown = e, depth = 0; c !== undefined && c !== null && depth < 8; c = c instanceof Error ? c.cause : undefined, depth++) if (test(c)) return c;
+  for (let c: unknown = e, depth = 0; c !== undefined && c !== null && depth < 8; c = c instanceof Error ? c.cause : undefined, depth++)
+    if (test(c)) return c;
   return undefined;
 }
 

@@ -16,22 +16,31 @@ export function apiServerVersion(kc: ClusterAccess, signal?: AbortSignal): () =>
 
 /**
  * `read`, called at most once per `periodMs` (`now`: the clock); between reads, and when a read answers undefined, the
- * last value answered — an unanswered read is tried again after `retryMs` (at most `periodMs`). One of these is shared by every controller that needs the cluster's version, so the API server
+ * last value answered — an unanswered read is tried again after `retryMs` (at most `periodMs`). One of these is shared by every controller
+ * that needs the cluster's version, so the API server
  * is asked once per period, not once per controller or per event.
  */
-export function readAtMostEvery<T>(read: () => Promise<T | undefined>, periodMs: number, { retryMs = 10_000, now = Date.now }: { retryMs?: number; now?: () => number } = {}): () => Promise<T | undefined> {
+export function readAtMostEvery<T>(
+  read: () => Promise<T | undefined>,
+  periodMs: number,
+  { retryMs = 10_000, now = Date.now }: { retryMs?: number; now?: () => number } = {},
+): () => Promise<T | undefined> {
   let last: T | undefined;
   let readAt = -Infinity;
   let wait = periodMs;
   let pending: Promise<T | undefined> | undefined;
   return () => {
     if (now() - readAt < wait) return Promise.resolve(last);
-    pending ??= read().then((v) => {
-      last = v ?? last;
-      readAt = now();
-      wait = v === undefined ? Math.min(retryMs, periodMs) : periodMs;
-      return last;
-    }).finally(() => { pending = undefined; });
+    pending ??= read()
+      .then((v) => {
+        last = v ?? last;
+        readAt = now();
+        wait = v === undefined ? Math.min(retryMs, periodMs) : periodMs;
+        return last;
+      })
+      .finally(() => {
+        pending = undefined;
+      });
     return pending;
   };
 }

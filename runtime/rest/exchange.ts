@@ -76,7 +76,11 @@ export function http2Exchange(session: PingedSession, t: Target, body: Buffer | 
     stream.on('close', () => { if (!answered) reject(new Error(`${t.method} ${t.url.pathname}: the HTTP/2 stream closed before a response (code ${stream.rstCode})`)); });
     stream.on('response', (h) => {
       answered = true;
-      resolve({ status: Number(h[constants.HTTP2_HEADER_STATUS]), headers: h as Record<string, string | string[] | undefined>, body: stream });
+      resolve({
+        status: Number(h[constants.HTTP2_HEADER_STATUS]),
+        headers: h as Record<string, string | string[] | undefined>,
+        body: stream,
+      });
     });
   });
   response.catch(() => undefined);

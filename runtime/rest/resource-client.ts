@@ -146,8 +146,14 @@ export class ResourceClient<T extends { metadata: { name?: string; resourceVersi
    * over. For a reader that walks a large collection a page per period (the operator's kubelet sweep).
    */
   async listPage(limit: number, from?: string): Promise<{ items: T[]; next?: string }> {
-    const read = (token: string | undefined) => this.call({ method: 'GET', metricMethod: 'LIST', path: this.path, query: { limit, continue: token },
-      maxBodyBytes: this.options.maxListBytes ?? MAX_LIST_BYTES }) as Promise<{ items?: unknown[]; metadata?: { continue?: unknown } } | undefined>;
+    const read = (token: string | undefined) =>
+      this.call({
+        method: 'GET',
+        metricMethod: 'LIST',
+        path: this.path,
+        query: { limit, continue: token },
+        maxBodyBytes: this.options.maxListBytes ?? MAX_LIST_BYTES,
+      }) as Promise<{ items?: unknown[]; metadata?: { continue?: unknown } } | undefined>;
     let raw;
     try {
       raw = await read(from);

@@ -18,8 +18,13 @@ const G = { group: GROUP, version: VERSION, namespaced: false };
 export const FeatureGateResource: ResourceDescriptor<FeatureGate> = { ...G, plural: 'featuregates', kind: 'FeatureGate', decode: decodeFeatureGate };
 export const APIServerResource: ResourceDescriptor<APIServer> = { ...G, plural: 'apiservers', kind: 'APIServer', decode: decodeAPIServer };
 export const ClusterVersionResource: ResourceDescriptor<ClusterVersion> = { ...G, plural: 'clusterversions', kind: 'ClusterVersion', decode: decodeClusterVersion };
-/** A hosted guest's ClusterVersion, decoded to what the coordinator reads (summarizeGuestClusterVersion): for its cache; never written back. */
-export const GuestClusterVersionResource: ResourceDescriptor<ClusterVersion> = { ...ClusterVersionResource, decode: (v) => summarizeGuestClusterVersion(decodeClusterVersion(v)) };
+/**
+ * A hosted guest's ClusterVersion, decoded to what the coordinator reads (summarizeGuestClusterVersion): for its cache; never written back.
+ */
+export const GuestClusterVersionResource: ResourceDescriptor<ClusterVersion> = {
+  ...ClusterVersionResource,
+  decode: (v) => summarizeGuestClusterVersion(decodeClusterVersion(v)),
+};
 export const ClusterOperatorResource: ResourceDescriptor<ClusterOperator> = { ...G, plural: 'clusteroperators', kind: 'ClusterOperator', decode: decodeClusterOperator };
 
 // Hosted mode: HyperShift's HostedControlPlane and the core/v1 objects beside it.

@@ -88,7 +88,9 @@ export async function serveEndpoints(bind: string, options: EndpointOptions): Pr
   };
   const tls = typeof options.tls === 'function' ? options.tls() : options.tls;
   const server: Server = tls ? createTLSServer({ cert: tls.cert, key: tls.key }, handler) : http.createServer(handler);
-  const setTLS = tls ? { setTLS: (o: SecureContextOptions) => (server as TLSServer).setSecureContext({ ...o, cert: tls.cert, key: tls.key }) } : {};
+  const setTLS = tls
+    ? { setTLS: (o: SecureContextOptions) => (server as TLSServer).setSecureContext({ ...o, cert: tls.cert, key: tls.key }) }
+    : {};
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(parsed.port, parsed.host, () => resolve());

@@ -17,7 +17,10 @@ export interface AuthDecision {
 
 export type RequestAuthorizer = (authorization: string | undefined, path: string, method: string) => Promise<AuthDecision>;
 
-export function apiServerAuthorizer(kc: ClusterAccess, options: { metrics?: Registry; cacheMs?: number; now?: () => number } = {}): RequestAuthorizer {
+export function apiServerAuthorizer(
+  kc: ClusterAccess,
+  options: { metrics?: Registry; cacheMs?: number; now?: () => number } = {},
+): RequestAuthorizer {
   const tokenReviews = new ResourceClient(kc, TokenReviewResource, options.metrics);
   const accessReviews = new ResourceClient(kc, SubjectAccessReviewResource, options.metrics);
   const cache = new Map<string, { until: number; decision: AuthDecision }>();
@@ -37,13 +40,24 @@ export function apiServerAuthorizer(kc: ClusterAccess, options: { metrics?: Regi
       if (!tr.status?.authenticated || !user?.username) {
         decision = { code: 401, reason: 'Unauthorized: the token was not accepted' };
       } else {
-        const sar = await accessReviews.create({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec: {
-          user: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups ?? [], ...(user.extra ? { extra: user.extra } : {}),
-          nonResourceAttributes: { path, verb },
-        } });
+        const sar = await accessReviews.create({
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SubjectAccessReview',
+          metadata: {},
+          spec: {
+            user: user.username,
+            ...(user.uid ? { uid: user.uid } : {}),
+            groups: user.groups ?? [],
+            ...(user.extra ? { extra: user.extra } : {}),
+            nonResourceAttributes: { path, verb },
+          },
+        });
         decision = sar.status?.allowed
           ? { code: 200, reason: 'allowed' }
-          : { code: 403, reason: `Forbidden: user "${user.username}" may not ${verb} ${path}${sar.status?.reason ? ` (${sar.status.reason})` : ''}` };
+          : {
+              code: 403,
+              reason: `Forbidden: user "${user.username}" may not ${verb} ${path}${sar.status?.reason ? ` (${sar.status.reason})` : ''}`,
+            };
       }
     } catch (e) {
       return { code: 500, reason: `could not review the request with the API server: ${apiErrorMessage(e)}` };

@@ -39,11 +39,16 @@ export interface Serving {
 }
 
 /** Serves `registry` on /metrics and `ready` on /readyz; `certName` names a self-signed certificate. */
-export async function serveProcess(o: ServingOptions, d: { kc: ClusterAccess; registry: Registry; certName: string; ready: () => boolean; logger: Logger }): Promise<Serving> {
+export async function serveProcess(
+  o: ServingOptions,
+  d: { kc: ClusterAccess; registry: Registry; certName: string; ready: () => boolean; logger: Logger },
+): Promise<Serving> {
   const secure = o.metricsSecure ?? true;
   const endpoints: ServingEndpoint[] = [];
   const metrics = await serveEndpoints(o.metricsBindAddress ?? (secure ? ':8443' : '127.0.0.1:8080'), {
-    registry: d.registry, health: false, ...(o.zpages ? { zpages: new ZPages(o.zpages) } : {}),
+    registry: d.registry,
+    health: false,
+    ...(o.zpages ? { zpages: new ZPages(o.zpages) } : {}),
     ...(secure ? { tls: () => servingCertificate(o, d.certName), authorize: apiServerAuthorizer(d.kc, { metrics: d.registry }) } : {}),
   });
   if (metrics) {
@@ -53,12 +58,20 @@ export async function serveProcess(o: ServingOptions, d: { kc: ClusterAccess; re
     collectDefaultMetrics(d.registry);
   }
   // Health probes are plain HTTP (the kubelet's), so only the secure endpoint has a profile to follow.
-  const profile = metrics?.setTLS ? followTLSProfile(d.kc, { setTLS: metrics.setTLS }, o.tlsSecurityProfile ?? 'cluster', d.logger) : undefined;
+  const profile = metrics?.setTLS
+    ? followTLSProfile(d.kc, { setTLS: metrics.setTLS }, o.tlsSecurityProfile ?? 'cluster', d.logger)
+    : undefined;
   const health = await serveEndpoints(o.healthProbeBindAddress ?? ':8081', { ready: d.ready });
   if (health) endpoints.push(health);
   const stop = async () => {
     await profile?.stop();
     await Promise.all(endpoints.map((e) => e.close()));
   };
-  return { endpoints, secure, stop, ...(metrics ? { metricsAddress: metrics.address } : {}), ...(health ? { healthAddress: health.address } : {}) };
+  return {
+    endpoints,
+    secure,
+    stop,
+    ...(metrics ? { metricsAddress: metrics.address } : {}),
+    ...(health ? { healthAddress: health.address } : {}),
+  };
 }

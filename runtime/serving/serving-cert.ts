@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { selfSignedCert } from './self-signed-cert.js';
 
-export function servingCertificate(files: { tlsCertFile?: string; tlsPrivateKeyFile?: string }, commonName: string): { cert: string; key: string } {
+export function servingCertificate(
+  files: { tlsCertFile?: string; tlsPrivateKeyFile?: string },
+  commonName: string,
+): { cert: string; key: string } {
   if (files.tlsCertFile || files.tlsPrivateKeyFile) {
     if (!files.tlsCertFile || !files.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file go together');
     return { cert: readFileSync(files.tlsCertFile, 'utf8'), key: readFileSync(files.tlsPrivateKeyFile, 'utf8') };

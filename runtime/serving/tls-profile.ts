@@ -56,7 +56,12 @@ async function servesAPIServers(kc: ClusterAccess): Promise<boolean> {
  * Applies the profile `source` says to `target` now (Intermediate until APIServer/cluster is read) and, for
  * `cluster` where the API is served, at every change of APIServer/cluster; `stop()` ends the watch.
  */
-export function followTLSProfile(kc: ClusterAccess, target: TLSProfileTarget, source: TLSProfileSource, log: Logger): { stop(): Promise<void> } {
+export function followTLSProfile(
+  kc: ClusterAccess,
+  target: TLSProfileTarget,
+  source: TLSProfileSource,
+  log: Logger,
+): { stop(): Promise<void> } {
   let applied = '';
   const apply = (p: ResolvedTLSProfile, from: string) => {
     const { options, dropped } = nodeTLSOptions(p);
@@ -64,7 +69,14 @@ export function followTLSProfile(kc: ClusterAccess, target: TLSProfileTarget, so
     if (key === applied) return;
     applied = key;
     target.setTLS(options);
-    log.info('serving TLS profile applied', { profile: p.name, from, minVersion: options.minVersion, ciphers: options.ciphers, groups: options.ecdhCurve ?? 'default', adherence: p.adherence });
+    log.info('serving TLS profile applied', {
+      profile: p.name,
+      from,
+      minVersion: options.minVersion,
+      ciphers: options.ciphers,
+      groups: options.ecdhCurve ?? 'default',
+      adherence: p.adherence,
+    });
     for (const w of p.warnings) log.info('TLS profile: not as written', { from, warning: w });
     if (dropped.length) log.info('TLS profile: names this Node.js does not know are left out', { from, dropped });
   };

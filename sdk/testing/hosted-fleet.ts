@@ -54,9 +54,19 @@ export async function ensureNamespace(kc: ClusterAccess, namespace: string): Pro
 }
 
 /** Writes (creates or replaces) the guest kubeconfig Secret. */
-export async function putGuestKubeconfigSecret(kc: ClusterAccess, namespace: string, name: string, data: Record<string, string>): Promise<void> {
+export async function putGuestKubeconfigSecret(
+  kc: ClusterAccess,
+  namespace: string,
+  name: string,
+  data: Record<string, string>,
+): Promise<void> {
   const client = new ResourceClient(kc, SecretResource, undefined, { namespace });
-  const body = { apiVersion: 'v1' as const, kind: 'Secret' as const, metadata: { name, namespace }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])) };
+  const body = {
+    apiVersion: 'v1' as const,
+    kind: 'Secret' as const,
+    metadata: { name, namespace },
+    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  };
   await retryOnConflict(async () => {
     await client.upsert(name, (s) => (s ? { ...s, data: body.data } : body));
   });
@@ -94,7 +104,12 @@ function controlPlaneVersionStatus(version: string): Record<string, unknown> {
 }
 
 /** Sets the HCP's status.controlPlaneVersion to `version`, as HyperShift does when the HostedCluster's release changes. */
-export async function setHostedReleaseVersion(kc: ClusterAccess, namespace: string, name: string, version: string): Promise<HostedControlPlane> {
+export async function setHostedReleaseVersion(
+  kc: ClusterAccess,
+  namespace: string,
+  name: string,
+  version: string,
+): Promise<HostedControlPlane> {
   const client = new ResourceClient(kc, HostedControlPlaneResource, undefined, { namespace });
   return retryOnConflict(async () => {
     const hcp = await client.get(name);
@@ -103,7 +118,12 @@ export async function setHostedReleaseVersion(kc: ClusterAccess, namespace: stri
 }
 
 /** Sets the HCP's spec.configuration.featureGate, as a HostedCluster change reaches it. */
-export async function setHostedFeatureGate(kc: ClusterAccess, namespace: string, name: string, featureGate: FeatureGateSpec): Promise<HostedControlPlane> {
+export async function setHostedFeatureGate(
+  kc: ClusterAccess,
+  namespace: string,
+  name: string,
+  featureGate: FeatureGateSpec,
+): Promise<HostedControlPlane> {
   const client = new ResourceClient(kc, HostedControlPlaneResource, undefined, { namespace });
   return retryOnConflict(async () => {
     const hcp = await client.get(name);

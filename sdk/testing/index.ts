@@ -7,6 +7,13 @@ export type { VersionGates } from '../../api-types/index.js';
 export { serviceAccountKubeConfig } from './service-account.js';
 export { hypershiftCRDPaths, hypershiftAPIDir } from '../../control-plane/crds.js';
 export {
-  UNREACHABLE_GUEST_KUBECONFIG, ensureNamespace, hostedControlPlane, publishHostedControlPlane, putGuestKubeconfigSecret, setHostedFeatureGate, setHostedReleaseVersion, readFeatureGateConfigMap,
+  UNREACHABLE_GUEST_KUBECONFIG,
+  ensureNamespace,
+  hostedControlPlane,
+  publishHostedControlPlane,
+  putGuestKubeconfigSecret,
+  setHostedFeatureGate,
+  setHostedReleaseVersion,
+  readFeatureGateConfigMap,
   type HostedControlPlaneInput,
 } from './hosted-fleet.js';

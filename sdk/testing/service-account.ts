@@ -3,7 +3,12 @@
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { ControlPlane } from '../../control-plane/control-plane.js';
 
-export async function serviceAccountKubeConfig(plane: ControlPlane, namespace: string, name: string, expirationSeconds = 3600): Promise<KubeConfig> {
+export async function serviceAccountKubeConfig(
+  plane: ControlPlane,
+  namespace: string,
+  name: string,
+  expirationSeconds = 3600,
+): Promise<KubeConfig> {
   const core = plane.kubeConfig.makeApiClient(CoreV1Api);
   const tr = await core.createNamespacedServiceAccountToken({ name, namespace, body: { spec: { audiences: [], expirationSeconds } } });
   const token = tr.status?.token;

@@ -12,8 +12,24 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ServerResponse } from 'node:http';
 import {
-  ApiError, ConfigMapResource, Controller, FeatureGateResource, KubeTransport, MAX_OBJECT_BYTES, MAX_TEXT_LINE_BYTES, NotLeaderError, ResourceClient, ResponseTooLargeError,
-  apiErrorMessage, checkComponent, createEventRecorder, readComponentGates, createLogger, loadKubeConfig, readKubeconfigText, type ClusterAccess,
+  ApiError,
+  ConfigMapResource,
+  Controller,
+  FeatureGateResource,
+  KubeTransport,
+  MAX_OBJECT_BYTES,
+  MAX_TEXT_LINE_BYTES,
+  NotLeaderError,
+  ResourceClient,
+  ResponseTooLargeError,
+  apiErrorMessage,
+  checkComponent,
+  createEventRecorder,
+  readComponentGates,
+  createLogger,
+  loadKubeConfig,
+  readKubeconfigText,
+  type ClusterAccess,
 } from '../../runtime/index.js';
 import { MAX_UNTRUSTED_MESSAGE_CHARS, type FeatureGate } from '../../api-types/index.js';
 import { kubeconfigPath } from '../support/cluster.js';

@@ -22,7 +22,8 @@ function payload(change: (dir: string) => void): string {
   change(dir);
   return dir;
 }
-const edit = (dir: string, file: string, fn: (o: Record<string, any>) => void) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const edit = (dir: string, file: string, fn: (o: Record<string, any>) => void) => {
   const o = JSON.parse(readFileSync(join(dir, file), 'utf8'));
   fn(o);
   writeFileSync(join(dir, file), JSON.stringify(o, null, 2));

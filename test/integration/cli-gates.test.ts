@@ -204,8 +204,17 @@ describe('diff across the openshift/api release series', () => {
     };
     const byName = (x: { name: string }, y: { name: string }) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0);
     const got = JSON.parse(r.stdout);
-    expect({ added: [...got.added].sort(byName), removed: [...got.removed].sort(byName), enabledToDisabled: [...got.enabledToDisabled].sort(), disabledToEnabled: [...got.disabledToEnabled].sort() })
-      .toEqual({ added: expected.added.sort(byName), removed: expected.removed.sort(byName), enabledToDisabled: expected.enabledToDisabled.sort(), disabledToEnabled: expected.disabledToEnabled.sort() });
+    expect({
+      added: [...got.added].sort(byName),
+      removed: [...got.removed].sort(byName),
+      enabledToDisabled: [...got.enabledToDisabled].sort(),
+      disabledToEnabled: [...got.disabledToEnabled].sort(),
+    }).toEqual({
+      added: expected.added.sort(byName),
+      removed: expected.removed.sort(byName),
+      enabledToDisabled: expected.enabledToDisabled.sort(),
+      disabledToEnabled: expected.disabledToEnabled.sort(),
+    });
     const empty = Object.values(expected).every((l) => l.length === 0);
     expect(r.code).toBe(empty ? 0 : 1);
   });

@@ -19,7 +19,10 @@ function spec(featureSet: string): string {
 }
 function fromFile(dir: string, featureSet: string, ...extra: string[]) {
   const r = runCLI(['manifests', '--payload-manifests', dir, '--version', '5.1.0', '--featuregate', spec(featureSet), '--authoritative-feature-gate-dir', PAYLOAD, '-o', 'json', ...extra]);
-  return { ...r, report: r.stdout ? JSON.parse(r.stdout) as { manifests: { file: string; decision: string; reason?: string }[] } : undefined };
+  return {
+    ...r,
+    report: r.stdout ? (JSON.parse(r.stdout) as { manifests: { file: string; decision: string; reason?: string }[] }) : undefined,
+  };
 }
 const byFile = (report: { manifests: { file: string; decision: string; reason?: string }[] } | undefined) =>
   Object.fromEntries((report?.manifests ?? []).map((m) => [m.file, `${m.decision}${m.reason ? `: ${m.reason}` : ''}`]));

@@ -17,7 +17,11 @@ describe('featuregates preflight', () => {
       '  customNoUpgrade:\n    disabled: [MutableCSINodeAllocatableCount, ServiceAccountTokenNodeBinding]\n');
     const r = runCLI(['preflight', '-f', file, '--authoritative-feature-gate-dir', PAYLOAD, '--payload-version', '4.23.0', '--kubernetes-version', '1.36', '-o', 'json']);
     expect(r.code).toBe(1);
-    const report = JSON.parse(r.stdout) as { kubernetesVersion: string; emulatedVersion: string; components: { name: string; flavor: string; starts: boolean; problems: { gate: string; kind: string; message: string }[] }[] };
+    const report = JSON.parse(r.stdout) as {
+      kubernetesVersion: string;
+      emulatedVersion: string;
+      components: { name: string; flavor: string; starts: boolean; problems: { gate: string; kind: string; message: string }[] }[];
+    };
     expect(report).toMatchObject({ kubernetesVersion: '1.36.3', emulatedVersion: '1.36' });
     expect(report.components.map((c) => [c.name, c.flavor, c.starts])).toEqual([
       ['kube-apiserver', 'openshift', false], ['kube-controller-manager', 'openshift', false], ['kube-scheduler', 'openshift', false], ['kubelet', 'openshift', false]]);

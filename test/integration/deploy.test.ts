@@ -13,7 +13,14 @@ import { startOperator, type RunningOperator } from '../../controllers/manager.j
 import { ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, ResourceClient } from '../../runtime/index.js';
 import { createFeatureGateAccess } from '../../sdk/index.js';
 import {
-  resolveBinaries, serviceAccountKubeConfig, setClusterVersion, setFeatureGateSpec, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
+  resolveBinaries,
+  serviceAccountKubeConfig,
+  setClusterVersion,
+  setFeatureGateSpec,
+  startControlPlane,
+  upgrade,
+  upstreamCRDPaths,
+  type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { runCLI, spawnCLI } from '../support/cli.js';
 import { eventually } from '../support/timing.js';
@@ -276,7 +283,9 @@ describe('deploy manifests', () => {
 
       // The container as the kubelet would start it: its args and env, the payload ConfigMap as its volume.
       const deployment = docs.find((d) => d.kind === 'Deployment')!;
-      const pod = (deployment.spec as { template: { spec: { containers: Container[]; volumes: { name: string; configMap: { name: string } }[] } } }).template.spec;
+      const pod = (
+        deployment.spec as { template: { spec: { containers: Container[]; volumes: { name: string; configMap: { name: string } }[] } } }
+      ).template.spec;
       const container = pod.containers[0]!;
       expect(container.image).toBe('localhost/featuregate-coordinator:0.1.0');
       const payloadDir = tempDir('fgc-vanilla-payload-');

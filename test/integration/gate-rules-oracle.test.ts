@@ -55,13 +55,23 @@ describe('the gate rules against the real binaries v1.37.2', () => {
 });
 
 /** Each case on each component by the binaries of `bin`, two at a time: every verdict that is not ours, with what each side named. */
-async function disagreements(kubernetesVersion: string, bin: string, cases: CorpusCase[], components: readonly OracleComponent[]): Promise<string[]> {
-  const jobs = cases.flatMap((c) => components.map((component) => async () => ({ c, component, v: await oracle(bin, component, c.gates, c.emulatedVersion) })));
+async function disagreements(
+  kubernetesVersion: string,
+  bin: string,
+  cases: CorpusCase[],
+  components: readonly OracleComponent[],
+): Promise<string[]> {
+  const jobs = cases.flatMap((c) =>
+    components.map((component) => async () => ({ c, component, v: await oracle(bin, component, c.gates, c.emulatedVersion) })),
+  );
   const out: string[] = [];
   for (const { c, component, v } of await inPairs(jobs)) {
     const ours = checkFeatureGates({ kubernetesVersion, emulatedVersion: c.emulatedVersion, gates: c.gates, component });
     const { agrees, named } = oracleAgrees(ours, v);
-    if (!agrees) out.push(`${component} ${c.name} [${gateFlag(c.gates)}]: ours ${JSON.stringify(named)}, ${component} ${JSON.stringify(v.named)}: ${v.said}`);
+    if (!agrees)
+      out.push(
+        `${component} ${c.name} [${gateFlag(c.gates)}]: ours ${JSON.stringify(named)}, ${component} ${JSON.stringify(v.named)}: ${v.said}`,
+      );
   }
   return out;
 }

@@ -53,7 +53,8 @@ describe('the gates-that-start admission guard', () => {
     expect(await tryCustom({ disabled: ['MutableCSINodeAllocatableCount'] })).toBe('');
     await knownGatesParamsReconciler({ kubeConfig: plane.kubeConfig, namespace: NS, operatorVersion: '4.23.0', registry, clusterVersions,
       kubernetesVersion: apiServerVersion(plane.kubeConfig) })();
-    const params = (await new ResourceClient(plane.kubeConfig, ConfigMapResource, undefined, { namespace: NS }).get(KNOWN_GATES_CONFIGMAP)).data!;
+    const params = (await new ResourceClient(plane.kubeConfig, ConfigMapResource, undefined, { namespace: NS }).get(KNOWN_GATES_CONFIGMAP))
+      .data!;
     expect(params['start.kubernetes']).toBe('1.36.3'); // the API server's own /version
     expect(params['start.refused']!.split(',')).toContain('ServiceAccountTokenNodeBinding=false');
 
@@ -89,7 +90,8 @@ describe('the gates-that-start admission guard', () => {
     })();
     // Every node with the kubelet's defaults: turning KubeletCrashLoopBackOffMax off starts (the gates go in their file).
     await reconcile([{ nodes: ['worker-1', 'worker-2'], fields: {} }]);
-    const params = async () => (await new ResourceClient(plane.kubeConfig, ConfigMapResource, undefined, { namespace: NS }).get(KNOWN_GATES_CONFIGMAP)).data!;
+    const params = async () =>
+      (await new ResourceClient(plane.kubeConfig, ConfigMapResource, undefined, { namespace: NS }).get(KNOWN_GATES_CONFIGMAP)).data!;
     await eventually(async () => expect((await params())['start.kubelet']).toBe(''), 20_000, 200);
     await eventually(async () => expect(await tryCustom({ disabled: ['KubeletCrashLoopBackOffMax', 'KubeletEnsureSecretPulledImages'] })).toBe(''), 20_000, 200);
     // worker-3 sets a field KubeletEnsureSecretPulledImages must be on for

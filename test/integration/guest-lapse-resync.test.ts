@@ -25,7 +25,13 @@ describe('a guest engagement after a lapse of its shard', () => {
     if (!held.now) throw new NotLeaderError('not the leader of Lease ns/featuregates-hosted-shard-07: write refused');
   }, () => undefined, {}, 'config-operator', undefined, silentLogger);
   const listeners = new Set<(name: string) => void>();
-  const requested = { spec: () => ({}), addListener: (fn: (name: string) => void) => { listeners.add(fn); return () => listeners.delete(fn); } };
+  const requested = {
+    spec: () => ({}),
+    addListener: (fn: (name: string) => void) => {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+  };
   const events: EventRecorder = { event: () => undefined, flush: async () => undefined };
   let engagement: GuestEngagement | undefined;
   const controllers = new GuestControllers();

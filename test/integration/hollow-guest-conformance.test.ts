@@ -7,10 +7,25 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FEATURE_GATE_NAME, type FeatureGate } from '../../api-types/index.js';
 import {
-  ApiError, ClusterOperatorResource, FeatureGateResource, KubeTransport, ResourceClient, readKubeconfigFile, readUntrustedKubeconfigText, withTransportConfig, type ClusterAccess,
+  ApiError,
+  ClusterOperatorResource,
+  FeatureGateResource,
+  KubeTransport,
+  ResourceClient,
+  readKubeconfigFile,
+  readUntrustedKubeconfigText,
+  withTransportConfig,
+  type ClusterAccess,
 } from '../../runtime/index.js';
 import {
-  ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, setClusterVersion, setHostedFeatureGate, startControlPlane, upstreamCRDPaths, type ControlPlane,
+  ensureNamespace,
+  hypershiftCRDPaths,
+  publishHostedControlPlane,
+  setClusterVersion,
+  setHostedFeatureGate,
+  startControlPlane,
+  upstreamCRDPaths,
+  type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { hostedReplicas } from '../support/hosted-replicas.js';
 import { eventually } from '../support/timing.js';
@@ -31,17 +46,36 @@ async function outcome(p: Promise<unknown>): Promise<unknown> {
 }
 
 /** Collects a watch's events until `until` says it has enough (or the stream ends). */
-function watchEvents(kc: ClusterAccess, query: Record<string, string | number | boolean>, until: (events: { type: string; object: Record<string, unknown> }[]) => boolean) {
+function watchEvents(
+  kc: ClusterAccess,
+  query: Record<string, string | number | boolean>,
+  until: (events: { type: string; object: Record<string, unknown> }[]) => boolean,
+) {
   const events: { type: string; object: Record<string, unknown> }[] = [];
   return new Promise<typeof events>((resolve, reject) => {
     let handle: { abort(): void } | undefined;
     let done = false;
-    const finish = () => { if (!done) { done = true; handle?.abort(); resolve(events); } };
-    KubeTransport.for(kc).watch({
-      path: '/apis/config.openshift.io/v1/featuregates', query: { fieldSelector: `metadata.name=${FEATURE_GATE_NAME}`, ...query },
-      onEvent: (type, object) => { events.push({ type, object: object as Record<string, unknown> }); if (until(events)) finish(); },
-      onEnd: () => finish(),
-    }).then((h) => { handle = h; if (done) h.abort(); }, reject);
+    const finish = () => {
+      if (!done) {
+        done = true;
+        handle?.abort();
+        resolve(events);
+      }
+    };
+    KubeTransport.for(kc)
+      .watch({
+        path: '/apis/config.openshift.io/v1/featuregates',
+        query: { fieldSelector: `metadata.name=${FEATURE_GATE_NAME}`, ...query },
+        onEvent: (type, object) => {
+          events.push({ type, object: object as Record<string, unknown> });
+          if (until(events)) finish();
+        },
+        onEnd: () => finish(),
+      })
+      .then((h) => {
+        handle = h;
+        if (done) h.abort();
+      }, reject);
   });
 }
 
@@ -177,8 +211,12 @@ describe('hollow guests answer as kube-apiserver does', () => {
         const seen = async (kc: ClusterAccess) => {
           const fg = await new ResourceClient(kc, FeatureGateResource).find(FEATURE_GATE_NAME);
           const co = await new ResourceClient(kc, ClusterOperatorResource).find('config-operator');
-          return { spec: fg?.spec, status: fg?.status?.featureGates, co: co?.status?.conditions?.map((c) => [c.type, c.status, c.reason]).sort(),
-            versions: co?.status?.versions };
+          return {
+            spec: fg?.spec,
+            status: fg?.status?.featureGates,
+            co: co?.status?.conditions?.map((c) => [c.type, c.status, c.reason]).sort(),
+            versions: co?.status?.versions,
+          };
         };
         await replicas.dumpOnFailure(() => eventually(async () => {
           const real = await seen(realGuest.kubeConfig);

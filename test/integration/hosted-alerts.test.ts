@@ -31,7 +31,9 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
   const job = 'featuregate-hosted-metrics';
   const urls = new Map<string, string>();
   const scrapeAll = async (ids: string[], timestamps: 'advance' | 'hold' = 'advance') =>
-    Promise.all(ids.map(async (id): Promise<TargetScrape> => ({ target: { job, instance: id }, first: await scrape(urls.get(id)!) }))).then((scrapes) => ({ scrapes, timestamps }));
+    Promise.all(ids.map(async (id): Promise<TargetScrape> => ({ target: { job, instance: id }, first: await scrape(urls.get(id)!) }))).then(
+      (scrapes) => ({ scrapes, timestamps }),
+    );
   const held = (scrapes: TargetScrape[]) => scrapes.reduce((n, s) => n + (value(s.first, 'featuregates_hosted_shards_held') ?? 0), 0);
   /** The guest synced and checked: its last good sync and its running-gate verdict exported, no failure. */
   const expectSynced = (scrapes: TargetScrape[]) => {
@@ -86,7 +88,11 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
         expect(d.count).toBeGreaterThan(delayBefore.count);
         return { ...d, seenAt };
       }, 30_000, 100);
-      upgradeDelay = { observations: after.count - delayBefore.count, seconds: after.sum - delayBefore.sum, bound: (after.seenAt - changedAt) / 1000 };
+      upgradeDelay = {
+        observations: after.count - delayBefore.count,
+        seconds: after.sum - delayBefore.sum,
+        bound: (after.seenAt - changedAt) / 1000,
+      };
 
       // A shard Lease taken by a holder that is no live replica (one partitioned from the membership, say),
       // renewed for an hour as far as the others can tell: its shard is held by nobody who works.

@@ -7,11 +7,26 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { join } from 'node:path';
 import {
-  ConfigMapResource, HostedControlPlaneResource, KubeTransport, LeaseResource, NamespaceResource, Reflector, ResourceClient, createLogger, readKubeconfigFile, readKubeconfigText,
-  retryOnConflict, type ClusterAccess,
+  ConfigMapResource,
+  HostedControlPlaneResource,
+  KubeTransport,
+  LeaseResource,
+  NamespaceResource,
+  Reflector,
+  ResourceClient,
+  createLogger,
+  readKubeconfigFile,
+  readKubeconfigText,
+  retryOnConflict,
+  type ClusterAccess,
 } from '../../runtime/index.js';
 import {
-  UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, publishHostedControlPlane, serviceAccountKubeConfig, startControlPlane, type ControlPlane,
+  UNREACHABLE_GUEST_KUBECONFIG,
+  hypershiftCRDPaths,
+  publishHostedControlPlane,
+  serviceAccountKubeConfig,
+  startControlPlane,
+  type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { memberLeaseName } from '../../hosted/shards.js';
 import { GuestProvider } from '../../hosted/guest-provider.js';

@@ -12,8 +12,16 @@ import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails } from '.
 import { ConfigMapResource, FeatureGateResource, KubeTransport, ResourceClient, SecretResource, readKubeconfigFile, type ClusterAccess } from '../../runtime/index.js';
 import { ReleaseCatalog } from '../../hosted/release-catalog.js';
 import {
-  hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, resolveBinaries, serviceAccountKubeConfig,
-  setClusterVersion, startControlPlane, upstreamCRDPaths, type ControlPlane,
+  hypershiftCRDPaths,
+  publishHostedControlPlane,
+  putGuestKubeconfigSecret,
+  readFeatureGateConfigMap,
+  resolveBinaries,
+  serviceAccountKubeConfig,
+  setClusterVersion,
+  startControlPlane,
+  upstreamCRDPaths,
+  type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { spawnCLI } from '../support/cli.js';
 import { eventually } from '../support/timing.js';
@@ -57,7 +65,14 @@ describe('deploy/hosted with its RBAC proven on a real API server', () => {
 
     // The catalog exactly as the Deployment's projected volume lays it out.
     const deployment = docs.find((d) => d.kind === 'Deployment')!;
-    const pod = (deployment.spec!.template as { spec: { containers: { args: string[] }[]; volumes: { projected: { sources: { configMap: { name: string; items: { key: string; path: string }[] } }[] } }[] } }).spec;
+    const pod = (
+      deployment.spec!.template as {
+        spec: {
+          containers: { args: string[] }[];
+          volumes: { projected: { sources: { configMap: { name: string; items: { key: string; path: string }[] } }[] } }[];
+        };
+      }
+    ).spec;
     const catalog = tempDir('fgc-hosted-catalog-');
     for (const { configMap } of pod.volumes[0]!.projected.sources) {
       const cm = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === configMap.name)!;

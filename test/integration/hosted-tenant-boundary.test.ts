@@ -14,8 +14,16 @@ import { join } from 'node:path';
 import { FEATURE_GATE_NAME } from '../../api-types/index.js';
 import { EventResource, FeatureGateResource, ResourceClient, SecretResource, readKubeconfigFile, type ClusterAccess } from '../../runtime/index.js';
 import {
-  ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, readFeatureGateConfigMap, setClusterVersion, setHostedFeatureGate, setHostedReleaseVersion,
-  startControlPlane, upstreamCRDPaths, type ControlPlane,
+  ensureNamespace,
+  hypershiftCRDPaths,
+  publishHostedControlPlane,
+  readFeatureGateConfigMap,
+  setClusterVersion,
+  setHostedFeatureGate,
+  setHostedReleaseVersion,
+  startControlPlane,
+  upstreamCRDPaths,
+  type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { hostedReplicas } from '../support/hosted-replicas.js';
 import { eventually, sleep } from '../support/timing.js';
@@ -39,7 +47,8 @@ describe('featuregates hosted: the tenant boundary by construction', () => {
   const replicas = hostedReplicas({ kubeconfig: () => mgmt.kubeconfigPath, catalog: CATALOG, namespace: NS, shards: 1 });
   const { logs, records, dumpOnFailure } = replicas;
   const allLogs = () => [...logs.values()].join('');
-  const versionsOf = async (kc: ClusterAccess) => (await new ResourceClient(kc, FeatureGateResource).find(FEATURE_GATE_NAME))?.status?.featureGates.map((e) => e.version);
+  const versionsOf = async (kc: ClusterAccess) =>
+    (await new ResourceClient(kc, FeatureGateResource).find(FEATURE_GATE_NAME))?.status?.featureGates.map((e) => e.version);
 
   beforeAll(async () => {
     mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths() });

@@ -222,7 +222,9 @@ describe('featuregates hosted as a tenant boundary', () => {
     // Each HCP's guest changed its desired version ~100 times in those 10 s: unpaced, every paced wake-up (2 a
     // second) was a rebind. Paced: what is left of the burst, and one per period.
     const elapsedS = (Date.now() - since) / 1000;
-    cyclingHcps.forEach((hcp, i) => expect(rebinds(hcp) - before[i]!).toBeLessThanOrEqual(GUEST_REBINDS.burst + Math.ceil(elapsedS * GUEST_REBINDS.perSecond)));
+    cyclingHcps.forEach((hcp, i) =>
+      expect(rebinds(hcp) - before[i]!).toBeLessThanOrEqual(GUEST_REBINDS.burst + Math.ceil(elapsedS * GUEST_REBINDS.perSecond)),
+    );
   }), 60_000);
 
   it('HyperShift\'s config policy refuses a feature-set change; a later upgrade still gets its entry and Upgradeable stays right', () => dumpOnFailure(async () => {

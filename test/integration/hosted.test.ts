@@ -21,8 +21,20 @@ import {
 import { ClusterOperatorResource, ClusterVersionResource, FeatureGateResource, KubeTransport, LeaseResource, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
 import { ReleaseCatalog } from '../../hosted/release-catalog.js';
 import {
-  UNREACHABLE_GUEST_KUBECONFIG, completeHead, ensureNamespace, hypershiftCRDPaths, publishHostedControlPlane, putGuestKubeconfigSecret, readFeatureGateConfigMap, setClusterVersion,
-  setHostedFeatureGate, setHostedReleaseVersion, startControlPlane, upgrade, upstreamCRDPaths, type ControlPlane,
+  UNREACHABLE_GUEST_KUBECONFIG,
+  completeHead,
+  ensureNamespace,
+  hypershiftCRDPaths,
+  publishHostedControlPlane,
+  putGuestKubeconfigSecret,
+  readFeatureGateConfigMap,
+  setClusterVersion,
+  setHostedFeatureGate,
+  setHostedReleaseVersion,
+  startControlPlane,
+  upgrade,
+  upstreamCRDPaths,
+  type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { shardName } from '../../api-types/index.js';
 import { runCLI } from '../support/cli.js';
@@ -54,7 +66,8 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
 
   const fgOf = (g: Guest) => new ResourceClient(g.kc, FeatureGateResource).get(FEATURE_GATE_NAME);
   const coOf = (g: Guest) => new ResourceClient(g.kc, ClusterOperatorResource).get('config-operator');
-  const entry = (spec: FeatureGateSpec, version: string) => resolveFeatureGateDetails(spec, catalog.registry(version, ClusterProfiles.IBMCloudManaged), version);
+  const entry = (spec: FeatureGateSpec, version: string) =>
+    resolveFeatureGateDetails(spec, catalog.registry(version, ClusterProfiles.IBMCloudManaged), version);
 
   /** What the single-cluster operator computes for this guest now, from the last status it wrote. */
   const expectConverged = async (g: Guest, spec: FeatureGateSpec, timeoutMs = 30_000) => {

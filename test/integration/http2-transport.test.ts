@@ -9,8 +9,21 @@ import { connect, type AddressInfo } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { join } from 'node:path';
 import {
-  ConnectionSilent, FeatureGateResource, createLogger, KubeTransport, Reflector, ResourceClient, WATCH_SECONDS,
-  StaticKubeConfig, loadKubeConfig, readKubeconfigText, silentLogger, type ClusterAccess, type WatchHandle, withTransportConfig, type TransportConfig,
+  ConnectionSilent,
+  FeatureGateResource,
+  createLogger,
+  KubeTransport,
+  Reflector,
+  ResourceClient,
+  WATCH_SECONDS,
+  StaticKubeConfig,
+  loadKubeConfig,
+  readKubeconfigText,
+  silentLogger,
+  type ClusterAccess,
+  type WatchHandle,
+  withTransportConfig,
+  type TransportConfig,
 } from '../../runtime/index.js';
 import { selfSignedCert } from '../../runtime/serving/self-signed-cert.js';
 import { GUEST_WATCH_SECONDS, GuestConnection } from '../../hosted/guest-connection.js';
@@ -35,7 +48,10 @@ async function viaBlackhole(proxy: BlackholeProxy): Promise<ClusterAccess> {
 }
 
 /** `fn` with a transport to the shared kube-apiserver through a fresh black-hole proxy; both closed after. */
-async function throughBlackhole(fn: (proxy: BlackholeProxy, t: KubeTransport) => Promise<void>, config: TransportConfig = {}): Promise<void> {
+async function throughBlackhole(
+  fn: (proxy: BlackholeProxy, t: KubeTransport) => Promise<void>,
+  config: TransportConfig = {},
+): Promise<void> {
   const proxy = await startBlackholeProxy(Number(new URL(direct.getCurrentCluster()!.server).port));
   try {
     const t = new KubeTransport(await viaBlackhole(proxy), config);
@@ -151,13 +167,22 @@ describe('HTTP/2 transport', () => {
     });
 
     /** Spoken over `version` only, pinged or not, and every watch asked for a timeout within [lo, hi]. */
-    function expectWatches(got: { timeouts: number[]; versions: string[]; pinged: boolean }, version: string, pinged: boolean, [lo, hi]: [number, number]) {
+    function expectWatches(
+      got: { timeouts: number[]; versions: string[]; pinged: boolean },
+      version: string,
+      pinged: boolean,
+      [lo, hi]: [number, number],
+    ) {
       expect({ versions: got.versions, pinged: got.pinged }).toEqual({ versions: [version], pinged });
       expect(got.timeouts.length).toBeGreaterThan(0);
       expect(got.timeouts.filter((t) => t < lo || t > hi)).toEqual([]);
     }
-    async function watchTimeouts(proxy: ThrottleProxy, config?: TransportConfig): Promise<{ timeouts: number[]; versions: string[]; pinged: boolean }> {
-      const token = (JSON.parse(readFileSync(kubeconfigPath('ours'), 'utf8')) as { users: { user: { token: string } }[] }).users[0]!.user.token;
+    async function watchTimeouts(
+      proxy: ThrottleProxy,
+      config?: TransportConfig,
+    ): Promise<{ timeouts: number[]; versions: string[]; pinged: boolean }> {
+      const token = (JSON.parse(readFileSync(kubeconfigPath('ours'), 'utf8')) as { users: { user: { token: string } }[] }).users[0]!.user
+        .token;
       const path = join(dir(), `kubeconfig-${proxy.server.split(':').pop()}`);
       writeFileSync(path, proxy.kubeconfig(token));
       const loaded = await loadKubeConfig(path);

@@ -23,7 +23,10 @@ describe.each(['1.36', '1.37'])('the kubelet %s judges its start check', (minor)
     // every rule whose gate can be in the state it refuses (not locked against it) refuses at least once
     // (a field defaulted whatever the gates is never unset: memoryThrottlingFactor at 1.36)
     const neverUnset = (r: (typeof configRules.requires)[number]) => r.when.some((w) => 'test' in w && w.test === 'unset' && configRules.defaulted.includes(w.field));
-    const reachable = configRules.requires.filter((r) => { const s = gateSpecAt(rules, r.gate, minor)!; return (!s.lockToDefault || s.default === r.enabled) && !neverUnset(r); });
+    const reachable = configRules.requires.filter((r) => {
+      const s = gateSpecAt(rules, r.gate, minor)!;
+      return (!s.lockToDefault || s.default === r.enabled) && !neverUnset(r);
+    });
     const refusedBy = new Set(config.flatMap(({ v }) => v.problems.map((p) => p.message)));
     expect(reachable.filter((r) => ![...refusedBy].some((m) => m.startsWith(r.message.split('%')[0]!))).map((r) => r.message)).toEqual([]);
     expect(reachable.length).toBeGreaterThanOrEqual(6);

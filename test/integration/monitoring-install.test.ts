@@ -18,7 +18,13 @@ const crds = execFileSync('bash', [join('hack', 'promtool', 'prometheus-operator
 const kubectl = resolveBinaries().kubectl!;
 const tempDir = tempDirs();
 
-interface Obj { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; spec?: { groups?: unknown }; data?: Record<string, string> }
+interface Obj {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec?: { groups?: unknown };
+  data?: Record<string, string>;
+}
 const objects = (yaml: string) => parseAllDocuments(yaml).map((d) => d.toJS() as Obj).filter((o) => o && o.kind);
 const rulesOf = (file: string) => (parse(readFileSync(join('deploy', 'prometheus', 'rules', file), 'utf8')) as { groups: unknown }).groups;
 const template = (...args: string[]) => objects(execFileSync(helm, ['template', 'fgc', CHART, '-n', 'monitoring-test', ...args], { encoding: 'utf8' }));
@@ -36,8 +42,10 @@ function kustomize(resources: string[], components: string[]): Obj[] {
 
 describe('runbooks', () => {
   const alerts = ['operator.rules.yaml', 'hosted.rules.yaml'].flatMap((f) =>
-    (rulesOf(f) as { rules: { alert?: string; labels: { severity: string }; annotations: { runbook_url: string } }[] }[]).flatMap((g) => g.rules)
-      .filter((r): r is typeof r & { alert: string } => r.alert !== undefined)); // recording rules have no runbook
+    (rulesOf(f) as { rules: { alert?: string; labels: { severity: string }; annotations: { runbook_url: string } }[] }[])
+      .flatMap((g) => g.rules)
+      .filter((r): r is typeof r & { alert: string } => r.alert !== undefined),
+  ); // recording rules have no runbook
   it.each(alerts.map((a) => [a.alert, a] as const))('%s: its runbook_url is its page in docs/runbooks, with every section', (name, a) => {
     expect(a.annotations.runbook_url).toBe(`https://github.com/featuregate-coordinator/featuregate-coordinator/blob/main/docs/runbooks/${name}.md`);
     const page = readFileSync(join('docs', 'runbooks', `${name}.md`), 'utf8');

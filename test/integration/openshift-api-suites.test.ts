@@ -69,8 +69,14 @@ describe('openshift/api\'s CRD suites', () => {
       }
       // The params the operator keeps: the known gates of a payload and the start rules of this kube-apiserver.
       const registry = loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.23'), { operatorVersion: '4.23.0' });
-      await knownGatesParamsReconciler({ kubeConfig: plane.kubeConfig, namespace: NS, operatorVersion: '4.23.0', registry,
-        clusterVersions: { get: () => undefined, addListener: () => () => true }, kubernetesVersion: apiServerVersion(plane.kubeConfig) })();
+      await knownGatesParamsReconciler({
+        kubeConfig: plane.kubeConfig,
+        namespace: NS,
+        operatorVersion: '4.23.0',
+        registry,
+        clusterVersions: { get: () => undefined, addListener: () => () => true },
+        kubernetesVersion: apiServerVersion(plane.kubeConfig),
+      })();
       expect((await new ResourceClient(plane.kubeConfig, ConfigMapResource, undefined, { namespace: NS }).get(KNOWN_GATES_CONFIGMAP)).data?.['start.kubernetes']).toBeTruthy();
       // Policies load asynchronously: in force once a spec the guard refuses is refused.
       await eventually(async () => expect(await t.request({ method: 'POST', path: '/apis/config.openshift.io/v1/featuregates', query: { dryRun: 'All' }, body: {

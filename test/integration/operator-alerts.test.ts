@@ -18,8 +18,22 @@ import { eventually } from '../support/timing.js';
 import { kubernetesGatesPayload } from '../support/payloads.js';
 import { tempDirs } from '../support/temp.js';
 import {
-  DEPLOYED_NAMESPACE, HOSTED_RULES, OPERATOR_RULES, deployedServiceAccount, expectDashboardSound, humanizePercentage, expectExported, firing, promtool, promtoolTest, runbook, scrape, silent, value,
-  type Scrape } from '../support/alert-tests.js';
+  DEPLOYED_NAMESPACE,
+  HOSTED_RULES,
+  OPERATOR_RULES,
+  deployedServiceAccount,
+  expectDashboardSound,
+  humanizePercentage,
+  expectExported,
+  firing,
+  promtool,
+  promtoolTest,
+  runbook,
+  scrape,
+  silent,
+  value,
+  type Scrape,
+} from '../support/alert-tests.js';
 
 const tempDir = tempDirs();
 
@@ -138,9 +152,16 @@ describe('operator alerts, on scrapes of real operators', () => {
       status: { featureGates: [{ version: '', enabled: enabled.map((name) => ({ name })), disabled: disabled.map((name) => ({ name })) }] } }));
     const wire = (v: string) => ({ version: v, enabled: enabled.map((name) => ({ name })), disabled: disabled.map((name) => ({ name })) });
     let stored = 1;
-    while (serializedSizeBytes({ status: { featureGates: Array.from({ length: stored + 1 }, (_, i) => wire(version(i + 1))) } }) < ETCD_REQUEST_LIMIT_BYTES - 40_000) stored++;
+    while (
+      serializedSizeBytes({ status: { featureGates: Array.from({ length: stored + 1 }, (_, i) => wire(version(i + 1))) } }) <
+      ETCD_REQUEST_LIMIT_BYTES - 40_000
+    )
+      stored++;
     await setFeatureGateSpec(sized.kubeConfig, {});
-    await setFeatureGateStatus(sized.kubeConfig, Array.from({ length: stored }, (_, i) => ({ version: version(i + 1), enabled, disabled })));
+    await setFeatureGateStatus(
+      sized.kubeConfig,
+      Array.from({ length: stored }, (_, i) => ({ version: version(i + 1), enabled, disabled })),
+    );
     await setClusterVersion(sized.kubeConfig, { history: [{ version: version(0), state: 'Partial' }, ...Array.from({ length: stored }, (_, i) => version(i + 1))] });
     const d = operator(sized, version(0), sizedPayload, ['--running-gates-period', '0']);
     const dURL = await d.url();

@@ -61,8 +61,12 @@ describe('the operator and a spec the components would refuse', () => {
     const pre = runCLI(['preflight', '--kubeconfig', plane.kubeconfigPath, '-o', 'json']);
     expect(pre.code).toBe(1);
     expect(pre.stderr).toContain('the gates of FeatureGate/cluster\'s entry for 4.23.0, at Kubernetes 1.36.3 (the API server\'s /version)');
-    expect((JSON.parse(pre.stdout) as { components: { starts: boolean; problems: { gate: string }[] }[] }).components.map((c) => [c.starts, c.problems.map((p) => p.gate)]))
-      .toEqual(Array(4).fill([false, ['ServiceAccountTokenNodeBinding']]));
+    expect(
+      (JSON.parse(pre.stdout) as { components: { starts: boolean; problems: { gate: string }[] }[] }).components.map((c) => [
+        c.starts,
+        c.problems.map((p) => p.gate),
+      ]),
+    ).toEqual(Array(4).fill([false, ['ServiceAccountTokenNodeBinding']]));
 
     await setFeatureGateSpec(plane.kubeConfig, { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: [], disabled: [] } });
     await eventually(async () => {

@@ -19,7 +19,10 @@ const manifest = (release: string, set: string) => {
 };
 const defaultGates = (release: string) => {
   const m = manifest(release, 'Default');
-  return { enabled: m.enabled.map((g: { name: string }) => g.name).sort(compareNames) as string[], total: m.enabled.length + m.disabled.length as number };
+  return {
+    enabled: m.enabled.map((g: { name: string }) => g.name).sort(compareNames) as string[],
+    total: (m.enabled.length + m.disabled.length) as number,
+  };
 };
 const names = (xs: { name: string }[]) => xs.map((x) => x.name);
 

@@ -129,8 +129,12 @@ describe('npm package', () => {
 }
 `;
     // stdin not a socket: see deploy.test.ts (bash reads /etc/bash.bashrc for an "rsh" stdin when SHLVL is unset).
-    const r = spawnSync('bash', ['-euo', 'pipefail', '-c', `${npmShim}cd "$HOME"\n${block}`], { encoding: 'utf8', timeout: 400_000, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, HOME: home, KUBEBUILDER_ASSETS: process.env.KUBEBUILDER_ASSETS ?? dirname(resolveBinaries().kubeAPIServer) } });
+    const r = spawnSync('bash', ['-euo', 'pipefail', '-c', `${npmShim}cd "$HOME"\n${block}`], {
+      encoding: 'utf8',
+      timeout: 400_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, HOME: home, KUBEBUILDER_ASSETS: process.env.KUBEBUILDER_ASSETS ?? dirname(resolveBinaries().kubeAPIServer) },
+    });
     const project = join(home, 'my-operator');
     expect({ code: r.status, tail: r.status === 0 ? '' : `${r.stdout.slice(-2000)}\n${r.stderr.slice(-3000)}` }).toEqual({ code: 0, tail: '' });
     expect(readdirSync(join(project, 'build'))).toEqual(expect.arrayContaining(['main.js', 'feature-gates.node.test.js']));

@@ -14,9 +14,14 @@ interface Scripted { type: string; kind: unknown; name: unknown; namespace: unkn
 interface WatchScript { events: Scripted[]; holdMs: number }
 
 const object = (e: Scripted, rv: number) => ({
-  apiVersion: 'config.openshift.io/v1', ...(e.kind === undefined ? {} : { kind: e.kind }),
-  metadata: { ...(e.name === undefined ? {} : { name: e.name }), ...(e.namespace === undefined ? {} : { namespace: e.namespace }), resourceVersion: String(rv),
-    annotations: { padding: 'p'.repeat(e.padding) } },
+  apiVersion: 'config.openshift.io/v1',
+  ...(e.kind === undefined ? {} : { kind: e.kind }),
+  metadata: {
+    ...(e.name === undefined ? {} : { name: e.name }),
+    ...(e.namespace === undefined ? {} : { namespace: e.namespace }),
+    resourceVersion: String(rv),
+    annotations: { padding: 'p'.repeat(e.padding) },
+  },
   spec: {},
 });
 
@@ -58,37 +63,47 @@ describe('Reflector against a server that answers what it likes', () => {
   afterAll(async () => server?.close());
 
   it('never stores, nor tells a listener of, anything but the one object asked for', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(listScript, { maxLength: 4 }), fc.array(watchScript, { minLength: 1, maxLength: 6 }), fc.boolean(),
-      async (lists, watches, bounded) => {
-        script = { lists, watches };
-        served = { lists: 0, watches: 0 };
-        const client = new ResourceClient(readKubeconfigText(server.kubeconfig(), 'hostile')!, FeatureGateResource);
-        const r = new Reflector(client, {
-          name: 'cluster', backoffInitialMs: 1, backoffMaxMs: 4, watchTimeoutSeconds: [30, 30],
-          ...(bounded ? { maxEventRate: { perSecond: 1, burst: 3 } } : {}),
-        });
-        const violations: string[] = [];
-        const check = (when: string) => {
-          if (r.list().length > 1) violations.push(`${when}: ${r.list().length} objects stored`);
-          for (const o of r.list()) {
-            if (o.metadata.name !== 'cluster' || o.kind !== 'FeatureGate' || o.metadata.namespace) {
-              violations.push(`${when}: stored ${JSON.stringify([o.kind, o.metadata.name?.slice(0, 20), o.metadata.namespace])}`);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(listScript, { maxLength: 4 }),
+        fc.array(watchScript, { minLength: 1, maxLength: 6 }),
+        fc.boolean(),
+        async (lists, watches, bounded) => {
+          script = { lists, watches };
+          served = { lists: 0, watches: 0 };
+          const client = new ResourceClient(readKubeconfigText(server.kubeconfig(), 'hostile')!, FeatureGateResource);
+          const r = new Reflector(client, {
+            name: 'cluster',
+            backoffInitialMs: 1,
+            backoffMaxMs: 4,
+            watchTimeoutSeconds: [30, 30],
+            ...(bounded ? { maxEventRate: { perSecond: 1, burst: 3 } } : {}),
+          });
+          const violations: string[] = [];
+          const check = (when: string) => {
+            if (r.list().length > 1) violations.push(`${when}: ${r.list().length} objects stored`);
+            for (const o of r.list()) {
+              if (o.metadata.name !== 'cluster' || o.kind !== 'FeatureGate' || o.metadata.namespace) {
+                violations.push(`${when}: stored ${JSON.stringify([o.kind, o.metadata.name?.slice(0, 20), o.metadata.namespace])}`);
+              }
             }
+          };
+          r.addListener((name) => {
+            if (name !== 'cluster') violations.push(`a listener heard of ${JSON.stringify(name.slice(0, 20))}`);
+            check('at a change');
+          });
+          r.start();
+          try {
+            // Every scripted watch is served (a refused answer is followed by a relist and the next watch).
+            await eventually(() => expect(served.watches).toBeGreaterThan(watches.length), 20_000, 5);
+            check('at the end');
+          } finally {
+            await r.stop();
           }
-        };
-        r.addListener((name) => {
-          if (name !== 'cluster') violations.push(`a listener heard of ${JSON.stringify(name.slice(0, 20))}`);
-          check('at a change');
-        });
-        r.start();
-        try {
-          // Every scripted watch is served (a refused answer is followed by a relist and the next watch).
-          await eventually(() => expect(served.watches).toBeGreaterThan(watches.length), 20_000, 5);
-          check('at the end');
-        } finally {
-          await r.stop();
-        }
-        expect(violations).toEqual([]);
-      }), { numRuns: 30 });
+          expect(violations).toEqual([]);
+        },
+      ),
+      { numRuns: 30 },
+    );
   }, 120_000);
 });

@@ -20,7 +20,9 @@ const listBody = (rv: string) => JSON.stringify({ metadata: { resourceVersion: r
 ] });
 
 /** A server: lists answered by `list`, watches accepted and then held open without a byte. */
-async function server(list: (res: ServerResponse) => void): Promise<{ server: HostileServer; lists: () => number; watches: () => number; open: ServerResponse[] }> {
+async function server(
+  list: (res: ServerResponse) => void,
+): Promise<{ server: HostileServer; lists: () => number; watches: () => number; open: ServerResponse[] }> {
   const s = await startHostileServer({ tls: true });
   servers.push(s);
   const open: ServerResponse[] = [];
@@ -37,7 +39,12 @@ async function server(list: (res: ServerResponse) => void): Promise<{ server: Ho
   return { server: s, lists: () => count(false), watches: () => count(true), open };
 }
 
-function reflector(s: HostileServer, clock: FakeClock, options: ConstructorParameters<typeof Reflector>[1] = {}, transport: TransportConfig = {}) {
+function reflector(
+  s: HostileServer,
+  clock: FakeClock,
+  options: ConstructorParameters<typeof Reflector>[1] = {},
+  transport: TransportConfig = {},
+) {
   const client = new ResourceClient(withTransportConfig(readKubeconfigText(s.kubeconfig(), 'fake-clock')!, transport), FeatureGateResource);
   const r = new Reflector(client, { clock, name: 'cluster', ...options });
   reflectors.push(r as Reflector<never>);
@@ -172,7 +179,12 @@ describe('Reflector on a fake clock', () => {
       }
     };
     const failing: string[] = [];
-    const r = reflector(s, clock, { backoffInitialMs: 1_000, backoffMaxMs: 8_000, maxEventRate: { perSecond: 1, burst: 5 }, onFailing: (e) => failing.push(e) });
+    const r = reflector(s, clock, {
+      backoffInitialMs: 1_000,
+      backoffMaxMs: 8_000,
+      maxEventRate: { perSecond: 1, burst: 5 },
+      onFailing: (e) => failing.push(e),
+    });
     r.start();
     await r.synced;
     while (listedAt.length < 6) {

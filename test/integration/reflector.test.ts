@@ -36,7 +36,14 @@ describe('Reflector', () => {
   it('replaces watches that end (server timeout, client inactivity) and misses nothing in between', async () => {
     const metrics = new Registry();
     const name = uniqueName('bounded');
-    const r = new Reflector(client, { name, metrics, watchTimeoutSeconds: [1, 1], inactivityMs: 700, backoffInitialMs: 50, backoffMaxMs: 200 });
+    const r = new Reflector(client, {
+      name,
+      metrics,
+      watchTimeoutSeconds: [1, 1],
+      inactivityMs: 700,
+      backoffInitialMs: 50,
+      backoffMaxMs: 200,
+    });
     r.start();
     await r.synced;
     await sleep(4000); // several watches time out or go idle and are replaced
@@ -67,7 +74,12 @@ describe('Reflector', () => {
     const widgets = new ResourceClient(kc, { ...FeatureGateResource, group, version: 'v1', plural: 'widgets', kind: 'Widget' });
     const failing: string[] = [];
     let recovered = 0;
-    const r = new Reflector(widgets, { backoffInitialMs: 50, backoffMaxMs: 200, onFailing: (e) => failing.push(e), onRecovered: () => recovered++ });
+    const r = new Reflector(widgets, {
+      backoffInitialMs: 50,
+      backoffMaxMs: 200,
+      onFailing: (e) => failing.push(e),
+      onRecovered: () => recovered++,
+    });
     const heard: string[] = [];
     r.addListener((n) => heard.push(n));
     r.start();
@@ -103,7 +115,14 @@ describe('Reflector', () => {
     }
     await t.request({ method: 'POST', path: `/api/v1/namespaces/${namespaces[0]}/secrets`, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-other` } } });
     const secrets = new ResourceClient(kc, SecretResource, metrics);
-    const r = new Reflector(secrets, { name, watchList: true, metrics, watchTimeoutSeconds: [1, 1], backoffInitialMs: 50, backoffMaxMs: 200 });
+    const r = new Reflector(secrets, {
+      name,
+      watchList: true,
+      metrics,
+      watchTimeoutSeconds: [1, 1],
+      backoffInitialMs: 50,
+      backoffMaxMs: 200,
+    });
     r.start();
     await r.synced;
     expect(r.list().map((x) => `${x.metadata.namespace}/${x.metadata.name}`).sort()).toEqual(namespaces.map((ns) => `${ns}/${name}`).sort());

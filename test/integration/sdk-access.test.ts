@@ -13,9 +13,14 @@ describe('FeatureGateAccess', () => {
   const stops: (() => Promise<void>)[] = [];
   const warnings: string[] = [];
   const access = (desiredVersion: string, onChange: (c: FeatureGateChange) => void = () => undefined, metricsRegistry?: Registry) => {
-    const a = createFeatureGateAccess({ kubeConfig: plane.kubeConfig, desiredVersion, onChange, ...(metricsRegistry ? { metricsRegistry } : {}),
+    const a = createFeatureGateAccess({
+      kubeConfig: plane.kubeConfig,
+      desiredVersion,
+      onChange,
+      ...(metricsRegistry ? { metricsRegistry } : {}),
       reflector: { backoffInitialMs: 100, backoffMaxMs: 1000 },
-      waitWarnings: { firstMs: 400, maxMs: 400, warn: (m) => warnings.push(`${desiredVersion}: ${m}`) } });
+      waitWarnings: { firstMs: 400, maxMs: 400, warn: (m) => warnings.push(`${desiredVersion}: ${m}`) },
+    });
     stops.push(() => a.stop());
     a.start();
     return a;

@@ -43,8 +43,17 @@ describe('ShardManager', () => {
   const holdingAll = async (identity: string, clock: FakeClock, claimable: () => boolean) => {
     const told = { acquired: [] as { shard: number; fence: () => void; resumed: boolean }[], lost: [] as number[] };
     const m = new ShardManager({
-      kubeConfig: kc, namespace, identity, shards: SHARDS, timing: TIMING, clock, claimable,
-      onAcquired: (shard, fence, resumed) => told.acquired.push({ shard, fence, resumed }), onLost: async (shard) => { told.lost.push(shard); },
+      kubeConfig: kc,
+      namespace,
+      identity,
+      shards: SHARDS,
+      timing: TIMING,
+      clock,
+      claimable,
+      onAcquired: (shard, fence, resumed) => told.acquired.push({ shard, fence, resumed }),
+      onLost: async (shard) => {
+        told.lost.push(shard);
+      },
       onLostMembership: () => undefined,
     });
     managers.push(m);

@@ -66,7 +66,8 @@ describe('StatusRecords', () => {
     expect(m.server.requests).toHaveLength(0);
     await clock.advance(1);
     await eventually(() => expect(m.writes()).toBe(1), 5_000, 10); // the failing one
-    await new Promise((resolve) => setTimeout(resolve, 1_200)); // wall time (the records' own 1 s retry timer before): no retry without the clock
+    // wall time (the records' own 1 s retry timer before): no retry without the clock
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
     expect(m.writes()).toBe(1);
     await clock.advance(5); // the controller's first backoff step
     await eventually(() => expect(m.writes()).toBe(2), 5_000, 10);

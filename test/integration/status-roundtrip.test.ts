@@ -33,7 +33,11 @@ describe.each(CRD_SETS)('status round trip on the %s CRDs', (set) => {
       details(`4.${20 + (v % 5)}.${v}`, gates.slice(0, 40 + v), gates.slice(40 + v)));
     const fg = { ...featureGate(name, { featureSet: 'TechPreviewNoUpgrade' }), status: { featureGates: entries } };
     const created = await api.createClusterCustomObject({ ...FG, body: featureGate(name, fg.spec) });
-    await api.replaceClusterCustomObjectStatus({ ...FG, name, body: { ...fg, metadata: { name, resourceVersion: created.metadata.resourceVersion } } });
+    await api.replaceClusterCustomObjectStatus({
+      ...FG,
+      name,
+      body: { ...fg, metadata: { name, resourceVersion: created.metadata.resourceVersion } },
+    });
     const read = await api.getClusterCustomObject({ ...FG, name });
     expect(read.status.featureGates).toEqual(entries);
     expect(read.spec).toEqual(fg.spec);

@@ -31,7 +31,11 @@ describe('status size guard', () => {
     const entry = (v: string) => ({ version: v, enabled, disabled });
     const wire = (v: string) => ({ version: v, enabled: enabled.map((name) => ({ name })), disabled: disabled.map((name) => ({ name })) });
     let stored = 1;
-    while (serializedSizeBytes({ status: { featureGates: Array.from({ length: stored + 1 }, (_, i) => wire(version(i + 1))) } }) < ETCD_REQUEST_LIMIT_BYTES - 40_000) stored++;
+    while (
+      serializedSizeBytes({ status: { featureGates: Array.from({ length: stored + 1 }, (_, i) => wire(version(i + 1))) } }) <
+      ETCD_REQUEST_LIMIT_BYTES - 40_000
+    )
+      stored++;
     await setFeatureGateSpec(plane.kubeConfig, {});
     await setFeatureGateStatus(plane.kubeConfig, Array.from({ length: stored }, (_, i) => entry(version(i + 1))));
     await setClusterVersion(plane.kubeConfig, { history: [{ version: version(0), state: 'Partial' }, ...Array.from({ length: stored }, (_, i) => version(i + 1))] });

@@ -20,10 +20,13 @@ interface Handshake { ok: boolean; protocol?: string | null; cipher?: string; er
 function handshake(address: string, version: SecureVersion, ciphers?: string): Promise<Handshake> {
   const [host, port] = address.split(':');
   return new Promise((resolve) => {
-    const s = connect({ host, port: Number(port), rejectUnauthorized: false, minVersion: version, maxVersion: version, ...(ciphers ? { ciphers } : {}) }, () => {
-      resolve({ ok: true, protocol: s.getProtocol(), cipher: s.getCipher().standardName });
-      s.end();
-    });
+    const s = connect(
+      { host, port: Number(port), rejectUnauthorized: false, minVersion: version, maxVersion: version, ...(ciphers ? { ciphers } : {}) },
+      () => {
+        resolve({ ok: true, protocol: s.getProtocol(), cipher: s.getCipher().standardName });
+        s.end();
+      },
+    );
     s.on('error', (e) => resolve({ ok: false, error: e.message }));
   });
 }

@@ -9,7 +9,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClusterOperatorResource, KubeTransport, ResourceClient, readKubeconfigFile } from '../../runtime/index.js';
 import {
-  bundledCRDPaths, serviceAccountKubeConfig, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane, type ControlPlane,
+  bundledCRDPaths,
+  serviceAccountKubeConfig,
+  setClusterVersion,
+  setFeatureGateSpec,
+  setFeatureGateStatus,
+  startControlPlane,
+  type ControlPlane,
 } from '../../sdk/testing/index.js';
 import { runCLI } from '../support/cli.js';
 import { startKubeletNode, type KubeletNode } from '../support/kubelet-node.js';

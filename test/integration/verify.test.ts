@@ -78,7 +78,8 @@ describe('featuregates verify (kube-apiserver v1.36, emulating 1.35)', () => {
 
   it('render inputs: the desired gates rendered from payload manifests (and a FeatureGate file), not the cluster\'s status', () => {
     const payload = kubernetesGatesPayload(tempDir('fgc-verify-render-'));
-    const verdicts = (r: { stdout: string }) => Object.fromEntries((JSON.parse(r.stdout) as VerifyReport).components[0]!.gates.map((g) => [g.name, g.verdict]));
+    const verdicts = (r: { stdout: string }) =>
+      Object.fromEntries((JSON.parse(r.stdout) as VerifyReport).components[0]!.gates.map((g) => [g.name, g.verdict]));
     // The payload's Default: APIResponseCompression on (this server runs it off), APIServingWithRoutine off (runs on).
     const r = verify('--authoritative-feature-gate-dir', payload, '--payload-version', '4.22.0', '-o', 'json');
     expect(r.stderr).toBe('');

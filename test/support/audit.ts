@@ -25,7 +25,10 @@ function auditLog(prefix: string, policy: string[]): AuditSetup {
   return { dir, logPath, apiServerArgs: [`--audit-policy-file=${file}`, `--audit-log-path=${logPath}`, '--audit-log-format=json'] };
 }
 
-/** Writes of leases, config.openshift.io objects and events (Metadata level, at their response); `reads` adds get/list/watch of config.openshift.io. */
+/**
+ * Writes of leases, config.openshift.io objects and events (Metadata level, at their response); `reads` adds get/list/watch of
+ * config.openshift.io.
+ */
 export function auditSetup(options: { reads?: boolean } = {}): AuditSetup {
   return auditLog('fgc-audit-', [
     'omitStages: [RequestReceived]', 'rules:',
@@ -60,8 +63,15 @@ export function readAudit(logPath: string): AuditEntry[] {
   for (const line of readFileSync(logPath, 'utf8').split('\n')) {
     if (!line) continue;
     const e = JSON.parse(line) as {
-      stage?: string; verb?: string; user?: { username?: string }; userAgent?: string; objectRef?: { resource?: string; subresource?: string };
-      requestURI?: string; responseStatus?: { code?: number }; requestReceivedTimestamp?: string; stageTimestamp?: string;
+      stage?: string;
+      verb?: string;
+      user?: { username?: string };
+      userAgent?: string;
+      objectRef?: { resource?: string; subresource?: string };
+      requestURI?: string;
+      responseStatus?: { code?: number };
+      requestReceivedTimestamp?: string;
+      stageTimestamp?: string;
     };
     out.push({
       stage: e.stage ?? '', user: e.user?.username ?? '', userAgent: e.userAgent ?? '', verb: e.verb ?? '',
@@ -79,7 +89,10 @@ export function readAuditWrites(logPath: string): AuditWrite[] {
   return readAudit(logPath).filter((e) => e.stage === 'ResponseComplete' || e.stage === 'ResponseStarted');
 }
 
-/** Requests received in [from, to) (epoch ms) from a user agent matching `userAgent`, by "verb resource[/subresource]" (auditEveryRequest's log). */
+/**
+ * Requests received in [from, to) (epoch ms) from a user agent matching `userAgent`, by "verb resource[/subresource]" (auditEveryRequest's
+ * log).
+ */
 export function requestsFrom(logPath: string, userAgent: RegExp, from: number, to: number): Map<string, number> {
   const out = new Map<string, number>();
   for (const e of readAudit(logPath)) {

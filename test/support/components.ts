@@ -43,7 +43,11 @@ export function componentsDir(kubernetes?: string): string {
 }
 
 /** Starts `name` over `plane` with `extraArgs` (`--feature-gates=…`, `--emulated-version=…`); resolves once /healthz answers. */
-export async function startComponent(plane: ControlPlane, name: ComponentName, extraArgs: readonly string[] = []): Promise<RunningComponent> {
+export async function startComponent(
+  plane: ControlPlane,
+  name: ComponentName,
+  extraArgs: readonly string[] = [],
+): Promise<RunningComponent> {
   const binary = join(componentsDir(), name);
   const port = await freePort();
   const certDir = join(plane.dir, `${name}-certs`);
@@ -65,7 +69,9 @@ export async function startComponent(plane: ControlPlane, name: ComponentName, e
     name,
     url,
     certFile: join(certDir, `${name}.crt`),
-    async stop() { await proc?.stop(); },
+    async stop() {
+      await proc?.stop();
+    },
     async start(next?: readonly string[]) {
       if (proc?.isRunning()) return;
       if (next) args = next;

@@ -14,7 +14,16 @@ export interface FakeClockRun {
 export async function runOnFakeClock(spec: ControllerSpec): Promise<FakeClockRun> {
   const clock = new FakeClock();
   const times: number[] = [];
-  const controller = new Controller({ ...spec, reconcile: (key, signal) => { times.push(clock.now()); return spec.reconcile(key, signal); } }, { clock });
+  const controller = new Controller(
+    {
+      ...spec,
+      reconcile: (key, signal) => {
+        times.push(clock.now());
+        return spec.reconcile(key, signal);
+      },
+    },
+    { clock },
+  );
   controller.start();
   await clock.advance(0);
   return { controller, clock, times };

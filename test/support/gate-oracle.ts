@@ -32,16 +32,26 @@ export function gateFlag(gates: ReadonlyMap<string, boolean>): string {
 }
 
 /** Runs `component` from `binDir` with the gates at the emulated version; its verdict. */
-export function oracle(binDir: string, component: OracleComponent, gates: ReadonlyMap<string, boolean>, emulatedVersion: string): Promise<OracleVerdict> {
+export function oracle(
+  binDir: string,
+  component: OracleComponent,
+  gates: ReadonlyMap<string, boolean>,
+  emulatedVersion: string,
+): Promise<OracleVerdict> {
   const args = [`--emulated-version=${emulatedVersion}`, ...(gates.size ? [`--feature-gates=${gateFlag(gates)}`] : [])];
   return new Promise((resolve, reject) => {
     execFile(join(binDir, component), args, { timeout: 30_000, env: { PATH: process.env.PATH ?? '' } }, (error, stdout, stderr) => {
       const out = `${stdout}${stderr}`;
-      const failed = out.split('\n').filter((l) => l.includes('"command failed"')).join('\n');
-      if (!failed) return reject(new Error(`${component} ${args.join(' ')}: no "command failed" line (exit ${error?.code}): ${out.slice(-500)}`));
+      const failed = out
+        .split('\n')
+        .filter((l) => l.includes('"command failed"'))
+        .join('\n');
+      if (!failed)
+        return reject(new Error(`${component} ${args.join(' ')}: no "command failed" line (exit ${error?.code}): ${out.slice(-500)}`));
       const named = new Set<string>();
       for (const [re, kind] of GATE_ERRORS) for (const m of failed.matchAll(re)) named.add(`${kind}:${m[1]}`);
-      if (named.size === 0 && !PASSED_FLAGS.test(failed)) return reject(new Error(`${component} ${args.join(' ')}: neither a gate error nor past the flags: ${failed}`));
+      if (named.size === 0 && !PASSED_FLAGS.test(failed))
+        return reject(new Error(`${component} ${args.join(' ')}: neither a gate error nor past the flags: ${failed}`));
       resolve({ starts: named.size === 0, named: [...named].sort(), said: failed.slice(-600) });
     });
   });
@@ -88,7 +98,8 @@ export interface CorpusCase { name: string; emulatedVersion: string; gates: Map<
 export function gateCorpus(rules: KubernetesGateRules, emulatedVersion: string, randomMixes: number, seed = 1): CorpusCase[] {
   const random = prng(seed + Number(emulatedVersion.split('.')[1]));
   const names = Object.keys(rules.gates).sort();
-  const verdictOf = (gates: Map<string, boolean>) => checkFeatureGates({ kubernetesVersion: rules.kubernetesVersion, emulatedVersion, gates }, rules);
+  const verdictOf = (gates: Map<string, boolean>) =>
+    checkFeatureGates({ kubernetesVersion: rules.kubernetesVersion, emulatedVersion, gates }, rules);
   const spec = (name: string) => gateSpecAt(rules, name, emulatedVersion)!;
   const pick = <T>(xs: T[], n: number) => [...xs].sort(() => random() - 0.5).slice(0, n);
   const cases: CorpusCase[] = [];
@@ -97,7 +108,9 @@ export function gateCorpus(rules: KubernetesGateRules, emulatedVersion: string, 
   for (const n of pick(locked, 4)) add(`locked ${n} flipped`, [[n, !spec(n).default]]);
   for (const n of pick(locked, 2)) add(`locked ${n} at its value`, [[n, spec(n).default]]);
   const open = (n: string) => spec(n).preRelease !== 'PreAlpha' && !spec(n).lockToDefault;
-  const pairs = Object.entries(rules.dependencies).flatMap(([g, deps]) => deps.map((d) => [g, d] as const)).filter(([g, d]) => open(g) && open(d));
+  const pairs = Object.entries(rules.dependencies)
+    .flatMap(([g, deps]) => deps.map((d) => [g, d] as const))
+    .filter(([g, d]) => open(g) && open(d));
   for (const [g, d] of pick(pairs, 3)) add(`${g} on, its dependency ${d} off`, [[g, true], [d, false]]);
   for (const [g, d] of pick(pairs.filter(([g]) => spec(g).default), 3)) add(`${d} off under ${g}, on by default`, [[d, false]]);
   for (const [g, d] of pick(pairs, 2)) add(`${g} and ${d} on`, [[g, true], [d, true]]);

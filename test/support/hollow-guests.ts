@@ -24,7 +24,13 @@ const KINDS: Readonly<Record<string, string>> = { featuregates: 'FeatureGate', c
 export const EVENT_WINDOW = 100;
 const BOOKMARK_MS = 60_000;
 
-type Obj = { apiVersion?: string; kind?: string; metadata: Record<string, unknown> & { name?: string; resourceVersion?: string; generation?: number }; spec?: unknown; status?: unknown };
+type Obj = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: Record<string, unknown> & { name?: string; resourceVersion?: string; generation?: number };
+  spec?: unknown;
+  status?: unknown;
+};
 type Event = { rv: number; type: 'ADDED' | 'MODIFIED' | 'DELETED'; resource: string; object: Obj };
 interface Watcher { resource: string; name: string | undefined; res: Http2ServerResponse; end(): void }
 
@@ -81,12 +87,23 @@ class Guest implements HollowGuest {
   private readonly open = new Set<Watcher>();
   url = '';
 
-  constructor(readonly index: number, private readonly token: string, private readonly ca: string, private readonly gates: ReadonlyMap<string, boolean>) {}
+  constructor(
+    readonly index: number,
+    private readonly token: string,
+    private readonly ca: string,
+    private readonly gates: ReadonlyMap<string, boolean>,
+  ) {}
 
   kubeconfig(): string {
-    return ['apiVersion: v1', 'kind: Config', 'current-context: c',
+    return [
+      'apiVersion: v1',
+      'kind: Config',
+      'current-context: c',
       `clusters: [{name: c, cluster: {server: "${this.url}", certificate-authority-data: ${Buffer.from(this.ca).toString('base64')}}}]`,
-      `users: [{name: u, user: {token: ${this.token}}}]`, 'contexts: [{name: c, context: {cluster: c, user: u}}]', ''].join('\n');
+      `users: [{name: u, user: {token: ${this.token}}}]`,
+      'contexts: [{name: c, context: {cluster: c, user: u}}]',
+      '',
+    ].join('\n');
   }
 
   get(resource: string, name: string): Obj | undefined {
@@ -95,7 +112,11 @@ class Guest implements HollowGuest {
 
   put(resource: string, object: Obj): Obj {
     const current = this.get(resource, object.metadata.name ?? '');
-    return this.commit(resource, { ...object, metadata: { ...(current?.metadata ?? {}), ...object.metadata } }, current ? 'MODIFIED' : 'ADDED');
+    return this.commit(
+      resource,
+      { ...object, metadata: { ...(current?.metadata ?? {}), ...object.metadata } },
+      current ? 'MODIFIED' : 'ADDED',
+    );
   }
 
   watchers(): number {
@@ -110,9 +131,12 @@ class Guest implements HollowGuest {
     const rv = ++this.rv;
     const current = this.get(resource, object.metadata.name!);
     const stored: Obj = {
-      ...object, apiVersion: 'config.openshift.io/v1', kind: KINDS[resource]!,
+      ...object,
+      apiVersion: 'config.openshift.io/v1',
+      kind: KINDS[resource]!,
       metadata: {
-        ...object.metadata, resourceVersion: String(rv),
+        ...object.metadata,
+        resourceVersion: String(rv),
         uid: current?.metadata.uid ?? object.metadata.uid ?? randomUUID(),
         creationTimestamp: current?.metadata.creationTimestamp ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
         generation: object.metadata.generation ?? 1,
@@ -121,7 +145,9 @@ class Guest implements HollowGuest {
     this.store.get(resource)!.set(stored.metadata.name!, stored);
     this.events.push({ rv, type, resource, object: stored });
     if (this.events.length > EVENT_WINDOW) this.events = this.events.slice(-EVENT_WINDOW);
-    for (const w of this.open) if (w.resource === resource && (w.name === undefined || w.name === stored.metadata.name)) w.res.write(`${JSON.stringify({ type, object: stored })}\n`);
+    for (const w of this.open)
+      if (w.resource === resource && (w.name === undefined || w.name === stored.metadata.name))
+        w.res.write(`${JSON.stringify({ type, object: stored })}\n`);
     return stored;
   }
 
@@ -129,16 +155,34 @@ class Guest implements HollowGuest {
     const url = new URL(req.url, 'https://guest');
     if (req.headers.authorization !== `Bearer ${this.token}`) return status(res, 401, 'Unauthorized', 'Unauthorized');
     if (req.method === 'GET' && url.pathname === '/version') {
-      return json(res, 200, { major: '1', minor: '36', emulationMajor: '1', emulationMinor: '36', minCompatibilityMajor: '1', minCompatibilityMinor: '35',
-        gitVersion: 'v1.36.3', gitCommit: 'hollow', gitTreeState: 'clean', buildDate: '2026-01-01T00:00:00Z', goVersion: 'go1.26', compiler: 'gc', platform: 'linux/amd64' });
+      return json(res, 200, {
+        major: '1',
+        minor: '36',
+        emulationMajor: '1',
+        emulationMinor: '36',
+        minCompatibilityMajor: '1',
+        minCompatibilityMinor: '35',
+        gitVersion: 'v1.36.3',
+        gitCommit: 'hollow',
+        gitTreeState: 'clean',
+        buildDate: '2026-01-01T00:00:00Z',
+        goVersion: 'go1.26',
+        compiler: 'gc',
+        platform: 'linux/amd64',
+      });
     }
     if (req.method === 'GET' && url.pathname === '/metrics') {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
-      const lines = ['# HELP kubernetes_feature_enabled [BETA] This metric records the data about the stage and enablement of a k8s feature.',
-        '# TYPE kubernetes_feature_enabled gauge', ...[...this.gates].map(([name, on]) => `kubernetes_feature_enabled{name="${name}",stage=""} ${on ? 1 : 0}`)];
+      const lines = [
+        '# HELP kubernetes_feature_enabled [BETA] This metric records the data about the stage and enablement of a k8s feature.',
+        '# TYPE kubernetes_feature_enabled gauge',
+        ...[...this.gates].map(([name, on]) => `kubernetes_feature_enabled{name="${name}",stage=""} ${on ? 1 : 0}`),
+      ];
       return void res.end(`${lines.join('\n')}\n`);
     }
-    const m = url.pathname.startsWith(GROUP_PATH) ? /^([a-z]+)(?:\/([^/]+))?(?:\/(status))?$/.exec(url.pathname.slice(GROUP_PATH.length)) : null;
+    const m = url.pathname.startsWith(GROUP_PATH)
+      ? /^([a-z]+)(?:\/([^/]+))?(?:\/(status))?$/.exec(url.pathname.slice(GROUP_PATH.length))
+      : null;
     const resource = m?.[1];
     if (!m || !resource || !KINDS[resource]) return status(res, 404, 'NotFound', 'the server could not find the requested resource');
     const name = m[2];
@@ -150,32 +194,56 @@ class Guest implements HollowGuest {
       const watch = url.searchParams.get('watch');
       if (watch === '1' || watch === 'true') return this.watch(resource, selected, url, res);
       const items = [...this.store.get(resource)!.values()].filter((o) => selected === undefined || o.metadata.name === selected);
-      return json(res, 200, { apiVersion: 'config.openshift.io/v1', kind: `${kind}List`, metadata: { resourceVersion: String(this.rv) }, items });
+      return json(res, 200, {
+        apiVersion: 'config.openshift.io/v1',
+        kind: `${kind}List`,
+        metadata: { resourceVersion: String(this.rv) },
+        items,
+      });
     }
     if (req.method === 'GET' && name && !sub) {
       const o = this.get(resource, name);
-      return o ? json(res, 200, o) : status(res, 404, 'NotFound', `${gr} "${name}" not found`, { name, group: 'config.openshift.io', kind: resource });
+      return o
+        ? json(res, 200, o)
+        : status(res, 404, 'NotFound', `${gr} "${name}" not found`, { name, group: 'config.openshift.io', kind: resource });
     }
     const body = JSON.parse(await readBody(req)) as Obj;
     if (req.method === 'POST' && !name) {
       const n = body.metadata?.name ?? '';
-      if (this.get(resource, n)) return status(res, 409, 'AlreadyExists', `${gr} "${n}" already exists`, { name: n, group: 'config.openshift.io', kind: resource });
+      if (this.get(resource, n))
+        return status(res, 409, 'AlreadyExists', `${gr} "${n}" already exists`, { name: n, group: 'config.openshift.io', kind: resource });
       const { resourceVersion: _drop, ...meta } = body.metadata;
       this.count(url.pathname);
       return json(res, 201, this.commit(resource, { ...body, status: body.status ?? {}, metadata: { ...meta, generation: 1 } }, 'ADDED'));
     }
     if (req.method === 'PUT' && name) {
       const current = this.get(resource, name);
-      if (!current) return status(res, 404, 'NotFound', `${gr} "${name}" not found`, { name, group: 'config.openshift.io', kind: resource });
+      if (!current)
+        return status(res, 404, 'NotFound', `${gr} "${name}" not found`, { name, group: 'config.openshift.io', kind: resource });
       if (body.metadata?.resourceVersion !== undefined && body.metadata.resourceVersion !== current.metadata.resourceVersion) {
-        return status(res, 409, 'Conflict', `Operation cannot be fulfilled on ${gr} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
-          { name, group: 'config.openshift.io', kind: resource });
+        return status(
+          res,
+          409,
+          'Conflict',
+          `Operation cannot be fulfilled on ${gr} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+          { name, group: 'config.openshift.io', kind: resource },
+        );
       }
       this.count(url.pathname);
-      const next: Obj = sub === 'status'
-        ? { ...current, status: body.status }
-        : { ...body, status: current.status,
-          metadata: { ...body.metadata, generation: JSON.stringify(body.spec) === JSON.stringify(current.spec) ? current.metadata.generation : (current.metadata.generation ?? 1) + 1 } };
+      const next: Obj =
+        sub === 'status'
+          ? { ...current, status: body.status }
+          : {
+              ...body,
+              status: current.status,
+              metadata: {
+                ...body.metadata,
+                generation:
+                  JSON.stringify(body.spec) === JSON.stringify(current.spec)
+                    ? current.metadata.generation
+                    : (current.metadata.generation ?? 1) + 1,
+              },
+            };
       return json(res, 200, this.commit(resource, next, 'MODIFIED'));
     }
     return status(res, 405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
@@ -189,21 +257,39 @@ class Guest implements HollowGuest {
     const send = (e: unknown) => res.write(`${JSON.stringify(e)}\n`);
     const kind = KINDS[resource]!;
     const bookmark = (annotations?: Record<string, string>) =>
-      send({ type: 'BOOKMARK', object: { apiVersion: 'config.openshift.io/v1', kind, metadata: { resourceVersion: String(this.rv), ...(annotations ? { annotations } : {}) } } });
+      send({
+        type: 'BOOKMARK',
+        object: {
+          apiVersion: 'config.openshift.io/v1',
+          kind,
+          metadata: { resourceVersion: String(this.rv), ...(annotations ? { annotations } : {}) },
+        },
+      });
     res.writeHead(200, { 'content-type': 'application/json' });
     // Accepted at once, events or not, as kube-apiserver does: over HTTP/2 writeHead sends the headers; a client that
     // fell back to HTTP/1.1 gets an http.ServerResponse here, which holds them until the first write unless flushed.
     (res as unknown as { flushHeaders?: () => void }).flushHeaders?.();
     const matches = (e: Event) => e.resource === resource && (name === undefined || e.object.metadata.name === name);
     if (url.searchParams.get('sendInitialEvents') === 'true') {
-      for (const o of this.store.get(resource)!.values()) if (name === undefined || o.metadata.name === name) send({ type: 'ADDED', object: o });
+      for (const o of this.store.get(resource)!.values())
+        if (name === undefined || o.metadata.name === name) send({ type: 'ADDED', object: o });
       bookmark({ 'k8s.io/initial-events-end': 'true' });
     } else {
       const from = Number(url.searchParams.get('resourceVersion') ?? '0');
       const oldest = this.events[0]?.rv ?? this.rv + 1;
       if (from > 0 && from < oldest - 1) {
-        send({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
-          message: `too old resource version: ${from} (${oldest - 1})`, reason: 'Expired', code: 410 } });
+        send({
+          type: 'ERROR',
+          object: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: `too old resource version: ${from} (${oldest - 1})`,
+            reason: 'Expired',
+            code: 410,
+          },
+        });
         return void res.end();
       }
       for (const e of this.events) if (e.rv > from && matches(e)) send({ type: e.type, object: e.object });
@@ -211,7 +297,9 @@ class Guest implements HollowGuest {
     const timeout = Number(url.searchParams.get('timeoutSeconds') ?? '1800') * 1000;
     const bookmarks = url.searchParams.get('allowWatchBookmarks') === 'true' ? setInterval(() => bookmark(), BOOKMARK_MS) : undefined;
     const w: Watcher = {
-      resource, name, res,
+      resource,
+      name,
+      res,
       end: () => {
         clearTimeout(ending);
         clearInterval(bookmarks);

@@ -49,7 +49,10 @@ export async function startHostileGuest(kind: HostileKind): Promise<HostileGuest
   const deliveries: number[] = [];
   const writes = { waiting: 0, givenUp: 0 };
   const server = await startHostileServer({ tls: true });
-  /** A watch of the attacked resource: `send` is called every `everyMs` with the count so far; it returns what to write, or undefined to end. */
+  /**
+   * A watch of the attacked resource: `send` is called every `everyMs` with the count so far; it returns what to write, or undefined to
+   * end.
+   */
   const attack = (res: ServerResponse, everyMs: number, send: (n: number) => unknown) => {
     const i = deliveries.push(0) - 1;
     res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -64,7 +67,10 @@ export async function startHostileGuest(kind: HostileKind): Promise<HostileGuest
     let timer = setTimeout(tick, 0);
     res.on('close', () => clearTimeout(timer));
   };
-  const openAndSilent = (res: ServerResponse) => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.flushHeaders(); };
+  const openAndSilent = (res: ServerResponse) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.flushHeaders();
+  };
   server.answer = (q, res) => {
     const url = q.url ?? '';
     const watch = /[?&]watch=/.test(url);
@@ -74,23 +80,33 @@ export async function startHostileGuest(kind: HostileKind): Promise<HostileGuest
       return status(res, 403, 'this guest takes no writes');
     }
     switch (kind) {
-      case 'throttle': return status(res, 429, 'come back in an hour', { 'Retry-After': '3600' });
-      case 'huge-error': return status(res, 500, `\x1b[2J${'E'.repeat(2 * 1024 * 1024)}`);
+      case 'throttle':
+        return status(res, 429, 'come back in an hour', { 'Retry-After': '3600' });
+      case 'huge-error':
+        return status(res, 500, `\x1b[2J${'E'.repeat(2 * 1024 * 1024)}`);
       case 'no-newline': {
         res.writeHead(200, { 'Content-Type': 'application/json' });
         const chunk = Buffer.alloc(64 * 1024, 0x61);
-        const pump = () => { while (!res.destroyed && res.write(chunk)); if (!res.destroyed) res.once('drain', pump); };
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', pump);
+        };
         return pump();
       }
       case 'long-history':
         if (watch) return void res.writeHead(200, { 'Content-Type': 'application/json' });
         return list(res, cvs ? [clusterVersion('4.22.3000', longHistory, rv)] : [], rv);
       case 'cycling': {
-        const next = () => { rv++; return clusterVersion(`4.22.${rv % 1000}`, [historyEntry(`4.22.${rv % 1000}`)], rv); };
+        const next = () => {
+          rv++;
+          return clusterVersion(`4.22.${rv % 1000}`, [historyEntry(`4.22.${rv % 1000}`)], rv);
+        };
         if (!watch) return list(res, cvs ? [next()] : [], rv);
         res.writeHead(200, { 'Content-Type': 'application/json' });
         if (!cvs) return;
-        const timer = setInterval(() => { if (!res.destroyed) res.write(`${JSON.stringify({ type: 'MODIFIED', object: next() })}\n`); }, 100);
+        const timer = setInterval(() => {
+          if (!res.destroyed) res.write(`${JSON.stringify({ type: 'MODIFIED', object: next() })}\n`);
+        }, 100);
         res.on('close', () => clearInterval(timer));
         return;
       }
@@ -98,30 +114,50 @@ export async function startHostileGuest(kind: HostileKind): Promise<HostileGuest
         if (!watch) return list(res, cvs ? [clusterVersion('4.22.3', [historyEntry('4.22.3')], rv)] : [], rv);
         if (!fgs) return openAndSilent(res);
         const padding = 'p'.repeat(2.5 * 1024 * 1024);
-        return attack(res, 200, (n) => ({ type: 'MODIFIED', object: {
-          apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: `foreign-${n}`, resourceVersion: String(++rv), annotations: { padding } }, spec: {},
-        } }));
+        return attack(res, 200, (n) => ({
+          type: 'MODIFIED',
+          object: {
+            apiVersion: 'config.openshift.io/v1',
+            kind: 'FeatureGate',
+            metadata: { name: `foreign-${n}`, resourceVersion: String(++rv), annotations: { padding } },
+            spec: {},
+          },
+        }));
       }
       case 'short-watches': {
         if (!watch) return list(res, cvs ? [clusterVersion('4.22.3', [historyEntry('4.22.3')], rv)] : [], rv);
         if (!cvs) return openAndSilent(res);
-        return attack(res, 40, (n) => (n >= 55 ? undefined : { type: 'MODIFIED', object: clusterVersion('4.22.3', [historyEntry('4.22.3')], ++rv) }));
+        return attack(res, 40, (n) =>
+          n >= 55 ? undefined : { type: 'MODIFIED', object: clusterVersion('4.22.3', [historyEntry('4.22.3')], ++rv) },
+        );
       }
       case 'silent-writes': {
         if (q.method !== 'GET') {
           writes.waiting++;
-          return void res.on('close', () => { writes.waiting--; writes.givenUp++; });
+          return void res.on('close', () => {
+            writes.waiting--;
+            writes.givenUp++;
+          });
         }
         if (watch) return openAndSilent(res);
-        const featureGate = { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster', resourceVersion: String(rv) }, spec: {} };
-        if (/\/featuregates\/cluster(\?|$)/.test(url)) return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(featureGate));
+        const featureGate = {
+          apiVersion: 'config.openshift.io/v1',
+          kind: 'FeatureGate',
+          metadata: { name: 'cluster', resourceVersion: String(rv) },
+          spec: {},
+        };
+        if (/\/featuregates\/cluster(\?|$)/.test(url))
+          return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(featureGate));
         return list(res, cvs ? [clusterVersion('4.22.3', [historyEntry('4.22.3')], rv)] : fgs ? [featureGate] : [], rv);
       }
       case 'log-bomb': {
         if (!watch) return list(res, cvs ? [clusterVersion('4.22.3', [historyEntry('4.22.3')], rv)] : [], rv);
         if (!cvs) return openAndSilent(res);
         // One bomb per watch, then the watch stays open.
-        return attack(res, 3_600_000, () => ({ type: 'MODIFIED', object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: LOG_BOMB_NAME, resourceVersion: String(++rv) } } }));
+        return attack(res, 3_600_000, () => ({
+          type: 'MODIFIED',
+          object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: LOG_BOMB_NAME, resourceVersion: String(++rv) } },
+        }));
       }
     }
   };

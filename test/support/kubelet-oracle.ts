@@ -10,7 +10,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  checkFeatureGates, checkKubeletStart, decodeKubeletConfiguration, type GateStartCheck, type KubeletConfigRules, type KubeletFieldTest, type KubeletGateRoute, type KubernetesGateRules,
+  checkFeatureGates,
+  checkKubeletStart,
+  decodeKubeletConfiguration,
+  type GateStartCheck,
+  type KubeletConfigRules,
+  type KubeletFieldTest,
+  type KubeletGateRoute,
+  type KubernetesGateRules,
 } from '../../api-types/index.js';
 import { gateFlag, GATE_ERRORS, type OracleVerdict } from './gate-oracle.js';
 
@@ -105,24 +112,45 @@ function withDependentsOff(gateRules: KubernetesGateRules, gates: Map<string, bo
  * reference records, and for every configuration rule a configuration that makes its fields hold, with its gate in
  * either state, on both routes.
  */
-export function kubeletCorpus(gateRules: KubernetesGateRules, gateCases: { name: string; gates: Map<string, boolean> }[], rules: KubeletConfigRules): KubeletCase[] {
+export function kubeletCorpus(
+  gateRules: KubernetesGateRules,
+  gateCases: { name: string; gates: Map<string, boolean> }[],
+  rules: KubeletConfigRules,
+): KubeletCase[] {
   const cases: KubeletCase[] = [];
   for (const c of gateCases) for (const route of ['flag', 'file'] as const) cases.push({ ...c, name: `${c.name} (${route})`, route });
   for (const route of ['flag', 'file'] as const) {
     cases.push({ name: `KubeletCrashLoopBackOffMax off (${route})`, gates: new Map([['KubeletCrashLoopBackOffMax', false]]), route });
     cases.push({ name: `AllBeta off (${route})`, gates: new Map([['AllBeta', false]]), route });
-    cases.push({ name: `KubeletCrashLoopBackOffMax off beside an empty file (${route})`, gates: new Map([['KubeletCrashLoopBackOffMax', false]]), route, configuration: {} });
+    cases.push({
+      name: `KubeletCrashLoopBackOffMax off beside an empty file (${route})`,
+      gates: new Map([['KubeletCrashLoopBackOffMax', false]]),
+      route,
+      configuration: {},
+    });
   }
   // the file turns a defaulting gate off, the flag (which replaces the file's gates for validation) turns it on
-  cases.push({ name: 'KubeletCrashLoopBackOffMax off in the file, on by flag', gates: new Map([['KubeletCrashLoopBackOffMax', true]]), route: 'flag',
-    configuration: { featureGates: { KubeletCrashLoopBackOffMax: false } } });
-  cases.push({ name: 'KubeletCrashLoopBackOffMax off in the file, another gate by flag', gates: new Map([['NodeSwap', true]]), route: 'flag',
-    configuration: { featureGates: { KubeletCrashLoopBackOffMax: false } } });
+  cases.push({
+    name: 'KubeletCrashLoopBackOffMax off in the file, on by flag',
+    gates: new Map([['KubeletCrashLoopBackOffMax', true]]),
+    route: 'flag',
+    configuration: { featureGates: { KubeletCrashLoopBackOffMax: false } },
+  });
+  cases.push({
+    name: 'KubeletCrashLoopBackOffMax off in the file, another gate by flag',
+    gates: new Map([['NodeSwap', true]]),
+    route: 'flag',
+    configuration: { featureGates: { KubeletCrashLoopBackOffMax: false } },
+  });
   for (const r of rules.requires) {
     if (r.when.some((w) => 'test' in w && w.test === 'unset')) continue; // made by the gates alone: the cases above
     const configuration: Record<string, unknown> = {};
-    for (const w of r.when) { const t = 'any' in w ? w.any[0]! : w; setPath(configuration, t.field, sample(t)); }
-    if (configuration.preloadedImagesVerificationAllowlist) configuration.imagePullCredentialsVerificationPolicy = 'NeverVerifyAllowlistedImages';
+    for (const w of r.when) {
+      const t = 'any' in w ? w.any[0]! : w;
+      setPath(configuration, t.field, sample(t));
+    }
+    if (configuration.preloadedImagesVerificationAllowlist)
+      configuration.imagePullCredentialsVerificationPolicy = 'NeverVerifyAllowlistedImages';
     for (const value of [r.enabled, !r.enabled]) {
       const gates = withDependentsOff(gateRules, new Map([[r.gate, value]]));
       for (const route of ['flag', 'file'] as const) {

@@ -50,7 +50,10 @@ export function defaultGates(moduleDir: string): Map<string, boolean> {
   throw new Error(`${dir}: no SelfManagedHA Default manifest`);
 }
 
-/** Whether a suite runs against the Default variant: every gate it needs is as it asks in Default (an unknown gate is an error, as upstream). */
+/**
+ * Whether a suite runs against the Default variant: every gate it needs is as it asks in Default (an unknown gate is an error, as
+ * upstream).
+ */
 export function appliesToDefault(suite: Suite, gates: Map<string, boolean>): boolean {
   return suite.featureGates.every((g) => {
     const off = g.startsWith('-');
@@ -139,7 +142,11 @@ export class SuiteRunner {
       name = created.made.metadata?.name as string;
       if (created.initial.status !== undefined) {
         try {
-          await this.api.replaceClusterCustomObjectStatus({ ...this.resource, name, body: { ...created.made, status: created.initial.status } });
+          await this.api.replaceClusterCustomObjectStatus({
+            ...this.resource,
+            name,
+            body: { ...created.made, status: created.initial.status },
+          });
         } catch (e) {
           return `the initial status was refused: ${messageOf(e)}`;
         }

@@ -9,7 +9,16 @@ import { tempDirs } from './temp.js';
 
 const tempDir = tempDirs();
 
-export interface Node { root: string; config: string; configDir: string; dataDir: string; backupDir: string; lock: string; versionFile: string; failedLog: string }
+export interface Node {
+  root: string;
+  config: string;
+  configDir: string;
+  dataDir: string;
+  backupDir: string;
+  lock: string;
+  versionFile: string;
+  failedLog: string;
+}
 
 export function node(files: Record<string, string> = {}): Node {
   const root = tempDir('fgc-safety-');

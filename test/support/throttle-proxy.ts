@@ -14,7 +14,14 @@ import { selfSignedCert } from '../../runtime/serving/self-signed-cert.js';
 import { adminKubeconfig } from '../../control-plane/auth.js';
 
 export interface ProxiedRequest {
-  at: number; method: string; path: string; query: URLSearchParams; throttled: boolean; refused?: boolean; httpVersion: string; userAgent: string;
+  at: number;
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  throttled: boolean;
+  refused?: boolean;
+  httpVersion: string;
+  userAgent: string;
   /** When its answer ended: its last byte handed to the connection, or its stream closed (undefined: still open). */
   ended?: number;
 }

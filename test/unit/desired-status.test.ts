@@ -29,54 +29,97 @@ function sync(spec: FeatureGateSpec, existing: FeatureGateDetails[] | null, hist
 }
 
 describe('desired FeatureGate status (upstream cases)', () => {
-  const cases: { name: string; spec: FeatureGateSpec; existing: FeatureGateDetails[] | null; history: string[]; want: FeatureGateDetails[]; write: boolean }[] = [
+  const cases: {
+    name: string;
+    spec: FeatureGateSpec;
+    existing: FeatureGateDetails[] | null;
+    history: string[];
+    want: FeatureGateDetails[];
+    write: boolean;
+  }[] = [
     {
-      name: 'add-current-version-to-empty', spec: {}, existing: null, history: ['4.22.0'],
-      want: [details('4.22.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma'])], write: true,
+      name: 'add-current-version-to-empty',
+      spec: {},
+      existing: null,
+      history: ['4.22.0'],
+      want: [details('4.22.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma'])],
+      write: true,
     },
     {
-      name: 'no-action-if-current-matches', spec: {}, history: ['4.22.0', '4.21.0'],
+      name: 'no-action-if-current-matches',
+      spec: {},
+      history: ['4.22.0', '4.21.0'],
       existing: [details('4.22.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma']), details('4.21.0', ['Old'], [])],
-      want: [details('4.22.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma']), details('4.21.0', ['Old'], [])], write: false,
+      want: [details('4.22.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma']), details('4.21.0', ['Old'], [])],
+      write: false,
     },
     {
-      name: 'replace-existing-if-changed', spec: { featureSet: 'TechPreviewNoUpgrade' }, history: ['4.22.0', '4.21.0'],
+      name: 'replace-existing-if-changed',
+      spec: { featureSet: 'TechPreviewNoUpgrade' },
+      history: ['4.22.0', '4.21.0'],
       existing: [details('4.22.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma']), details('4.21.0', ['Old'], [])],
-      want: [details('4.22.0', ['Alpha', 'beta', 'gamma'], ['Delta', 'Extra']), details('4.21.0', ['Old'], [])], write: true,
+      want: [details('4.22.0', ['Alpha', 'beta', 'gamma'], ['Delta', 'Extra']), details('4.21.0', ['Old'], [])],
+      write: true,
     },
     {
-      name: 'resolve-custom', spec: { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: ['gamma', 'beta', 'New'], disabled: ['Alpha'] } },
-      existing: null, history: [],
-      want: [details('4.22.0', ['New', 'beta', 'gamma'], ['Alpha', 'Delta'])], write: true,
+      name: 'resolve-custom',
+      spec: { featureSet: 'CustomNoUpgrade', customNoUpgrade: { enabled: ['gamma', 'beta', 'New'], disabled: ['Alpha'] } },
+      existing: null,
+      history: [],
+      want: [details('4.22.0', ['New', 'beta', 'gamma'], ['Alpha', 'Delta'])],
+      write: true,
     },
     {
-      name: 'resolve-custom-no-enabled-disabled-specified', spec: { featureSet: 'CustomNoUpgrade' }, existing: null, history: [],
-      want: [details('4.22.0', ['Alpha', 'beta'], ['Delta', 'gamma'])], write: true,
+      name: 'resolve-custom-no-enabled-disabled-specified',
+      spec: { featureSet: 'CustomNoUpgrade' },
+      existing: null,
+      history: [],
+      want: [details('4.22.0', ['Alpha', 'beta'], ['Delta', 'gamma'])],
+      write: true,
     },
     {
-      name: 'resolve-custom-with-existing', spec: { featureSet: 'CustomNoUpgrade', customNoUpgrade: { disabled: ['beta'] } },
-      existing: [details('4.21.0', ['Old'], [])], history: ['4.21.0'],
-      want: [details('4.22.0', ['Alpha'], ['Delta', 'beta', 'gamma']), details('4.21.0', ['Old'], [])], write: true,
+      name: 'resolve-custom-with-existing',
+      spec: { featureSet: 'CustomNoUpgrade', customNoUpgrade: { disabled: ['beta'] } },
+      existing: [details('4.21.0', ['Old'], [])],
+      history: ['4.21.0'],
+      want: [details('4.22.0', ['Alpha'], ['Delta', 'beta', 'gamma']), details('4.21.0', ['Old'], [])],
+      write: true,
     },
     {
-      name: 'prune-removed-versions', spec: { featureSet: 'TechPreviewNoUpgrade' }, history: ['4.22.0', '4.20.0'],
+      name: 'prune-removed-versions',
+      spec: { featureSet: 'TechPreviewNoUpgrade' },
+      history: ['4.22.0', '4.20.0'],
       existing: [details('4.22.0', ['x'], []), details('4.21.0', ['y'], []), details('4.20.0', ['z'], [])],
-      want: [details('4.22.0', ['Alpha', 'beta', 'gamma'], ['Delta', 'Extra']), details('4.20.0', ['z'], [])], write: true,
+      want: [details('4.22.0', ['Alpha', 'beta', 'gamma'], ['Delta', 'Extra']), details('4.20.0', ['z'], [])],
+      write: true,
     },
     {
-      name: 'prune-removed-versions-with-no-other-change', spec: {}, history: ['4.22.0', '4.20.0'],
-      existing: [details('4.22.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma']), details('4.21.0', ['y'], []), details('4.20.0', ['z'], [])],
-      want: [details('4.22.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma']), details('4.20.0', ['z'], [])], write: true,
+      name: 'prune-removed-versions-with-no-other-change',
+      spec: {},
+      history: ['4.22.0', '4.20.0'],
+      existing: [
+        details('4.22.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma']),
+        details('4.21.0', ['y'], []),
+        details('4.20.0', ['z'], []),
+      ],
+      want: [details('4.22.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma']), details('4.20.0', ['z'], [])],
+      write: true,
     },
     {
-      name: 'rollback-to-a-version-already-present', spec: {}, history: ['4.21.0', '4.22.0', '4.21.0'],
+      name: 'rollback-to-a-version-already-present',
+      spec: {},
+      history: ['4.21.0', '4.22.0', '4.21.0'],
       existing: [details('4.22.0', ['n'], []), details('4.21.0', ['stale'], [])],
-      want: [details('4.21.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma']), details('4.22.0', ['n'], [])], write: true,
+      want: [details('4.21.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma']), details('4.22.0', ['n'], [])],
+      write: true,
     },
     {
-      name: 'keeps-the-operator-version-before-history-knows-it', spec: {}, history: ['4.21.0'],
+      name: 'keeps-the-operator-version-before-history-knows-it',
+      spec: {},
+      history: ['4.21.0'],
       existing: [details('4.21.0', ['old'], []), details('9.9.9', ['hand-written'], [])],
-      want: [details('4.22.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma']), details('4.21.0', ['old'], [])], write: true,
+      want: [details('4.22.0', ['Alpha', 'beta'], ['Delta', 'Extra', 'gamma']), details('4.21.0', ['old'], [])],
+      write: true,
     },
   ];
 

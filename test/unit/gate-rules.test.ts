@@ -4,7 +4,14 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import {
-  GateRulesError, checkFeatureGates, gateSpecAt, kubernetesGateRules, kubernetesOfOpenShift, parseGateFlag, preflight, supportedKubernetesMinors,
+  GateRulesError,
+  checkFeatureGates,
+  gateSpecAt,
+  kubernetesGateRules,
+  kubernetesOfOpenShift,
+  parseGateFlag,
+  preflight,
+  supportedKubernetesMinors,
 } from '../../api-types/index.js';
 
 const check = (gates: Record<string, boolean>, emulatedVersion?: string, kubernetesVersion = '1.36') =>

@@ -2,8 +2,20 @@
 // `feature-gate` ConfigMap merge, the status records and their table, and guest spec equality.
 import { describe, expect, it } from '@jest/globals';
 import {
-  configMapCarries, decodeHostedControlPlane, summarizeHostedControlPlane, decodeShardRecords, hostedFeatureGateSpec, hostedStatusTable, mergeConfigMap, recordKey, releaseFolder,
-  hcpKey, hcpNamespace, isShardName, shardName, type ConfigMap,
+  configMapCarries,
+  decodeHostedControlPlane,
+  summarizeHostedControlPlane,
+  decodeShardRecords,
+  hostedFeatureGateSpec,
+  hostedStatusTable,
+  mergeConfigMap,
+  recordKey,
+  releaseFolder,
+  hcpKey,
+  hcpNamespace,
+  isShardName,
+  shardName,
+  type ConfigMap,
 } from '../../api-types/index.js';
 import { clusterDesiredVersion as guestDesiredVersion } from '../../api-types/index.js';
 import { sameFeatureGateSpec } from '../../hosted/guest-spec.js';

@@ -7,8 +7,17 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import {
-  ClusterProfiles, MAX_GUEST_HISTORY, SHARD_RECORD_BUDGET_BYTES, boundedRecord, clusterDesiredVersion, exposedSamples, hcpReleaseVersion, resolveFeatureGateDetails, shardRecordData,
-  type HostedControlPlane, type HostedGuestRecord,
+  ClusterProfiles,
+  MAX_GUEST_HISTORY,
+  SHARD_RECORD_BUDGET_BYTES,
+  boundedRecord,
+  clusterDesiredVersion,
+  exposedSamples,
+  hcpReleaseVersion,
+  resolveFeatureGateDetails,
+  shardRecordData,
+  type HostedControlPlane,
+  type HostedGuestRecord,
 } from '../../api-types/index.js';
 import { GuestClusterVersionResource, Registry } from '../../runtime/index.js';
 import { ReleaseCatalog } from '../../hosted/release-catalog.js';
@@ -55,7 +64,8 @@ describe('an HCP spec judged against its control plane\'s rules', () => {
     const gates = knownGates(registry);
     const specs = Array.from({ length: 200 }, (_, i) => ({
       featureSet: 'CustomNoUpgrade',
-      customNoUpgrade: i % 2 ? { enabled: [gates[i % gates.length]!], disabled: [] } : { enabled: [], disabled: [gates[i % gates.length]!] },
+      customNoUpgrade:
+        i % 2 ? { enabled: [gates[i % gates.length]!], disabled: [] } : { enabled: [], disabled: [gates[i % gates.length]!] },
     }));
     let refused = 0;
     for (const round of [0, 1]) {

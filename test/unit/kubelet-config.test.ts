@@ -4,8 +4,16 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import {
-  DecodeError, GateRulesError, checkKubeletConfiguration, configurationOfRunningKubelet, decodeKubeletConfiguration, fieldsTheRulesRead, goDurationMs,
-  groupNodeConfigurations, kubeletConfigRules, supportedKubernetesMinors,
+  DecodeError,
+  GateRulesError,
+  checkKubeletConfiguration,
+  configurationOfRunningKubelet,
+  decodeKubeletConfiguration,
+  fieldsTheRulesRead,
+  goDurationMs,
+  groupNodeConfigurations,
+  kubeletConfigRules,
+  supportedKubernetesMinors,
   type KubeletGateRoute,
 } from '../../api-types/index.js';
 

@@ -57,7 +57,11 @@ class MemoryLeaseStore implements LeaseStore {
 
   /** Someone else takes the lease (an external writer). */
   steal(holder: string) {
-    this.lease = { ...this.lease!, spec: { ...this.lease!.spec, holderIdentity: holder, renewTime: new Date().toISOString() }, metadata: { ...this.lease!.metadata, resourceVersion: String(++this.rv) } };
+    this.lease = {
+      ...this.lease!,
+      spec: { ...this.lease!.spec, holderIdentity: holder, renewTime: new Date().toISOString() },
+      metadata: { ...this.lease!.metadata, resourceVersion: String(++this.rv) },
+    };
   }
 }
 

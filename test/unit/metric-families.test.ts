@@ -1,5 +1,6 @@
 // The label-bound metric families must expose exactly what prom-client's classes expose for the same
-// updates (the /metrics text, and getMetricsAsJSON but for prom-client's empty exemplars), whatever the sequence: random sequences of updates —
+// updates (the /metrics text, and getMetricsAsJSON but for prom-client's empty exemplars), whatever the sequence: random sequences of
+// updates —
 // through `labels()` children and direct calls, over several label sets, with removes and resets — are run
 // on both, and the registries' outputs compared.
 import { describe, expect, it } from '@jest/globals';

@@ -10,12 +10,31 @@ function setup(featureSet: string | undefined, payloadHasOKD: boolean) {
   const warnings: string[] = [];
   const events: string[] = [];
   const fg = { apiVersion: 'config.openshift.io/v1', kind: 'FeatureGate', metadata: { name: 'cluster', uid: 'u' }, spec: featureSet === undefined ? {} : { featureSet } } as FeatureGate;
-  const logger: Logger = { debug: () => {}, info: () => {}, warn: (m: string) => { warnings.push(m); }, error: () => {}, with: () => logger };
+  const logger: Logger = {
+    debug: () => {},
+    info: () => {},
+    warn: (m: string) => {
+      warnings.push(m);
+    },
+    error: () => {},
+    with: () => logger,
+  };
   const reconcile = okdMigrationReconciler({
     featureGates: { get: () => fg, addListener: () => () => {} } as never,
-    client: { apply: async (obj: FeatureGate, manager: string, force?: boolean) => { applied.push({ obj, manager, force: force ?? false }); return fg; } },
-    events: { event: (_o, _t, reason: string) => { events.push(reason); }, flush: async () => {} } as EventRecorder,
-    payloadHasOKD, logger,
+    client: {
+      apply: async (obj: FeatureGate, manager: string, force?: boolean) => {
+        applied.push({ obj, manager, force: force ?? false });
+        return fg;
+      },
+    },
+    events: {
+      event: (_o, _t, reason: string) => {
+        events.push(reason);
+      },
+      flush: async () => {},
+    } as EventRecorder,
+    payloadHasOKD,
+    logger,
   });
   return { reconcile, applied, warnings, events };
 }

@@ -22,12 +22,18 @@ const registry = loadRegistry(join(PAYLOAD_ROOT, 'releases', 'release-4.22'), { 
 const recorded: string[] = [];
 const events: EventRecorder = { event: (_o, _t, reason) => { recorded.push(reason); }, flush: async () => undefined };
 
-const deps = (fg: FeatureGate, replaceStatus: (o: FeatureGate) => Promise<FeatureGate>, extra: { sizeLimitBytes?: number; resyncMs?: number } = {}) => {
+const deps = (
+  fg: FeatureGate,
+  replaceStatus: (o: FeatureGate) => Promise<FeatureGate>,
+  extra: { sizeLimitBytes?: number; resyncMs?: number } = {},
+) => {
   const conditions = new OperatorConditions();
   return {
     conditions,
     deps: {
-      release: () => ({ version: '4.22.1', registry }), conditions, events,
+      release: () => ({ version: '4.22.1', registry }),
+      conditions,
+      events,
       featureGates: new Cache({ cluster: { ...fg, metadata: { ...fg.metadata, resourceVersion: '7' } } }),
       clusterVersions: new Cache({ version: clusterVersion('version', [historyEntry('4.22.1')]) }),
       client: { replaceStatus },

@@ -7,7 +7,9 @@ import {
 import { closestName, parseStrictVersion } from '../../api-types/index.js';
 
 const fg = (featureSet: string, c: [string[], string[]] = [[], []], s: [string[], string[]] = [[], []]): StandaloneFeatureGates => ({
-  featureSet, customNoUpgrade: { enabled: c[0], disabled: c[1] }, specialHandlingSupportExceptionRequired: { enabled: s[0], disabled: s[1] },
+  featureSet,
+  customNoUpgrade: { enabled: c[0], disabled: c[1] },
+  specialHandlingSupportExceptionRequired: { enabled: s[0], disabled: s[1] },
 });
 
 describe('merge patch (RFC 7386)', () => {

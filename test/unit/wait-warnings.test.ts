@@ -9,7 +9,14 @@ describe('warnWhileWaiting', () => {
     const clock = new FakeClock();
     const warnings: string[] = [];
     let state: string | undefined = 'featuregates.config.openshift.io/cluster does not exist yet';
-    const done = warnWhileWaiting({ firstMs: 10_000, maxMs: 40_000, warn: (m) => warnings.push(m), clock, signal: new AbortController().signal, describe: () => state });
+    const done = warnWhileWaiting({
+      firstMs: 10_000,
+      maxMs: 40_000,
+      warn: (m) => warnings.push(m),
+      clock,
+      signal: new AbortController().signal,
+      describe: () => state,
+    });
     await clock.advance(9_999);
     expect(warnings).toEqual([]);
     await clock.advance(1);
