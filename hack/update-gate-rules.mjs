@@ -17,6 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { homedir } from 'node:os';
 import { parse } from 'yaml';
 
 /** The releases whose rules are generated: one per supported minor (the newest patch the module proxy serves). */
@@ -29,12 +30,34 @@ export function moduleDir(version, module = 'k8s.io/kubernetes') {
   return downloadModule(`${module}@${version}`, join(ROOT, 'hack', 'envtest')).Dir;
 }
 
-/** `go mod download -json` of one module (a bare path: the version the go.mod in `cwd` requires): its folder and exact version. */
+/**
+ * `go mod download -json` of one module (a bare path: the version the go.mod in `cwd` requires): its folder and exact
+ * version. Without Go, the module cache a Go run filled before is read ($GOMODCACHE, else $GOPATH/pkg/mod, else
+ * ~/go/pkg/mod), or the run stops naming the folder it looked for.
+ */
 export function downloadModule(query, cwd) {
-  const out = execFileSync('go', ['mod', 'download', '-json', query], { cwd, encoding: 'utf8' });
+  let out;
+  try {
+    out = execFileSync('go', ['mod', 'download', '-json', query], { cwd, encoding: 'utf8' });
+  } catch (e) {
+    if (e.code !== 'ENOENT') throw e;
+    return cachedModule(query, cwd);
+  }
   const { Dir, Version, Error: error } = JSON.parse(out);
   if (error || !Dir) throw new Error(`go mod download ${query}: ${error ?? 'no Dir'}`);
   return { Dir, Version };
+}
+
+/** A module's folder in the Go module cache, found without Go (module paths escape capitals as `!` + lower case). */
+function cachedModule(query, cwd) {
+  const [path, asked] = query.split('@');
+  const version = asked ?? readFileSync(join(cwd, 'go.mod'), 'utf8').split('\n').map((l) => l.trim().replace(/^require\s+/, '').split(/\s+/))
+    .find(([p, v]) => p === path && v?.startsWith('v'))?.[1];
+  if (!version) throw new Error(`${join(cwd, 'go.mod')} requires no ${path}; Go is not on PATH to ask the module proxy`);
+  const cache = process.env.GOMODCACHE || join(process.env.GOPATH || join(homedir(), 'go'), 'pkg', 'mod');
+  const Dir = join(cache, `${path.replace(/[A-Z]/g, (c) => `!${c.toLowerCase()}`)}@${version}`);
+  if (!existsSync(Dir)) throw new Error(`Go is not on PATH and the module cache has no ${path}@${version} (${Dir}): install Go, or set GOMODCACHE to a module cache that holds it`);
+  return { Dir, Version: version };
 }
 
 /** The dependency map literal of kube_features.go: gate → the gates it depends on (identifiers' last part are the names). */

@@ -8,8 +8,10 @@
 #   hack/envtest/build.sh --kubernetes 1.37  the binaries of another Kubernetes minor, from the tool module
 #                                            hack/envtest/kubernetes-1.37/ (the gate oracles at 1.37; not for tests)
 #
-# Rebuilds only when a binary is missing or reports another version. If KUBEBUILDER_ASSETS names a
-# folder holding kube-apiserver and etcd, that folder is used and nothing is built.
+# Rebuilds only when a binary is missing or reports another version (binaries built before are found without Go).
+# If KUBEBUILDER_ASSETS names a folder holding kube-apiserver and etcd, that folder is used and nothing is built;
+# with --kubernetes X.Y, KUBEBUILDER_ASSETS_X_Y does the same for that minor (with --with-components, the folder
+# must hold kube-controller-manager, kube-scheduler and kubelet too).
 # Progress goes to stderr; the last stdout line is the folder with the binaries.
 set -euo pipefail
 
@@ -48,10 +50,18 @@ if [[ -n "${KUBEBUILDER_ASSETS:-}" && "$module" == "$here" ]]; then
   exit 0
 fi
 
-if ! command -v go >/dev/null 2>&1; then
-  log "Go is not installed or not on PATH. The test control plane (kube-apiserver + etcd) is built from"
-  log "Go modules: install Go >= 1.26, or set KUBEBUILDER_ASSETS to a folder holding kube-apiserver and etcd."
-  exit 1
+# Another minor's binaries from a folder of your own: KUBEBUILDER_ASSETS_1_37 for --kubernetes 1.37.
+other_assets="KUBEBUILDER_ASSETS_${kubernetes//./_}"
+if [[ -n "$kubernetes" && -n "${!other_assets:-}" ]]; then
+  for b in kube-apiserver etcd $($with_components && echo kube-controller-manager kube-scheduler kubelet); do
+    if [[ ! -x "${!other_assets}/$b" ]]; then
+      log "$other_assets=${!other_assets} has no executable '$b'; unset it to build from Go modules"
+      exit 1
+    fi
+  done
+  log "using Kubernetes $kubernetes binaries from $other_assets=${!other_assets}"
+  echo "${!other_assets}"
+  exit 0
 fi
 
 cd "$module"
@@ -86,6 +96,14 @@ components_ok() { ! $with_components || { component_ok kube-controller-manager &
 if apiserver_ok && etcd_ok && kubectl_ok && components_ok; then
   echo "$bin"   # warm cache: nothing to do, nothing to say
   exit 0
+fi
+
+# Binaries built before are found without Go (above); building needs it.
+if ! command -v go >/dev/null 2>&1; then
+  log "Go is not installed or not on PATH. The test control plane (kube-apiserver + etcd) is built from Go modules:"
+  log "install Go >= 1.26, or set KUBEBUILDER_ASSETS to a folder holding kube-apiserver and etcd (with --kubernetes X.Y,"
+  log "KUBEBUILDER_ASSETS_X_Y to a folder holding that minor's binaries)."
+  exit 1
 fi
 
 if apiserver_ok; then

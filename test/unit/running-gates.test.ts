@@ -1,13 +1,14 @@
 // The pure core of `verify`: the gauge's lines, /flagz's --feature-gates value, Kubernetes' lifecycle file,
 // and the verdicts (absent is never "disabled").
 import { describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { emulationSample, featureEnabledSample, gateChecks, parseFeatureGatesFlag, startableGates } from '../../api-types/index.js';
 import { kubernetesGateLifecycle, type ClusterAccess } from '../../runtime/index.js';
 import { runningGatesController } from '../../controllers/running-gates.js';
+// @ts-expect-error: a plain ESM script of hack/, no types
+import { moduleDir } from '../../hack/update-gate-rules.mjs';
 
 describe('gates that run', () => {
   it('reads the gauge\'s lines and nothing else', () => {
@@ -61,8 +62,7 @@ describe('gates that run', () => {
 
   it('knows since when each gate exists from the generated rules, as Kubernetes\' own lifecycle file of the release hack/envtest builds says', () => {
     const version = /k8s\.io\/kubernetes (v\S+)/.exec(readFileSync(join('hack', 'envtest', 'go.mod'), 'utf8'))![1]!;
-    const modcache = execFileSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim();
-    const upstream = parse(readFileSync(join(modcache, `k8s.io/kubernetes@${version}`, 'test/compatibility_lifecycle/reference/versioned_feature_list.yaml'), 'utf8')) as
+    const upstream = parse(readFileSync(join(moduleDir(version), 'test/compatibility_lifecycle/reference/versioned_feature_list.yaml'), 'utf8')) as
       { name: string; versionedSpecs: { version: string }[] }[];
     const lifecycle = kubernetesGateLifecycle();
     expect(upstream.length).toBe(230);
