@@ -14,7 +14,9 @@
 //  - Release on shutdown writes an empty holder (only while still leader) so a follower takes over at once.
 //  - A leader renews by writing its last record back (client-go's fast path: one request, no read); a 409
 //    or any error falls back to reading the Lease first.
-// `leader_election_master_status{name}` is 1 while leading.
+// `leader_election_master_status{name}` is 1 while leading; `featuregates_lease_renewal_delay_seconds` says how long
+// after it was due each successful renewal was answered (a late wake-up — a busy or CPU-throttled process — plus the
+// request): at renew deadline − renew interval the holder steps down.
 import type { ClusterAccess } from '../rest/kube-config.js';
 import type { Registry } from 'prom-client';
 import { NotLeaderError, apiErrorMessage, isConflict } from '../rest/api-errors.js';
@@ -22,7 +24,7 @@ import { realClock, type Clock } from '../util/clock.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../rest/kube-transport.js';
 import { kubeLeaseStore, microTime, type Lease, type LeaseStore } from './lease-store.js';
 import { silentLogger, type Logger } from '../log/logger.js';
-import { gauge } from '../metrics/metrics.js';
+import { gauge, histogram } from '../metrics/metrics.js';
 
 export interface LeaderElectionTiming {
   leaseDurationMs: number;
@@ -102,6 +104,13 @@ export type LeadershipLoss = 'renew-deadline' | 'expired' | 'taken';
 
 class LostLeadership extends Error {}
 
+/** How long after it was due each successful renewal was answered, by every elector of the process (seconds). */
+export function renewalDelayHistogram(registry: Registry) {
+  return histogram(registry, 'featuregates_lease_renewal_delay_seconds',
+    'How long after it was due each successful Lease renewal was answered: the wake-up\'s lateness (a busy or CPU-throttled process) plus the request',
+    [], [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8]).labels({});
+}
+
 export class LeaderElector {
   private readonly store: LeaseStore;
   private readonly clock: Clock;
@@ -120,6 +129,7 @@ export class LeaderElector {
   private lastRenewAt = -Infinity;
   private renewing: Promise<void> | undefined;
   private readonly status;
+  private readonly renewalDelay;
 
   constructor(kc: ClusterAccess | undefined, private readonly options: LeaderElectorOptions) {
     this.t = {
@@ -141,6 +151,7 @@ export class LeaderElector {
       ? gauge(options.metrics, 'leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.', ['name']).labels({ name: options.name })
       : undefined;
     this.status?.set(0);
+    this.renewalDelay = options.metrics && renewalDelayHistogram(options.metrics);
     const seen = options.observedSince;
     if (seen) {
       this.observed = {
@@ -231,6 +242,7 @@ export class LeaderElector {
     const untilDue = () => Math.max(0, this.lastRenewAt + this.renewIntervalMs - this.clock.now());
     let wait = untilDue();
     while (!this.stop.signal.aborted) {
+      const dueAt = this.clock.now() + wait;
       await this.clock.sleep(wait, this.stop.signal);
       if (this.stop.signal.aborted) return;
       const left = this.lastRenewAt + this.t.renewDeadlineMs - this.clock.now();
@@ -239,7 +251,10 @@ export class LeaderElector {
       wait = this.t.retryPeriodMs;
       try {
         await this.tryAcquireOrRenew(Math.min(this.requestTimeoutMs, left));
-        if (this.lastRenewAt !== renewedBefore) wait = untilDue();
+        if (this.lastRenewAt !== renewedBefore) {
+          this.renewalDelay?.observe(Math.max(0, this.clock.now() - dueAt) / 1000);
+          wait = untilDue();
+        }
       } catch (e) {
         if (e instanceof LostLeadership) return this.lose(e.message, 'taken');
         if (this.stop.signal.aborted) return;

@@ -2,6 +2,7 @@
 // conflicts and injectable failures (the real-process behaviour is in test/integration/leader-election).
 import { describe, expect, it } from '@jest/globals';
 import { LeaderElector, NotLeaderError, validateLeaderElectionTiming, type LeadershipLoss, type LeaderElectorOptions, type Lease, type LeaseStore } from '../../runtime/index.js';
+import { Registry } from 'prom-client';
 import { FakeClock } from '../support/fake-clock.js';
 
 class MemoryLeaseStore implements LeaseStore {
@@ -183,6 +184,22 @@ describe('LeaderElector', () => {
     await clock.advance(10_000);
     expect(lost).toEqual([]);
     expect(e.isLeader()).toBe(true);
+  });
+
+  it('exports how long after it was due each renewal was answered: a late wake-up (a busy process) plus the request', async () => {
+    const metrics = new Registry();
+    const { e, store, clock } = setup('a', undefined, undefined, { metrics });
+    await e.acquire();
+    await clock.advance(2_000); // due at 2 s, answered at once
+    clock.jump(3_500); // busy: the renewal due at 4 s wakes at 5.5 s …
+    store.slow = [500]; // … and is answered at 6 s
+    await clock.advance(0);
+    await clock.advance(500);
+    const text = await metrics.metrics();
+    const bucket = (le: string) => Number(new RegExp(`featuregates_lease_renewal_delay_seconds_bucket\\{le="${le.replace('+', '\\+')}"\\} (\\d+)`).exec(text)?.[1]);
+    expect([bucket('0.005'), bucket('1'), bucket('2'), bucket('+Inf')]).toEqual([1, 1, 2, 2]);
+    expect(text).toMatch(/featuregates_lease_renewal_delay_seconds_sum 2\n/);
+    await e.release();
   });
 
   it('a renewal that must read the Lease first (its write was refused) reads within the time left to the deadline', async () => {
