@@ -7,7 +7,7 @@
 // node flags of the image's ENTRYPOINT, which the hosted Deployment inherits (OPERATOR_NODE_FLAGS overrides
 // them; set and empty: none).
 //   npm run bench -- hosted-fleet [--guests 20] [--unreachable 480] [--hostile 0] [--hollow 0] [--replicas 3] [--samples 100] [--idle-s 60]
-//                                 [--settle-s 180] [--restarts 1] [--json FILE]
+//                                 [--settle-s 180] [--restarts 1] [--cpu-limit 1] [--memory-limit 768Mi] [--json FILE]
 // --hollow N adds N HCPs whose guests are hollow (test/support/hollow-guests.ts, all in one process of their own,
 // hollow-guests-process.ts): they answer as a guest kube-apiserver does where the coordinator can tell, so a fleet
 // of thousands of live guests fits on one machine. `--hollow 1980 --guests 20 --unreachable 0 --hostile 10` is
@@ -15,6 +15,9 @@
 // new z-version at once → all statuses correct, then back) and counts them in the start and kill -9 phases.
 // --hostile N adds N HCPs whose guests are hostile in-process servers (test/support/hostile-guests.ts, its kinds in
 // turn), published after the unreachable ones: `--unreachable 470 --hostile 10` is issue 33's fleet of 500.
+// --cpu-limit / --memory-limit (Kubernetes quantities) run each replica inside a cgroup with that CPU quota and memory
+// limit (root; cgroup v1 or v2: hack/bench/fleet-limits.ts), and end with what the limits did: throttling, memory peaks,
+// OOM kills, the Leases lost and how late the renewals were (the `limits` chaos scenario runs the fleet this way).
 // --json FILE writes the rows for scripts.
 // Phases: footprint (RSS at 0 HCPs, UNREACHABLE, then 1 / 10 / GUESTS reachable) → idle CPU and Lease writes
 // → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
@@ -44,6 +47,7 @@ import { startBenchCluster } from './bench-cluster.js';
 import { leaseTimeline } from './lease-timeline.js';
 import { BENCH_PAYLOAD_CATALOG, saveReplicaLogs, spawnHostedReplica, type Replica } from './fleet-replicas.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
+import { ReplicaGroups, describeLimits, limitsFromFlags, limitsReport } from './fleet-limits.js';
 import { HollowGuests } from './hollow-guests-client.js';
 import { exited, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
 import { median, nowMs, percentile, spread } from './stats.js';
@@ -55,6 +59,7 @@ const { values: flags } = parseArgs({
     guests: { type: 'string', default: '20' }, unreachable: { type: 'string', default: '480' }, hostile: { type: 'string', default: '0' }, replicas: { type: 'string', default: '3' },
     samples: { type: 'string', default: '100' }, 'idle-s': { type: 'string', default: '60' }, shards: { type: 'string', default: '32' },
     'settle-s': { type: 'string', default: '180' }, restarts: { type: 'string', default: '1' }, hollow: { type: 'string', default: '0' }, json: { type: 'string' },
+    'cpu-limit': { type: 'string' }, 'memory-limit': { type: 'string' },
   },
 });
 const GUESTS = Number(flags.guests);
@@ -66,6 +71,7 @@ const SAMPLES = Number(flags.samples);
 const IDLE_S = Number(flags['idle-s']);
 const SHARDS = Number(flags.shards);
 const RESTARTS = Number(flags.restarts);
+const LIMITS = limitsFromFlags(flags['cpu-limit'], flags['memory-limit']);
 const NS = 'featuregate-hosted';
 const CATALOG = BENCH_PAYLOAD_CATALOG;
 const LEASE = { duration: 15, renew: 10, retry: 2 };
@@ -105,8 +111,16 @@ async function watchFloor(kubeconfigs: string[]): Promise<number> {
  * own).
  */
 const onFailure: (() => unknown)[] = [];
+/** The replica slots' cgroups under --cpu-limit / --memory-limit. */
+const groups = LIMITS && new ReplicaGroups(LIMITS, REPLICAS);
+if (groups) onFailure.push(() => groups.remove());
+/** Every replica spawned, by id (its log is `<id>.log` in the management plane's directory). */
+const spawned: string[] = [];
 function spawnReplica(mgmt: ControlPlane, id: string): Replica {
-  const replica = spawnHostedReplica(mgmt, id, { catalog: CATALOG, namespace: NS, shards: SHARDS, nodeFlags: NODE_FLAGS });
+  spawned.push(id);
+  const replica = spawnHostedReplica(mgmt, id, {
+    catalog: CATALOG, namespace: NS, shards: SHARDS, nodeFlags: NODE_FLAGS, ...(groups ? { cgroup: groups.of(id) } : {}),
+  });
   onFailure.push(() => { if (replica.proc.exitCode === null && replica.proc.signalCode === null) replica.proc.kill('SIGKILL'); });
   return replica;
 }
@@ -118,7 +132,8 @@ async function guestCorrect(g: Guest): Promise<boolean> {
 
 async function main(): Promise<void> {
   const t00 = Date.now();
-  say(`# hosted-fleet: ${GUESTS} reachable guests + ${UNREACHABLE} unreachable HCPs, ${REPLICAS} replicas, ${SHARDS} shards, lease ${LEASE.duration}s/${LEASE.renew}s/${LEASE.retry}s, node ${process.version} ${NODE_FLAGS.join(' ') || '(no flags)'}`);
+  say(`# hosted-fleet: ${GUESTS} reachable guests + ${UNREACHABLE} unreachable HCPs, ${REPLICAS} replicas, ${SHARDS} shards, lease ${LEASE.duration}s/${LEASE.renew}s/${LEASE.retry}s, node ${process.version} ${NODE_FLAGS.join(' ') || '(no flags)'}` +
+    (LIMITS ? `; each replica under ${describeLimits(LIMITS)}` : ''));
   const mgmtAudit = auditSetup();
   const mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths(), extraAPIServerArgs: mgmtAudit.apiServerArgs });
   managementDir = mgmt.dir;
@@ -440,6 +455,11 @@ async function main(): Promise<void> {
   const reachablePer = hollowStep ? (hollowStep[2] - beforeReachable[2]) / (hollowStep[1] - beforeReachable[1]) : slope;
   if (hollowStep) say(`RSS per hollow (reachable) HCP: ${reachablePer.toFixed(3)} MB (goal ≤ 0.5 MB)`);
   rows.rssPerHcpMB = { reachable: reachablePer, ...(hostilePer !== undefined ? { hostile: hostilePer } : {}) };
+  if (groups) {
+    const report = await limitsReport(groups, mgmt.dir, spawned, replicas.map((r) => r.id));
+    for (const line of report.lines) say(line);
+    Object.assign(rows, report.rows);
+  }
   rows.hcps = UNREACHABLE + HOSTILE + HOLLOW + GUESTS;
   rows.replicas = REPLICAS;
   if (flags.json) writeFileSync(flags.json, `${JSON.stringify(rows, null, 2)}\n`);
@@ -450,6 +470,7 @@ async function main(): Promise<void> {
   await baseline.stop();
   for (const g of guests) await g.plane.stop();
   await mgmt.stop();
+  await groups?.remove();
   say(`total ${((Date.now() - t00) / 1000).toFixed(0)} s`);
 }
 /** The management plane's directory, once it exists (for the logs of a run that fails). */

@@ -7,6 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { FEATURE_GATE_NAME, type FeatureGate } from '../../api-types/index.js';
 import { FeatureGateResource, LeaseResource, ResourceClient, type Lease } from '../../runtime/index.js';
 import { OPERATOR_CLI, servingAddress, spawnFeaturegates } from '../../test/support/cli.js';
+import type { LimitGroup } from '../../test/support/cgroup.js';
 import {
   bundledCRDPaths, packageRoot, setClusterVersion, setFeatureGateSpec, startControlPlane, type ControlPlane,
 } from '../../sdk/testing/index.js';
@@ -49,14 +50,17 @@ export interface OperatorProcess {
   exited(): boolean;
 }
 
-/** `featuregates operator --leader-elect` against `kubeconfigPath`, metrics and health on free loopback ports. */
-export function spawnOperator(kubeconfigPath: string, extraArgs: string[] = []): OperatorProcess {
+/**
+ * `featuregates operator --leader-elect` against `kubeconfigPath`, metrics and health on free loopback ports (inside
+ * `cgroup` when given: its CPU quota and memory limit).
+ */
+export function spawnOperator(kubeconfigPath: string, extraArgs: string[] = [], cgroup?: LimitGroup): OperatorProcess {
   // FGC_OPERATOR_CLI runs another build (say, an older commit's dist) under the same scenario.
   const proc = spawnFeaturegates(['operator', '--kubeconfig', kubeconfigPath,
     '--operator-version', OPERATOR_VERSION, '--authoritative-feature-gate-dir', PAYLOAD_DIR,
     '--metrics-bind-address', '127.0.0.1:0', ...(process.env.FGC_OPERATOR_CLI ? [] : ['--metrics-secure=false']), '--health-probe-bind-address', '127.0.0.1:0',
     '--leader-elect', '--leader-election-namespace', 'default', '--degraded-inertia', '0s', ...extraArgs],
-  { cli: OPERATOR_CLI, stdout: 'ignore', env: { POD_NAME: 'chaos-operator' } });
+  { cli: OPERATOR_CLI, stdout: 'ignore', env: { POD_NAME: 'chaos-operator' }, ...(cgroup ? { cgroup } : {}) });
   let text = '';
   let exitedFlag = false;
   proc.stderr!.on('data', (d: Buffer) => { text += d.toString(); });
@@ -73,7 +77,7 @@ export interface ChaosCluster {
   plane: ControlPlane;
   kc: KubeConfig;
   /** spawnOperator (default: the admin kubeconfig); every process is killed when the scenario ends. */
-  operator(kubeconfigPath?: string, extraArgs?: string[]): OperatorProcess;
+  operator(kubeconfigPath?: string, extraArgs?: string[], cgroup?: LimitGroup): OperatorProcess;
   /** Every operator process spawned so far. */
   readonly operators: readonly OperatorProcess[];
 }
@@ -99,8 +103,8 @@ export async function onChaosCluster<T>(
       plane,
       kc: plane.kubeConfig,
       operators,
-      operator: (path = plane.kubeconfigPath, args = []) => {
-        const p = spawnOperator(path, args);
+      operator: (path = plane.kubeconfigPath, args = [], cgroup?: LimitGroup) => {
+        const p = spawnOperator(path, args, cgroup);
         operators.push(p);
         return p;
       },

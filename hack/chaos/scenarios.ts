@@ -1,5 +1,6 @@
 // The chaos scenarios and their full and short sizes (short: what `npm test` runs, ≤ 2 minutes in all).
 import type { ScenarioResult } from './lib.js';
+import { parseCpuMillis } from '../../test/support/cgroup.js';
 import { apiServerRestarts } from './api-restarts.js';
 import { leaderFaults } from './leader-faults.js';
 import { deadStart } from './dead-start.js';
@@ -11,6 +12,7 @@ import { eventSpam } from './events.js';
 import { throttledLeader } from './throttled-leader.js';
 import { throttledShard } from './throttled-shard.js';
 import { hostileTenants } from './hostile-tenants.js';
+import { ASSUMED_CPU_LIMIT, underLimits } from './limits.js';
 
 export interface Scenario {
   name: string;
@@ -29,5 +31,12 @@ export const SCENARIOS: Scenario[] = [
   { name: 'throttled-leader', run: (short) => throttledLeader({ pauseMs: 20_000, retryAfterSeconds: 3, rounds: short ? 1 : 3 }) },
   { name: 'throttled-shard', run: (short) => throttledShard({ pauseMs: 7_000, retryAfterSeconds: 3, rounds: short ? 1 : 3 }) },
   // Short: test/integration/hosted-tenants.test.ts is the npm-test version of this one.
+  // Short: the single-cluster operator at a quarter of the assumed CPU limit; full: at the limit and a quarter, then the hosted fleets.
+  {
+    name: 'limits',
+    run: (short) => underLimits(short
+      ? { cpu: [`${parseCpuMillis(ASSUMED_CPU_LIMIT) / 4}m`], changes: 20, holdMs: 20_000, fleets: false }
+      : { cpu: [ASSUMED_CPU_LIMIT, `${parseCpuMillis(ASSUMED_CPU_LIMIT) / 4}m`], changes: 100, holdMs: 300_000, fleets: true }),
+  },
   { name: 'hostile-tenants', run: (short) => hostileTenants(short ? { rounds: 6, everyMs: 2_000 } : { rounds: 60, everyMs: 10_000 }) },
 ];

@@ -1,6 +1,7 @@
 // The short chaos suite (`npm run chaos -- --short` sizes): real kube-apiserver restarts, a paused
 // leader, a dead API server at start, concurrent writers, SDK accessors across a restart, event spam, a leader throttled
-// (429 Retry-After) and paused past its Lease, a hosted shard owner throttled by its guest (paused, then SIGTERM).
+// (429 Retry-After) and paused past its Lease, a hosted shard owner throttled by its guest (paused, then SIGTERM), the
+// operator pair inside a quarter-core CPU quota and its Deployment's memory limit.
 // Each scenario reports figures against the issue's goals; every goal must be met. The full suite
 // (10 restarts, etcd outage, 5× kill -9, 3× SIGSTOP, 30 s partition, OpenShift timing, 200 writers,
 // 50 accessors) is `npm run chaos`, results in docs/reliability.md.
@@ -14,7 +15,7 @@ import { writeKubeconfigFor } from '../../hack/chaos/lib.js';
 import { kubeconfigPath } from '../support/cluster.js';
 import { CLI } from '../support/cli.js';
 
-const IN_NPM_TEST = ['api-restarts', 'leader-faults', 'dead-start', 'writers', 'sdk-restarts', 'events', 'throttled-leader', 'throttled-shard'];
+const IN_NPM_TEST = ['api-restarts', 'leader-faults', 'dead-start', 'writers', 'sdk-restarts', 'events', 'throttled-leader', 'throttled-shard', 'limits'];
 
 describe('chaos (short)', () => {
   it.each(IN_NPM_TEST)('%s: every goal met', async (name) => {

@@ -2,6 +2,7 @@
 import { spawnSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { packageRoot } from '../../runtime/util/version.js';
+import type { LimitGroup } from './cgroup.js';
 
 // The bundled CLI (hack/bundle.mjs), what package.json's bin and the image run; FGC_CLI runs the CLI tests
 // against another build (an older commit's, to show a test fails before its fix).
@@ -21,11 +22,15 @@ export interface SpawnOptions {
   env?: NodeJS.ProcessEnv;
   /** The CLI leads a process group, as a shell's foreground job does (signal it with kill(-pid)). */
   ownGroup?: boolean;
+  /** Runs inside this cgroup (its CPU quota and memory limit), joined before Node.js starts. */
+  cgroup?: LimitGroup;
 }
 
 /** The one way test/ and hack/ start a `featuregates` process (a CLI command, an operator, a hosted replica). */
 export function spawnFeaturegates(args: readonly string[], o: SpawnOptions = {}): ChildProcess {
-  return spawn(process.execPath, [...(o.nodeFlags ?? []), o.cli ?? CLI, ...args], {
+  const argv = [...(o.nodeFlags ?? []), o.cli ?? CLI, ...args];
+  const [file, fileArgs] = o.cgroup ? o.cgroup.command(process.execPath, argv) : [process.execPath, argv];
+  return spawn(file, fileArgs, {
     env: { ...process.env, ...o.env }, stdio: ['ignore', o.stdout ?? 'pipe', o.stderr ?? 'pipe'], detached: o.ownGroup === true,
   });
 }
