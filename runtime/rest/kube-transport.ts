@@ -119,6 +119,14 @@ export class KubeTransport {
   readonly http2: boolean;
   /** The HTTP/2 health check of new connections. */
   readonly http2Timing: SessionTiming;
+  /**
+   * The response bytes this transport has read (bodies and watch streams, as they arrive, before any bound cuts
+   * them): what a server made this process buffer (a hosted replica's memory budget weighs its guests by it).
+   */
+  bytesRead = 0;
+  private readonly countRead = (chunk: Buffer): void => {
+    this.bytesRead += chunk.length;
+  };
 
   /** Settings are given here, once (client-go's rest.Config), and never changed afterwards. */
   constructor(private readonly kc: ClusterAccess, config: TransportConfig = {}) {
@@ -192,6 +200,7 @@ export class KubeTransport {
     try {
       x = await this.pool.exchange(t, body, deadline.expired, r.fence);
       const res = await deadline.within(x.response);
+      res.body.on('data', this.countRead); // before the reader below, in the same turn: it sees every chunk too
       if (res.status < 200 || res.status >= 300) {
         throw apiErrorFromBody(res.status, await deadline.within(errorBody(res.body)), r.method, r.path, retryAfterHeader(res.headers));
       }
@@ -231,6 +240,7 @@ export class KubeTransport {
     try {
       x = await this.pool.exchange(t, undefined, deadline.expired);
       res = await deadline.within(x.response);
+      res.body.on('data', this.countRead); // as in requestOnce: the body's readers are added in this turn
       if (res.status !== 200) throw apiErrorFromBody(res.status, await deadline.within(errorBody(res.body)), 'WATCH', w.path, retryAfterHeader(res.headers));
     } catch (e) {
       if (deadline.fired) x?.cancel();

@@ -172,6 +172,9 @@ describe('bounded reads', () => {
     expect(e).toBeInstanceOf(ResponseTooLargeError);
     expect((e as Error).message).toContain(`larger than ${MAX_OBJECT_BYTES} bytes`);
     expect(await took).toBeLessThan(MAX_OBJECT_BYTES + 8 * 1024 * 1024);
+    // What it made the transport read is counted (a hosted replica's memory budget weighs its guests by it).
+    expect(transport.bytesRead).toBeGreaterThan(MAX_OBJECT_BYTES);
+    expect(transport.bytesRead).toBeLessThan(MAX_OBJECT_BYTES + 8 * 1024 * 1024);
     transport.close();
   });
 
@@ -222,6 +225,7 @@ describe('bounded reads', () => {
     expect(err).toBeInstanceOf(ResponseTooLargeError);
     expect(err?.message).toContain('watch event is larger than');
     expect(await took).toBeLessThan(MAX_OBJECT_BYTES + 8 * 1024 * 1024);
+    expect(transport.bytesRead).toBeGreaterThan(MAX_OBJECT_BYTES); // a watch stream's bytes count as a body's
     transport.close();
   });
 
