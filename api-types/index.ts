@@ -38,3 +38,5 @@ export * from './preflight.js';
 export * from './openshift-kubernetes.js';
 export * from './z-pages.js';
 export * from './tls-profile.js';
+export * from './memory-budget.js';
+export * from './memory-quantity.js';

@@ -6,6 +6,7 @@
 // are pure (unit-tested for both versions); the rest is the file system.
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseMemoryQuantity } from '../../api-types/memory-quantity.js';
 
 export type CgroupVersion = 1 | 2;
 
@@ -49,10 +50,11 @@ export function parseCpuMillis(q: string): number {
 
 /** A Kubernetes quantity of memory (`768Mi`, `1Gi`, `500M`, bytes) in bytes. */
 export function parseMemoryBytes(q: string): number {
-  const m = /^(\d+)(Ki|Mi|Gi|K|M|G)?$/.exec(q.trim());
-  if (!m) throw new Error(`memory limit ${JSON.stringify(q)}: expected bytes or a quantity with Ki, Mi, Gi, K, M or G (768Mi)`);
-  const unit = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, K: 1e3, M: 1e6, G: 1e9 }[m[2] ?? ''] ?? 1;
-  return Number(m[1]) * unit;
+  try {
+    return parseMemoryQuantity(q);
+  } catch (e) {
+    throw new Error(`memory limit ${(e as Error).message}`, { cause: e });
+  }
 }
 
 /**
