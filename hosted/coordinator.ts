@@ -17,6 +17,7 @@ import { hostedMetrics } from './metrics.js';
 import { ReplicaSessions, type SharedSessionDeps } from './replica-sessions.js';
 import { ShardManager } from './shards.js';
 import { StatusRecords } from './status-records.js';
+import { MemoryBudget, type MemoryBudgetOptions } from './memory-budget.js';
 
 export const DEFAULT_SHARDS = 32;
 /**
@@ -40,6 +41,12 @@ export interface HostedOptions extends ServingOptions {
   leaderElection?: Partial<LeaderElectionTiming>;
   guest?: GuestTuning;
   logger?: Logger;
+  /**
+   * The resident memory the replica keeps under by shedding guests (memory-budget.ts; cmd's --memory-budget: by
+   * default a share of the container's memory limit), and how it is measured (default: this process's RSS every
+   * SAMPLE_MS). None: no budget.
+   */
+  memoryBudget?: Pick<MemoryBudgetOptions, 'budgetBytes' | 'rss' | 'now' | 'sampleMs'>;
   /** The membership Lease was lost: the caller exits non-zero. */
   onLostMembership?: (reason: string) => void;
 }
@@ -115,6 +122,8 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   runnables.add('serving', serving);
   for (const cache of [sessions.secrets, hcps, ...(namespaces ? [namespaces] : [])]) runnables.add('caches', cache);
   runnables.add('shards', { stop: () => manager.stop() }); // joined below, once the HCPs are listed
+  if (o.memoryBudget) runnables.add('shards', memoryBudget(o.memoryBudget, sessions, metrics, log));
+  else log.info('no memory budget: no container memory limit found and none given (--memory-budget)');
   // The replica joins while its HCPs are listed (at fleet size the listing takes seconds): its first retry
   // period after joining only observes the Leases anyway. It claims shards once the HCPs are listed.
   const listed = Promise.all([hcps.synced, namespaces?.synced]).then(() => manager.nudge());
@@ -131,6 +140,18 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     sessions: () => sessions.keys(),
     stop: () => runnables.stopAndWait(),
   };
+}
+
+/** The budget over the replica's sessions: the guests it sheds stop, their records say why. */
+function memoryBudget(budget: NonNullable<HostedOptions['memoryBudget']>, sessions: ReplicaSessions, registry: Registry, log: Logger): MemoryBudget {
+  log.info('memory budget', { budgetBytes: budget.budgetBytes, budgetMiB: Math.round(budget.budgetBytes / 2 ** 20) });
+  return new MemoryBudget({
+    ...budget, registry, logger: log,
+    guests: {
+      costs: () => sessions.costs(), eligible: () => sessions.eligibleKeys(),
+      shed: (g) => sessions.shed(g), readmit: (k) => sessions.readmit(k),
+    },
+  });
 }
 
 /** What every guest session of the replica shares: the management access, the catalog, the paces and places, the controllers. */

@@ -199,6 +199,11 @@ export class GuestConnection {
     return this.synced() && this.reflectors().every((r) => r.lastError() === undefined);
   }
 
+  /** The response bytes read from this guest so far (its transport's count). */
+  bytesRead(): number {
+    return this.transport.bytesRead;
+  }
+
   /** A list or watch of the guest is failing now (its reflectors retry on their own backoff and say when it answers). */
   failing(): boolean {
     return this.reflectors().some((r) => r.lastError() !== undefined);

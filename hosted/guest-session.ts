@@ -107,7 +107,6 @@ export const HOSTED_RUNNING_GATES_OVERRIDES = 'OpenShiftPodSecurityAdmission=fal
 /** The order problems are told in (the first one's reason is the status line's and the metric's). */
 const PROBLEM_ORDER = [GUEST_CONNECTION_CONTROLLER, GUEST_VERSION_CONTROLLER, GUEST_SPEC_CONTROLLER, FEATURE_GATE_CONTROLLER,
   CLUSTER_OPERATOR_STATUS_CONTROLLER, UPGRADEABLE_CONTROLLER, FEATURE_GATE_CONFIGMAP_CONTROLLER, RUNNING_GATES_CONTROLLER];
-
 /** The engagement's controllers that must have run once before the status line says the guest is synced. */
 const ENGAGED_CONTROLLERS = [GUEST_SPEC_CONTROLLER, FEATURE_GATE_CONTROLLER, CLUSTER_OPERATOR_STATUS_CONTROLLER];
 /** A synced guest's record says it is still synced this often (its lastSync moves on). */
@@ -148,13 +147,7 @@ export class GuestSession {
     [this.namespace, this.name] = d.key.split('/') as [string, string];
     this.log = (d.logger ?? silentLogger).with({ hcp: d.key, shard: d.shard });
     const uid = d.hcp()?.metadata.uid;
-    this.involved = {
-      apiVersion: HCP_API_VERSION,
-      kind: 'HostedControlPlane',
-      name: this.name,
-      namespace: this.namespace,
-      ...(uid ? { uid } : {}),
-    };
+    this.involved = { apiVersion: HCP_API_VERSION, kind: 'HostedControlPlane', name: this.name, namespace: this.namespace, ...(uid ? { uid } : {}) };
     this.events = createEventRecorder(d.management, {
       namespace: this.namespace,
       component: 'featuregate-coordinator',
@@ -222,6 +215,14 @@ export class GuestSession {
   start(): void {
     for (const [kind, work] of this.work) this.d.controllers.of(kind).engage(this.d.key, work);
   }
+
+  /** What the guest costs the replica for its memory budget: whether it is failing, the response bytes its connection read. */
+  cost(): { failing: boolean; bytesRead: number } {
+    return { failing: this.last?.lastError !== undefined, bytesRead: this.provider.guest?.bytesRead() ?? 0 };
+  }
+
+  /** The record the session last said. */
+  lastRecord = (): HostedGuestRecord | undefined => this.last;
 
   /**
    * Something this guest depends on changed (its HCP, its Secret): every controller that reads it looks now, and a failing guest is tried

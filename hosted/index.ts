@@ -9,3 +9,4 @@ export * from './held-shard.js';
 export * from './metrics.js';
 export * from './shards.js';
 export * from './status-records.js';
+export * from './memory-budget.js';

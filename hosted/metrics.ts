@@ -7,7 +7,7 @@ import type { Registry } from 'prom-client';
 import { clusterFeatureSetSample, featureSetName } from '../api-types/index.js';
 import { counter, gauge, histogram } from '../runtime/index.js';
 
-export const SYNC_FAILURE_REASONS = ['MissingKubeconfig', 'GuestUnreachable', 'MissingRelease', 'MissingVersion', 'SpecRejected', 'GatesRefused', 'GuestInputRejected', 'WriteFailed'] as const;
+export const SYNC_FAILURE_REASONS = ['MissingKubeconfig', 'GuestUnreachable', 'MissingRelease', 'MissingVersion', 'SpecRejected', 'GatesRefused', 'GuestInputRejected', 'WriteFailed', 'MemoryBudget'] as const;
 export type SyncFailureReason = (typeof SYNC_FAILURE_REASONS)[number];
 
 export interface HostedMetrics {

@@ -5,7 +5,7 @@
 // guest kubeconfig Secrets are watched for the sessions' namespaces only, and a Secret's change pokes the sessions of
 // its namespace through an index, not a walk of all of them. startHosted (coordinator.ts) wires this to the HCP
 // reflector, the Namespace reflector and the shard manager.
-import { hcpKey, hcpNamespace, shardOf, type HostedControlPlane, type HostedGuestRecord, type Namespace } from '../api-types/index.js';
+import { hcpKey, hcpNamespace, shardOf, type HostedControlPlane, type HostedGuestRecord, type Namespace, type ShedGuest } from '../api-types/index.js';
 import type { ClusterAccess, Logger, Reflector, Registry } from '../runtime/index.js';
 import { GuestSecrets } from './guest-secrets.js';
 import { GuestSession, type GuestSessionDeps } from './guest-session.js';
@@ -38,6 +38,8 @@ export class ReplicaSessions {
   private readonly held = new Map<number, HeldShard>();
   /** Namespace → the HCP keys of this replica's sessions in it. */
   private readonly byNamespace = new Map<string, Set<string>>();
+  /** HCP key → why its guest is shed (memory-budget.ts): not engaged, its record says why, until it is taken back. */
+  private readonly shedGuests = new Map<string, ShedGuest>();
   private walkQueued = false;
 
   constructor(private readonly o: ReplicaSessionsOptions) {
@@ -62,6 +64,7 @@ export class ReplicaSessions {
     const h = this.heldOf(key);
     const s = h?.sessions.get(key);
     const want = this.wanted(key, this.o.hcps.get(key));
+    if (this.shedGuests.has(key) && !this.eligible(key, this.o.hcps.get(key))) this.unshed(key);
     if (want && !s) this.start(key, h!);
     else if (!want && s) this.stop(key, s);
     else s?.poke();
@@ -93,6 +96,7 @@ export class ReplicaSessions {
     const h = this.held.get(shard);
     this.held.delete(shard);
     for (const key of h?.sessions.keys() ?? []) this.forget(key);
+    for (const key of [...this.shedGuests.keys()]) if (shardOf(key, this.o.shards) === shard) this.unshed(key);
     await Promise.all([...h?.sessions.values() ?? []].map((s) => s.stop()));
   }
 
@@ -100,9 +104,59 @@ export class ReplicaSessions {
     return this.held.get(shardOf(key, this.o.shards));
   }
 
-  private wanted(key: string, hcp: HostedControlPlane | undefined): boolean {
+  /** The HCP's guest is this replica's to engage (its shard held, its namespace selected), shed or not. */
+  private eligible(key: string, hcp: HostedControlPlane | undefined): boolean {
     const selected = hcp !== undefined && (!this.o.namespaces || this.o.namespaces.get(hcp.metadata.namespace) !== undefined);
     return selected && this.heldOf(key) !== undefined;
+  }
+
+  private wanted(key: string, hcp: HostedControlPlane | undefined): boolean {
+    return this.eligible(key, hcp) && !this.shedGuests.has(key);
+  }
+
+  /** The memory budget's view (memory-budget.ts): each session's cost. */
+  costs(): { key: string; failing: boolean; bytesRead: number }[] {
+    return [...this.held.values()].flatMap((h) => [...h.sessions].map(([key, s]) => ({ key, ...s.cost() })));
+  }
+
+  /** The guests this replica would engage were none shed: its sessions' and the shed ones still its own. */
+  eligibleKeys(): Set<string> {
+    const keys = new Set(this.keys());
+    for (const key of this.shedGuests.keys()) if (this.eligible(key, this.o.hcps.get(key))) keys.add(key);
+    return keys;
+  }
+
+  /** The budget sheds the guest: its session stops, then its record and metrics say why (the last record kept beside). */
+  shed(g: ShedGuest): void {
+    const h = this.heldOf(g.key);
+    const s = h?.sessions.get(g.key);
+    if (!h || !s || this.o.stopping()) return;
+    this.shedGuests.set(g.key, g);
+    h.sessions.delete(g.key);
+    this.forget(g.key);
+    const last = s.lastRecord();
+    void s.stop().then(() => {
+      if (this.shedGuests.get(g.key) !== g || this.held.get(h.shard) !== h) return; // taken back, or the shard went meanwhile
+      h.putRecord({ ...last ?? { hcp: g.key, shard: h.shard, owner: this.o.shared.identity, featureSet: '', versions: [] }, lastError: g.message });
+      this.o.recordsChanged(h.shard);
+      const [namespace, name] = g.key.split('/') as [string, string];
+      this.o.shared.metrics.synced(namespace, name, false, 'MemoryBudget');
+    });
+  }
+
+  /** The budget takes a shed guest back: engaged again (its session writes its own record). */
+  readmit(key: string): void {
+    if (!this.shedGuests.has(key)) return;
+    this.unshed(key);
+    this.hcpChanged(key);
+  }
+
+  private unshed(key: string): void {
+    this.shedGuests.delete(key);
+    const h = this.heldOf(key);
+    if (h?.dropRecord(key)) this.o.recordsChanged(h.shard);
+    const [namespace, name] = key.split('/') as [string, string];
+    this.o.shared.metrics.forget(namespace, name);
   }
 
   private start(key: string, h: HeldShard): void {
@@ -150,6 +204,7 @@ export class ReplicaSessions {
       if (this.wanted(key, hcp)) want.add(key);
     }
     for (const h of [...this.held.values()]) for (const [key, s] of [...h.sessions]) if (!want.has(key)) this.stop(key, s);
+    for (const key of [...this.shedGuests.keys()]) if (!this.eligible(key, this.o.hcps.get(key))) this.unshed(key);
     for (const key of want) {
       const h = this.heldOf(key)!;
       if (!h.sessions.has(key)) this.start(key, h);
