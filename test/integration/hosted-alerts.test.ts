@@ -47,6 +47,7 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
   let stuckShard: typeof healthy;
   let unreachable: typeof healthy;
   let alone: typeof healthy;
+  let shed: typeof healthy;
   let ageAtFailureMinutes: number;
   let upgradeDelay: { observations: number; seconds: number; bound: number };
 
@@ -134,6 +135,19 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
         expect(value(s.scrapes[0]!.first, 'featuregates_hosted_members')).toBe(1);
         return s;
       }, 30_000, 250);
+
+      // A replica whose memory budget is below what it needs (64Mi, the least --memory-budget takes): alone, it
+      // takes every shard and sheds the one guest it engages.
+      replicas.procs.get('r1')!.kill('SIGKILL');
+      replicas.start('r3', ['--memory-budget', '64Mi']);
+      urls.set('r3', await replicas.metricsURL('r3'));
+      shed = await eventually(async () => {
+        const s = await scrapeAll(['r3'], 'hold');
+        expect(value(s.scrapes[0]!.first, 'featuregates_hosted_guests_shed')).toBe(1);
+        expect(value(s.scrapes[0]!.first, 'featuregates_hosted_guest_failing', { ...HCP, reason: 'MemoryBudget' })).toBe(1);
+        expect(held(s.scrapes)).toBe(SHARDS);
+        return s;
+      }, 60_000, 250);
     });
   }, 240_000);
 
@@ -144,10 +158,10 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
   });
 
   const phase = (minutes: number, s: { scrapes: TargetScrape[]; timestamps: 'advance' | 'hold' }): Phase => ({ minutes, ...s });
-  const ALERTS = ['HostedFeatureGatesFailing', 'HostedFeatureGatesNotKept', 'HostedShardsNotHeld', 'HostedCoordinatorAbsent', 'HostedMembershipChurn'];
+  const ALERTS = ['HostedFeatureGatesFailing', 'HostedFeatureGatesNotKept', 'HostedShardsNotHeld', 'HostedCoordinatorAbsent', 'HostedMembershipChurn', 'HostedGuestsShed'];
 
   it('exports every metric name the hosted rules use', () => {
-    expectExported(HOSTED_RULES, [...healthy.scrapes, ...unreachable.scrapes].map((s) => s.first));
+    expectExported(HOSTED_RULES, [...healthy.scrapes, ...unreachable.scrapes, ...shed.scrapes].map((s) => s.first));
   });
 
   it('an upgrade in a guest is one observation of the change → status delay, within the time the test saw it take', () => {
@@ -157,7 +171,7 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
   });
 
   it('the fleet dashboard: every query parses and uses only exported names', () => {
-    expectDashboardSound('featuregates-hosted.json', [...healthy.scrapes, ...unreachable.scrapes].map((s) => s.first));
+    expectDashboardSound('featuregates-hosted.json', [...healthy.scrapes, ...unreachable.scrapes, ...shed.scrapes].map((s) => s.first));
   });
 
   it('healthy: no hosted alert for three hours', () => {
@@ -209,6 +223,29 @@ describe('hosted alerts, on scrapes of real hosted replicas', () => {
           summary: '1 hosted cluster(s) have had no good feature-gate sync for an hour.',
           description: 'A healthy hosted cluster syncs at least every 10 minutes; 1 have not for over an hour. Oldest first: clusters-a/a ',
           runbook_url: runbook('HostedFeatureGatesNotKept'),
+        },
+      }),
+    ]);
+  });
+
+  it('a replica over its memory budget: GuestsShed after 5 minutes, naming it; Failing by MemoryBudget after 30', () => {
+    promtoolTest(HOSTED_RULES, [phase(10, healthy), phase(40, shed)], [
+      ...silent('HostedGuestsShed', 5, 14),
+      firing('HostedGuestsShed', 16, {
+        exp_labels: { severity: 'warning' },
+        exp_annotations: {
+          summary: '1 hosted control plane(s) have been shed by replicas over their memory budget for 5 minutes.',
+          description: 'A replica over its memory budget (--memory-budget) disengaged 1 hosted cluster(s), failing ones that made it read first; '
+            + 'their feature gates are not kept until it is below the budget again. Replicas shedding: r3 (1) ',
+          runbook_url: runbook('HostedGuestsShed'),
+        },
+      }),
+      firing('HostedFeatureGatesFailing', 41, {
+        exp_labels: { severity: 'warning', reason: 'MemoryBudget' },
+        exp_annotations: {
+          summary: '1 hosted control plane(s) have failed with MemoryBudget for 30 minutes.',
+          description: 'The feature gates of 1 hosted cluster(s) are not kept: their last sync failed with MemoryBudget. Longest without a good sync first: clusters-a/a ',
+          runbook_url: runbook('HostedFeatureGatesFailing'),
         },
       }),
     ]);
