@@ -4,15 +4,17 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { LimitGroup } from '../support/cgroup.js';
-import { usage } from '../../hack/bench/operator-process.js';
+import { imageNodeFlags, usage } from '../../hack/bench/operator-process.js';
+import { parseMemoryQuantity } from '../../api-types/index.js';
+import { BUDGET_OF_LIMIT, memoryBudgetBytes } from '../../hosted/memory-budget.js';
 
 const groups: LimitGroup[] = [];
 afterEach(async () => {
   for (const g of groups.splice(0)) await g.remove();
 });
 
-function run(group: LimitGroup, script: string) {
-  const [file, args] = group.command(process.execPath, ['-e', script]);
+function run(group: LimitGroup, script: string, nodeFlags: string[] = []) {
+  const [file, args] = group.command(process.execPath, [...nodeFlags, '-e', script]);
   const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   return { child, exit };
@@ -49,6 +51,31 @@ describe('cgroup limits on real processes', () => {
     expect(c.oomKills).toBeGreaterThanOrEqual(1);
     expect(c.memoryPeakBytes).toBeGreaterThan(80 * 2 ** 20);
     expect(c.memoryPeakBytes).toBeLessThanOrEqual(96 * 2 ** 20);
+  });
+
+  test('in a 256Mi group Node sees the limit: the image\'s flags keep V8\'s heap under it, a hosted replica\'s budget is 85% of it', async () => {
+    const limit = 256 * 2 ** 20;
+    const group = LimitGroup.create(`fgc-test-heap-${process.pid}`, { memoryBytes: limit });
+    groups.push(group);
+    const script = 'process.stderr.write(JSON.stringify({ limit: process.constrainedMemory(), heap: require("v8").getHeapStatistics().heap_size_limit }))';
+    const seen = async (flags: string[]) => {
+      const { child, exit } = run(group, script, flags);
+      let err = '';
+      child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+      expect((await exit).code).toBe(0);
+      return JSON.parse(err) as { limit: number; heap: number };
+    };
+    const plain = await seen([]);
+    expect(plain.limit).toBe(limit);
+    expect(plain.heap).toBeGreaterThan(limit); // V8's default: the kernel would kill it before V8 felt short
+    const image = await seen(imageNodeFlags());
+    expect(image.heap).toBeLessThanOrEqual(0.8 * limit); // 75% for the old generation, a few MB of young generation besides
+    expect(image.heap).toBeGreaterThan(0.6 * limit);
+    expect(memoryBudgetBytes(undefined, parseMemoryQuantity, image.limit)).toBe(Math.floor(limit * BUDGET_OF_LIMIT));
+    expect(memoryBudgetBytes('auto', parseMemoryQuantity, 2 ** 64)).toBeUndefined(); // no limit: no budget unless one is given
+    expect(memoryBudgetBytes('0', parseMemoryQuantity, limit)).toBeUndefined();
+    expect(memoryBudgetBytes('640Mi', parseMemoryQuantity, limit)).toBe(640 * 2 ** 20);
+    expect(() => memoryBudgetBytes('32Mi', parseMemoryQuantity, limit)).toThrow(/below 64Mi/);
   });
 
   test('a process under the limit runs as it would without it, and remove() leaves nothing behind', async () => {
