@@ -39,6 +39,25 @@ export function leaseLosses(log: string): LeaseLosses {
   return out;
 }
 
+/** What one replica's log says about its memory budget (hosted/memory-budget.ts): its budget, the sheds, the guests taken back. */
+export interface Shedding { budgetMiB: number | undefined; sheds: number; guestsShed: string[]; readmitted: number }
+
+/** Counts the memory budget's log lines (JSON): the budget it started with, each shed and the guests in it, each guest taken back. */
+export function shedding(log: string): Shedding {
+  const out: Shedding = { budgetMiB: undefined, sheds: 0, guestsShed: [], readmitted: 0 };
+  for (const line of log.split('\n')) {
+    if (!line.includes('budget')) continue;
+    let entry: { msg?: unknown; guests?: unknown; budgetMiB?: unknown };
+    try { entry = JSON.parse(line) as typeof entry; } catch { continue; }
+    if (entry.msg === 'memory budget' && typeof entry.budgetMiB === 'number') out.budgetMiB = entry.budgetMiB;
+    else if (entry.msg === 'memory over budget: shedding guests') {
+      out.sheds++;
+      if (Array.isArray(entry.guests)) out.guestsShed.push(...entry.guests.filter((g): g is string => typeof g === 'string'));
+    } else if (entry.msg === 'memory under budget again: engaging a shed guest') out.readmitted++;
+  }
+  return out;
+}
+
 /** The renewal-delay histogram of a /metrics text: how many renewals, their mean, and the bucket bound the slowest fits under. */
 export function renewalDelays(text: string): { count: number; meanS: number; maxUnderS: number; over1s: number } {
   const buckets = [...text.matchAll(/^featuregates_lease_renewal_delay_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)].map((m) => [Number(m[1]), Number(m[2])] as const);
@@ -77,11 +96,14 @@ export async function limitsReport(groups: ReplicaGroups, logDir: string, ids: s
   const losses = ids.map((id) => leaseLosses(readFileSync(join(logDir, `${id}.log`), 'utf8')));
   const total: LeaseLosses = { shardsLate: 0, shardsLost: 0, membershipLate: 0 };
   for (const l of losses) for (const k of Object.keys(total) as (keyof LeaseLosses)[]) total[k] += l[k];
-  const delays = await Promise.all(live.map(async (id) => {
+  const shed = ids.map((id) => shedding(readFileSync(join(logDir, `${id}.log`), 'utf8')));
+  const metrics = await Promise.all(live.map(async (id) => {
     const log = () => readFileSync(join(logDir, `${id}.log`), 'utf8');
     const address = await servingAddress(log, 'metrics', 5_000);
-    return renewalDelays(await (await fetch(`http://${address}/metrics`)).text());
+    return (await fetch(`http://${address}/metrics`)).text();
   }));
+  const delays = metrics.map(renewalDelays);
+  const shedNow = metrics.map((text) => Number(/^featuregates_hosted_guests_shed (\S+)/m.exec(text)?.[1] ?? NaN));
   const lines = [
     `limits (${describeLimits(groups.limits)}), per replica slot: ` + counters.map((c, k) =>
       `slot ${k}: throttled ${c.throttledPeriods}/${c.periods} periods (${c.throttledS.toFixed(1)} s), memory peak ${(c.memoryPeakBytes / 2 ** 20).toFixed(0)} MiB, ` +
@@ -90,7 +112,17 @@ export async function limitsReport(groups: ReplicaGroups, logDir: string, ids: s
       `membership renewals past their deadline ${total.membershipLate}`,
     `limits: renewals of the live replicas, answered after they were due: ` + delays.map((d, k) =>
       `${live[k]}: ${d.count} renewals, mean ${(d.meanS * 1000).toFixed(0)} ms, slowest ≤ ${d.maxUnderS} s, ${d.over1s} over 1 s`).join('; '),
+    `limits: memory budget (every generation's log): ` + ids.map((id, k) => {
+      const s = shed[k]!;
+      return `${id}: ${s.budgetMiB === undefined ? 'none' : `${s.budgetMiB} MiB`}, ${s.sheds} sheds of ${s.guestsShed.length} guests ` +
+        `(${new Set(s.guestsShed).size} distinct), ${s.readmitted} taken back`;
+    }).join('; ') + `; shed now: ` + live.map((id, k) => `${id} ${shedNow[k]}`).join(', '),
   ];
   const renewals = Object.fromEntries(live.map((id, k) => [id, delays[k]]));
-  return { lines, rows: { limits: groups.limits, cgroups: counters, leaseLosses: total, renewalDelays: renewals } };
+  const budget = Object.fromEntries(ids.map((id, k) => [id, { ...shed[k]!, guestsShed: [...new Set(shed[k]!.guestsShed)] }]));
+  const shedAtEnd = Object.fromEntries(live.map((id, k) => [id, shedNow[k]]));
+  return {
+    lines,
+    rows: { limits: groups.limits, cgroups: counters, leaseLosses: total, renewalDelays: renewals, memoryBudget: budget, shedAtEnd },
+  };
 }

@@ -3,7 +3,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { leaseLosses, limitsFromFlags, renewalDelays } from '../../hack/bench/fleet-limits.js';
+import { leaseLosses, limitsFromFlags, renewalDelays, shedding } from '../../hack/bench/fleet-limits.js';
 import { packageRoot } from '../../runtime/util/version.js';
 
 const line = (msg: string, extra: Record<string, unknown> = {}) => JSON.stringify({ level: 'warn', msg, ...extra });
@@ -26,6 +26,20 @@ describe('fleet under limits', () => {
   test('the messages counted are the ones hosted/shards.ts logs', () => {
     const source = readFileSync(join(packageRoot(), 'hosted', 'shards.ts'), 'utf8');
     for (const msg of ["'shard renewal late", "'shard lost'", "'membership renewal missed", "'membership not renewed"]) expect(source).toContain(msg);
+  });
+
+  test('the memory budget from the log: its size, each shed and its guests, each guest taken back', () => {
+    const log = [
+      line('memory budget', { budgetBytes: 68 * 2 ** 20, budgetMiB: 68 }),
+      line('memory over budget: shedding guests', { rssBytes: 1, budgetBytes: 1, guests: ['ns/a', 'ns/b'] }),
+      line('memory over budget: shedding guests', { rssBytes: 1, budgetBytes: 1, guests: ['ns/a', 7] }),
+      line('memory under budget again: engaging a shed guest', { hcp: 'ns/a' }),
+      '{"msg":"memory over budget: shedding', // a line cut by a kill -9
+    ].join('\n');
+    expect(shedding(log)).toEqual({ budgetMiB: 68, sheds: 2, guestsShed: ['ns/a', 'ns/b', 'ns/a'], readmitted: 1 });
+    expect(shedding(line('no memory budget: no container memory limit found and none given (--memory-budget)')).budgetMiB).toBeUndefined();
+    const source = ['coordinator.ts', 'memory-budget.ts'].map((f) => readFileSync(join(packageRoot(), 'hosted', f), 'utf8')).join('');
+    for (const msg of ["'memory budget'", "'memory over budget: shedding guests'", "'memory under budget again: engaging a shed guest'"]) expect(source).toContain(msg);
   });
 
   test('renewal delays from the histogram: count, mean, the bucket the slowest fits under, those over 1 s', () => {
