@@ -76,35 +76,35 @@ export function shedHoldMs(times: number): number {
 }
 
 /**
- * One sample: `rssBytes` the replica's resident memory, `engaged` the guests engaged now (with their cost since the
+ * One sample: `inUseBytes` the replica's resident memory, `engaged` the guests engaged now (with their cost since the
  * last sample), `eligible` every guest the replica would engage were none shed (a shed guest that left it is forgotten).
  */
-export function budgetStep(budgetBytes: number, prior: BudgetState, rssBytes: number, engaged: readonly GuestCost[],
+export function budgetStep(budgetBytes: number, prior: BudgetState, inUseBytes: number, engaged: readonly GuestCost[],
   eligible: ReadonlySet<string>, now: number): BudgetStep {
   const shed = new Map([...prior.shed].filter(([key]) => eligible.has(key)));
   const offences = new Map([...prior.offences].filter(([key]) => eligible.has(key)));
-  let floor = rssBytes <= budgetBytes ? budgetBytes : Math.max(prior.floor, budgetBytes);
+  let floor = inUseBytes <= budgetBytes ? budgetBytes : Math.max(prior.floor, budgetBytes);
   const out: ShedGuest[] = [];
   const readmit: string[] = [];
-  if (rssBytes > floor && engaged.length > 0) {
+  if (inUseBytes > floor && engaged.length > 0) {
     const order = shedOrder(engaged);
     const hostile = order.filter((g) => g.failing && g.bytesRead > 0);
     // The hostile all at once; otherwise the share of guests the excess is of the whole (at least one).
-    const count = hostile.length || Math.max(1, Math.ceil(engaged.length * (rssBytes - budgetBytes) / rssBytes));
+    const count = hostile.length || Math.max(1, Math.ceil(engaged.length * (inUseBytes - budgetBytes) / inUseBytes));
     for (const g of order.slice(0, count)) {
       const times = (offences.get(g.key) ?? 0) + 1;
       offences.set(g.key, times);
       const until = now + shedHoldMs(times);
       const why = g.failing && g.bytesRead > 0 ? 'failing while it made the replica read' : 'among the guests that made the replica read most';
-      const message = `shed: the replica's memory (${mib(rssBytes)}) is over its budget (${mib(budgetBytes)}); this guest was ${why} ` +
+      const message = `shed: the replica's memory (${mib(inUseBytes)}) is over its budget (${mib(budgetBytes)}); this guest was ${why} ` +
         `(${mib(g.bytesRead)} lately); engaged again when the replica is below ${mib(budgetBytes * READMIT_BELOW)}, ` +
         `not before ${new Date(until).toISOString()}`;
       const s = { key: g.key, at: now, until, message };
       shed.set(g.key, s);
       out.push(s);
     }
-    floor = rssBytes + Math.max(STEP_MIN_BYTES, budgetBytes * SHED_STEP);
-  } else if (rssBytes < budgetBytes * READMIT_BELOW) {
+    floor = inUseBytes + Math.max(STEP_MIN_BYTES, budgetBytes * SHED_STEP);
+  } else if (inUseBytes < budgetBytes * READMIT_BELOW) {
     const due = [...shed.values()].filter((s) => s.until <= now).sort((a, b) => a.until - b.until || (a.key < b.key ? -1 : 1))[0];
     if (due) {
       shed.delete(due.key);

@@ -42,11 +42,11 @@ export interface HostedOptions extends ServingOptions {
   guest?: GuestTuning;
   logger?: Logger;
   /**
-   * The resident memory the replica keeps under by shedding guests (memory-budget.ts; cmd's --memory-budget: by
-   * default a share of the container's memory limit), and how it is measured (default: this process's RSS every
-   * SAMPLE_MS). None: no budget.
+   * The memory in use the replica keeps under by shedding guests (memory-budget.ts; cmd's --memory-budget: by
+   * default a share of the container's memory limit), and how it is measured (default every SAMPLE_MS: the
+   * container's working set under a memory limit, else this process's RSS). None: no budget.
    */
-  memoryBudget?: Pick<MemoryBudgetOptions, 'budgetBytes' | 'rss' | 'now' | 'sampleMs'>;
+  memoryBudget?: Pick<MemoryBudgetOptions, 'budgetBytes' | 'inUse' | 'now' | 'sampleMs'>;
   /** The membership Lease was lost: the caller exits non-zero. */
   onLostMembership?: (reason: string) => void;
 }
@@ -144,14 +144,15 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
 
 /** The budget over the replica's sessions: the guests it sheds stop, their records say why. */
 function memoryBudget(budget: NonNullable<HostedOptions['memoryBudget']>, sessions: ReplicaSessions, registry: Registry, log: Logger): MemoryBudget {
-  log.info('memory budget', { budgetBytes: budget.budgetBytes, budgetMiB: Math.round(budget.budgetBytes / 2 ** 20) });
-  return new MemoryBudget({
+  const b = new MemoryBudget({
     ...budget, registry, logger: log,
     guests: {
       costs: () => sessions.costs(), eligible: () => sessions.eligibleKeys(),
       shed: (g) => sessions.shed(g), readmit: (k) => sessions.readmit(k),
     },
   });
+  log.info('memory budget', { budgetBytes: budget.budgetBytes, budgetMiB: Math.round(budget.budgetBytes / 2 ** 20), measure: b.measure });
+  return b;
 }
 
 /** What every guest session of the replica shares: the management access, the catalog, the paces and places, the controllers. */

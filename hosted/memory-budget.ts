@@ -1,11 +1,12 @@
 // The replica's memory budget at work (the judgement is api-types/memory-budget.ts): every SAMPLE_MS the replica's
-// resident memory and what each engaged guest's connection read lately (decayed, BYTES_HALF_LIFE_MS); the guests it says to shed
+// memory in use (its container's working set under a memory limit, else its RSS) and what each engaged guest's
+// connection read lately (decayed, BYTES_HALF_LIFE_MS); the guests it says to shed
 // are disengaged with its reason in their record (ReplicaSessions.shed), those it says to take back are engaged
 // again. The budget is --memory-budget, by default BUDGET_OF_LIMIT of the container's memory limit (cgroup v1 or v2,
 // as Node reads it: process.constrainedMemory()); without a limit there is no budget unless one is given.
 import { totalmem } from 'node:os';
 import { budgetStep, emptyBudgetState, type BudgetState, type GuestCost, type ShedGuest } from '../api-types/index.js';
-import { counter, gauge, silentLogger, type Logger, type Registry, type Runnable } from '../runtime/index.js';
+import { containerWorkingSet, counter, gauge, silentLogger, type Logger, type Registry, type Runnable } from '../runtime/index.js';
 
 /** How often the replica's memory is sampled. */
 export const SAMPLE_MS = 5_000;
@@ -32,8 +33,8 @@ export interface MemoryBudgetOptions {
   guests: BudgetedGuests;
   registry?: Registry;
   logger?: Logger;
-  /** Resident memory (default process.memoryUsage.rss). */
-  rss?: () => number;
+  /** The replica's memory in use (default memoryInUse(): the container's working set, else the process's RSS). */
+  inUse?: () => number;
   /** Wall-clock milliseconds (default Date.now): holds are told as times in the records. */
   now?: () => number;
   sampleMs?: number;
@@ -52,6 +53,15 @@ export function memoryBudgetBytes(flag: string | undefined, parse: (q: string) =
   return bytes;
 }
 
+/**
+ * What the budget weighs: the container's working set where the process runs under a memory limit (what the kubelet
+ * and the OOM killer count: runtime's containerWorkingSet), else the process's RSS.
+ */
+export function memoryInUse(): { measure: 'container working set' | 'process RSS'; read: () => number } {
+  const workingSet = containerWorkingSet();
+  return workingSet ? { measure: 'container working set', read: workingSet } : { measure: 'process RSS', read: process.memoryUsage.rss };
+}
+
 export class MemoryBudget implements Runnable {
   private state: BudgetState;
   /** Per guest: its connection's count at the last sample, and what it read lately (decayed). */
@@ -60,12 +70,18 @@ export class MemoryBudget implements Runnable {
   private timer: NodeJS.Timeout | undefined;
   private readonly log: Logger;
   private readonly shedNow;
+  private readonly readInUse: () => number;
+  /** What the budget weighs: the container's working set, the process's RSS, or a measure the caller gave. */
+  readonly measure: string;
   private readonly sheds;
 
   constructor(private readonly o: MemoryBudgetOptions) {
     this.state = emptyBudgetState(o.budgetBytes);
+    const m = o.inUse ? { measure: 'given', read: o.inUse } : memoryInUse();
+    this.readInUse = m.read;
+    this.measure = m.measure;
     this.log = o.logger ?? silentLogger;
-    const budget = o.registry && gauge(o.registry, 'featuregates_hosted_memory_budget_bytes', 'The resident memory a replica keeps under by shedding guests (--memory-budget)', []);
+    const budget = o.registry && gauge(o.registry, 'featuregates_hosted_memory_budget_bytes', 'The memory in use a replica keeps under by shedding guests (--memory-budget)', []);
     budget?.set({}, o.budgetBytes);
     this.shedNow = o.registry && gauge(o.registry, 'featuregates_hosted_guests_shed', 'Guests this replica disengaged to stay within its memory budget, now', []);
     this.shedNow?.set({}, 0);
@@ -84,7 +100,7 @@ export class MemoryBudget implements Runnable {
 
   /** One sample (the timer's; tests call it). */
   sample(): void {
-    const rss = (this.o.rss ?? process.memoryUsage.rss)();
+    const inUse = this.readInUse();
     const now = this.o.now?.() ?? Date.now();
     const decay = this.lastSample === undefined ? 1 : 0.5 ** (Math.max(0, now - this.lastSample) / BYTES_HALF_LIFE_MS);
     this.lastSample = now;
@@ -97,14 +113,14 @@ export class MemoryBudget implements Runnable {
     });
     const live = new Set(engaged.map((g) => g.key));
     for (const key of this.read.keys()) if (!live.has(key)) this.read.delete(key);
-    const step = budgetStep(this.o.budgetBytes, this.state, rss, engaged, this.o.guests.eligible(), now);
+    const step = budgetStep(this.o.budgetBytes, this.state, inUse, engaged, this.o.guests.eligible(), now);
     this.state = step.state;
     if (step.shed.length) {
-      this.log.warn('memory over budget: shedding guests', { rssBytes: rss, budgetBytes: this.o.budgetBytes, guests: step.shed.map((s) => s.key) });
+      this.log.warn('memory over budget: shedding guests', { inUseBytes: inUse, budgetBytes: this.o.budgetBytes, guests: step.shed.map((s) => s.key) });
     }
     for (const s of step.shed) this.o.guests.shed(s);
     for (const key of step.readmit) {
-      this.log.info('memory under budget again: engaging a shed guest', { hcp: key, rssBytes: rss });
+      this.log.info('memory under budget again: engaging a shed guest', { hcp: key, inUseBytes: inUse });
       this.o.guests.readmit(key);
     }
     this.sheds?.inc({}, step.shed.length);

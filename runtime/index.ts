@@ -2,6 +2,7 @@
 export * from './rest/api-errors.js';
 export * from './util/backoff.js';
 export * from './util/clock.js';
+export * from './util/container-memory.js';
 export * from './controller/controller.js';
 export * from './controller/controller-spec.js';
 export * from './controller/runnable-group.js';

@@ -3,10 +3,14 @@
 // and the kernel counts it throttled; one past its memory limit is killed by the OOM killer and the group counts it.
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { spawn } from 'node:child_process';
+import { totalmem } from 'node:os';
+import { join } from 'node:path';
 import { LimitGroup } from '../support/cgroup.js';
 import { imageNodeFlags, usage } from '../../hack/bench/operator-process.js';
 import { parseMemoryQuantity } from '../../api-types/index.js';
 import { BUDGET_OF_LIMIT, memoryBudgetBytes } from '../../hosted/memory-budget.js';
+import { containerWorkingSet } from '../../runtime/util/container-memory.js';
+import { packageRoot } from '../../runtime/util/version.js';
 
 const groups: LimitGroup[] = [];
 afterEach(async () => {
@@ -76,6 +80,24 @@ describe('cgroup limits on real processes', () => {
     expect(memoryBudgetBytes('0', parseMemoryQuantity, limit)).toBeUndefined();
     expect(memoryBudgetBytes('640Mi', parseMemoryQuantity, limit)).toBe(640 * 2 ** 20);
     expect(() => memoryBudgetBytes('32Mi', parseMemoryQuantity, limit)).toThrow(/below 64Mi/);
+  });
+
+  test('in a 256Mi group a process reads its container\'s working set: what it keeps, not the binary\'s pages its RSS counts', async () => {
+    const group = LimitGroup.create(`fgc-test-ws-${process.pid}`, { memoryBytes: 256 * 2 ** 20 });
+    groups.push(group);
+    const module = join(packageRoot(), 'dist', 'runtime', 'util', 'container-memory.js');
+    const script = `const { containerWorkingSet } = await import(${JSON.stringify(module)}); const keep = [];
+      for (let i = 0; i < 100; i++) keep.push(Buffer.alloc(1 << 20, 1));
+      process.stderr.write(JSON.stringify({ workingSet: containerWorkingSet()?.(), rss: process.memoryUsage.rss() }));`;
+    const { child, exit } = run(group, script, ['--input-type=module']);
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    expect((await exit).code).toBe(0);
+    const seen = JSON.parse(err) as { workingSet?: number; rss: number };
+    expect(seen.workingSet).toBeGreaterThan(100 * 2 ** 20); // the buffers it keeps, and Node's own heap
+    expect(seen.workingSet).toBeLessThan(256 * 2 ** 20);
+    expect(seen.workingSet).toBeLessThan(seen.rss); // Node's binary is mapped (RSS) but its pages were charged to whoever read them first
+    if (!(process.constrainedMemory() < totalmem())) expect(containerWorkingSet()).toBeUndefined(); // no limit here: no container to read
   });
 
   test('a process under the limit runs as it would without it, and remove() leaves nothing behind', async () => {

@@ -55,7 +55,7 @@ describe('hosted: a replica over its memory budget sheds the guests that cost it
     coordinator = await startHosted({
       kubeConfig: mkc, payloadCatalog: join(PAYLOAD_ROOT, 'releases'), namespace: 'default', identity: 'only', shards: 1,
       metricsBindAddress: '0', healthProbeBindAddress: '0', guest: { backoffMaxMs: 2_000 },
-      memoryBudget: { budgetBytes: BUDGET, rss: () => rss, now: () => Date.now() + skewMs, sampleMs: 100 },
+      memoryBudget: { budgetBytes: BUDGET, inUse: () => rss, now: () => Date.now() + skewMs, sampleMs: 100 },
     });
     await coordinator.ready;
     const honest = readKubeconfigFile(guest.kubeconfigPath)!;
