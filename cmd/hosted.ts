@@ -1,18 +1,21 @@
 // `featuregates hosted`: run the coordinator of a HyperShift management cluster's hosted control planes;
 // `featuregates hosted status`: one line per HCP from the management cluster.
 import { stringify } from 'yaml';
-import { READMIT_BELOW, hostedStatusTable, parseKubernetesVersionMap, parseMemoryQuantity, shardCountProblem } from '../api-types/index.js';
+import {
+  READMIT_BELOW, hostedStatusTable, parseKubernetesVersionMap, parseMemoryQuantity, shardCountProblem,
+} from '../api-types/index.js';
 import { createLogger, loadKubeConfig, podNamespace } from '../runtime/index.js';
 import { connect } from './cluster-read.js';
 import { runUntilSignalled } from './long-running.js';
 import {
   BUDGET_OF_LIMIT, DEFAULT_GUEST_BACKOFF_MAX_MS, DEFAULT_SHARDS, HOSTED_RUNNING_GATES_OVERRIDES, HOSTED_RUNNING_GATES_PERIOD_MS,
-  memoryBudgetBytes, readHostedStatus, startHosted,
+  LEASE_RENEWALS, memoryBudgetBytes, readHostedStatus, startHosted,
 } from '../hosted/index.js';
 import {
   LOG_FORMAT_OPTION,
   REQUEST_TIMEOUT_OPTION,
   UsageError,
+  choiceFlag,
   durationFlag,
   flagzFlags,
   logFormatOption,
@@ -80,7 +83,8 @@ export const hostedCommand: CommandSpec = {
     'running-gates-override': { type: 'string', help: `known, deliberate differences of every guest kube-apiserver, GATE=true|false[,…]: overridden, not mismatch (default ${HOSTED_RUNNING_GATES_OVERRIDES}, HyperShift's; "" for none)` },
     'kubernetes-versions': { type: 'string', help: 'OpenShift minor=Kubernetes minor pairs, e.g. 4.23=1.36,5.1=1.36: which Kubernetes an HCP\'s release runs, for the check that its control plane starts with the gates of its spec (built in: 4.15–4.22 and 5.0; an unknown release is not checked)' },
     'running-gates-period': { type: 'string', help: 'how often each guest kube-apiserver\'s running gates are checked against its FeatureGate status besides on a change (default 60m; at most once a minute per guest; 0 turns the check off)' },
-    'memory-budget': { type: 'string', help: `resident memory the replica keeps under by shedding guests, failing ones that made it read first (their records say so; taken back below ${READMIT_BELOW * 100}% of it): a size such as 640Mi, 0 for none, or auto (default: ${BUDGET_OF_LIMIT * 100}% of the container's memory limit, none without one)` },
+    'lease-renewals': { type: 'string', help: 'where the shard and membership Leases are renewed: thread (default; a thread of their own, which no guest\'s work can delay) or event-loop (beside the guests)' },
+    'memory-budget': { type: 'string', help: `memory the replica keeps under by shedding guests (its container's working set under a memory limit, else its RSS), failing ones that made it read first (their records say so; taken back below ${READMIT_BELOW * 100}% of it): a size such as 640Mi, 0 for none, or auto (default: ${BUDGET_OF_LIMIT * 100}% of the container's memory limit, none without one)` },
     ...SERVING_OPTIONS,
     output: { type: 'string', short: 'o', help: 'status: table (default), wide, json or yaml' },
     'request-timeout': REQUEST_TIMEOUT_OPTION,
@@ -97,6 +101,7 @@ export const hostedCommand: CommandSpec = {
     const serving = servingFlags(values);
     const guestKubeconfigSecret = secretFlag(values['guest-kubeconfig-secret']);
     const budget = memoryBudgetFlag(values['memory-budget']);
+    const leaseRenewals = choiceFlag('--lease-renewals', values['lease-renewals'], LEASE_RENEWALS);
     const logger = createLogger({ fields: { component: 'featuregates-hosted' }, ...logFormatOption(values['log-format']) });
     return runUntilSignalled(logger, 'coordinator', async (lost) => startHosted({
       kubeConfig: await loadKubeConfig(values.kubeconfig),
@@ -109,6 +114,7 @@ export const hostedCommand: CommandSpec = {
       ...(values['cluster-operator-name'] ? { clusterOperatorName: values['cluster-operator-name'] } : {}),
       leaderElection: timing,
       ...(budget !== undefined ? { memoryBudget: { budgetBytes: budget } } : {}),
+      leaseRenewals,
       guest: {
         backoffMaxMs: durationFlag(values['guest-backoff-max'], '--guest-backoff-max', DEFAULT_GUEST_BACKOFF_MAX_MS),
         runningGatesPeriodMs: durationFlag(values['running-gates-period'], '--running-gates-period', HOSTED_RUNNING_GATES_PERIOD_MS),

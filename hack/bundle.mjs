@@ -21,7 +21,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'cli');
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: { featuregates: join(root, 'dist', 'cmd', 'featuregates.js') },
+  // The lease thread's worker is an entry of its own: runtime/leaderelection/lease-thread.ts starts the file beside it.
+  entryPoints: {
+    featuregates: join(root, 'dist', 'cmd', 'featuregates.js'),
+    'lease-thread-worker': join(root, 'dist', 'runtime', 'leaderelection', 'lease-thread-worker.js'),
+  },
   outdir,
   bundle: true,
   splitting: true,

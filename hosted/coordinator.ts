@@ -6,8 +6,8 @@
 // keeps its sessions until it is held again), declared in the runnable groups they start and stop in. Metrics and
 // health are served as by the single-cluster operator.
 import { hostname } from 'node:os';
-import { CONFIG_OPERATOR_NAME, shardCountProblem, type GateLifecycle, type Namespace } from '../api-types/index.js';
-import { BucketLimiter, DEFAULT_LEADER_ELECTION, HostedControlPlaneSummaryResource, NamespaceResource, Reflector, Registry, ResourceClient, RunnableGroups, kubernetesGateLifecycle, realClock, serveProcess, silentLogger, userAgent, withTransportConfig, type ClusterAccess, type LeaderElectionTiming, type Logger, type ServingOptions } from '../runtime/index.js';
+import { CONFIG_OPERATOR_NAME, shardCountProblem, type GateLifecycle, type HostedControlPlane, type Namespace } from '../api-types/index.js';
+import { BucketLimiter, DEFAULT_LEADER_ELECTION, HostedControlPlaneSummaryResource, LeaseThread, NamespaceResource, Reflector, Registry, ResourceClient, RunnableGroups, kubernetesGateLifecycle, realClock, serveProcess, silentLogger, userAgent, withTransportConfig, type ClusterAccess, type LeaderElectionTiming, type Logger, type ServingOptions } from '../runtime/index.js';
 import { FairTurns } from './fair-turns.js';
 import { ReleaseCatalog } from './release-catalog.js';
 import { WritePacer, type WritePace } from './write-pacer.js';
@@ -47,9 +47,17 @@ export interface HostedOptions extends ServingOptions {
    * container's working set under a memory limit, else this process's RSS). None: no budget.
    */
   memoryBudget?: Pick<MemoryBudgetOptions, 'budgetBytes' | 'inUse' | 'now' | 'sampleMs'>;
+  /**
+   * Where the replica's Leases are renewed: 'thread' (default), on a thread of their own (runtime's LeaseThread), so
+   * that no guest's work queues a renewal; 'event-loop', beside the guests.
+   */
+  leaseRenewals?: LeaseRenewals;
   /** The membership Lease was lost: the caller exits non-zero. */
   onLostMembership?: (reason: string) => void;
 }
+
+export const LEASE_RENEWALS = ['thread', 'event-loop'] as const;
+export type LeaseRenewals = (typeof LEASE_RENEWALS)[number];
 
 export interface RunningCoordinator {
   identity: string;
@@ -99,20 +107,7 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
   hcps.addListener(sessions.hcpChanged, { changesOnly: true });
   namespaces?.addListener(() => sessions.walkSoon());
 
-  const manager = new ShardManager({
-    kubeConfig: kc,
-    namespace: o.namespace,
-    identity,
-    shards,
-    timing: { ...DEFAULT_LEADER_ELECTION, ...o.leaderElection },
-    metrics,
-    logger: log,
-    onAcquired: (shard, fence, resumed) => sessions.acquired(shard, fence, resumed),
-    onLost: (shard) => sessions.lost(shard),
-    onLostMembership: (reason) =>
-      (o.onLostMembership ?? ((r: string) => log.error('membership lost; the caller did not say what to do', { reason: r })))(reason),
-    claimable: () => hcps.hasSynced() && (namespaces?.hasSynced() ?? true),
-  });
+  const manager = shardManager(o, { identity, shards, kc, metrics, log, sessions, hcps, namespaces });
 
   let joined = false;
   const serving = await serveProcess(o, {
@@ -140,6 +135,31 @@ export async function startHosted(o: HostedOptions): Promise<RunningCoordinator>
     sessions: () => sessions.keys(),
     stop: () => runnables.stopAndWait(),
   };
+}
+
+/** The replica's shards as Leases (shards.ts), renewed on a thread of their own unless asked otherwise, feeding the sessions. */
+function shardManager(o: HostedOptions, r: {
+  identity: string; shards: number; kc: ClusterAccess; metrics: Registry; log: Logger; sessions: ReplicaSessions;
+  hcps: Reflector<HostedControlPlane>; namespaces: Reflector<Namespace> | undefined;
+}): ShardManager {
+  const { log, sessions, hcps, namespaces } = r;
+  const leaseThread = o.leaseRenewals !== 'event-loop' ? new LeaseThread() : undefined;
+  log.info('lease renewals', { on: leaseThread?.accepts(r.kc) ? 'their own thread' : 'the event loop', asked: o.leaseRenewals ?? 'thread' });
+  return new ShardManager({
+    kubeConfig: r.kc,
+    namespace: o.namespace,
+    identity: r.identity,
+    shards: r.shards,
+    timing: { ...DEFAULT_LEADER_ELECTION, ...o.leaderElection },
+    metrics: r.metrics,
+    logger: log,
+    ...(leaseThread ? { leaseThread } : {}),
+    onAcquired: (shard, fence, resumed) => sessions.acquired(shard, fence, resumed),
+    onLost: (shard) => sessions.lost(shard),
+    onLostMembership: (reason) =>
+      (o.onLostMembership ?? ((why: string) => log.error('membership lost; the caller did not say what to do', { reason: why })))(reason),
+    claimable: () => hcps.hasSynced() && (namespaces?.hasSynced() ?? true),
+  });
 }
 
 /** The budget over the replica's sessions: the guests it sheds stop, their records say why. */

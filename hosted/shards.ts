@@ -22,13 +22,16 @@
 //    next renewals late (the 2,010-HCP fleet never settled). A lapse ends in onLost when the Lease names another
 //    holder, the shard is no longer ours by the hashing, or one lease duration passes without the Lease.
 //    Every write to a guest goes through its shard's fence.
+// The Leases are renewed on a thread of their own when the caller gives one (runtime's LeaseThread: the coordinator
+// does), so that the guests' work on this event loop cannot make a renewal late; the fences read the horizon that
+// thread publishes.
 // Lease writes: one per held shard and one per replica per third of a lease duration (renewInterval),
 // whatever the number of HCPs.
 import type { Registry } from 'prom-client';
 import { MemberLiveness, isShardName, shardName, shardOwner, type MemberRecord } from '../api-types/index.js';
 import {
-  LeaderElector, LeaseResource, ResourceClient, apiErrorMessage, gauge, realClock, silentLogger, type Clock, type ClusterAccess, type Lease,
-  type LeaderElectionTiming, type LeaderElectorOptions, type Logger,
+  LeaderElector, LeaseResource, ResourceClient, apiErrorMessage, gauge, realClock, silentLogger, type Clock, type ClusterAccess,
+  type Elector, type Lease, type LeaseThread, type LeaderElectionTiming, type LeaderElectorOptions, type Logger,
 } from '../runtime/index.js';
 
 export const MEMBER_LEASE_PREFIX = 'featuregates-hosted-member-';
@@ -70,11 +73,16 @@ export interface ShardManagerOptions {
   metrics?: Registry;
   logger?: Logger;
   clock?: Clock;
+  /**
+   * Where the Leases are renewed: on this thread of their own (runtime's LeaseThread; the coordinator's default), so
+   * that no guest's work delays a renewal. None: on the caller's event loop.
+   */
+  leaseThread?: LeaseThread;
 }
 
 interface ShardElector {
   shard: number;
-  elector: LeaderElector;
+  elector: Elector;
   abort: AbortController;
   held: boolean;
   /** Settles when the acquire attempt (and any hand-back) is over. */
@@ -84,7 +92,7 @@ interface ShardElector {
 export class ShardManager {
   private readonly log: Logger;
   private readonly clock: Clock;
-  private member: LeaderElector;
+  private member: Elector;
   private readonly leases: ResourceClient<Lease>;
   private readonly liveness = new MemberLiveness();
   /** Every shard Lease record as first seen unchanged (monotonic), from the listings: a new elector starts from it. */
@@ -127,7 +135,7 @@ export class ShardManager {
    * one that acquires the same record again (it still names this replica: one read and one write); a record
    * taken by another holder or deleted ends the replica.
    */
-  private memberElector(): LeaderElector {
+  private memberElector(): Elector {
     return this.elector(memberLeaseName(this.o.identity), {
       onStoppedLeading: (reason, cause) => {
         if (cause === 'taken') return this.o.onLostMembership(reason);
@@ -214,12 +222,13 @@ export class ShardManager {
   }
 
   /** An elector of one of this replica's Leases (its membership or a shard), renewed every renewInterval. */
-  private elector(name: string, extra: Pick<LeaderElectorOptions, 'observedSince' | 'onStoppedLeading'>): LeaderElector {
+  private elector(name: string, extra: Pick<LeaderElectorOptions, 'observedSince' | 'onStoppedLeading'>): Elector {
     const o = this.o;
-    return new LeaderElector(o.kubeConfig, {
+    const options: LeaderElectorOptions = {
       namespace: o.namespace, name, identity: o.identity, ...o.timing, renewIntervalMs: renewInterval(o.timing),
       ...(o.metrics ? { metrics: o.metrics } : {}), logger: this.log, clock: this.clock, ...extra,
-    });
+    };
+    return o.leaseThread ? o.leaseThread.elector(o.kubeConfig, options) : new LeaderElector(o.kubeConfig, options);
   }
 
   private claim(shard: number): void {

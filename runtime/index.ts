@@ -19,6 +19,7 @@ export * from './rest/response-body.js';
 export * from './rest/retry-after.js';
 export * from './leaderelection/leader-election.js';
 export * from './leaderelection/lease-store.js';
+export * from './leaderelection/lease-thread.js';
 export * from './log/logger.js';
 export * from './metrics/metric-families.js';
 export * from './metrics/metrics.js';

@@ -19,6 +19,8 @@ export interface ReplicaOptions {
   nodeFlags: string[];
   /** Runs the replica inside this cgroup, with /metrics on a port of its own over plain HTTP (its log's `serving` line says which). */
   cgroup?: LimitGroup;
+  /** More `featuregates hosted` flags. */
+  args?: string[];
 }
 
 /** One replica, its stderr (the log) appended to `<management dir>/<id>.log`. */
@@ -26,7 +28,7 @@ export function spawnHostedReplica(mgmt: ControlPlane, id: string, o: ReplicaOpt
   const log = openSync(join(mgmt.dir, `${id}.log`), 'a');
   const metrics = o.cgroup ? ['--metrics-bind-address', '127.0.0.1:0', '--metrics-secure=false'] : ['--metrics-bind-address', '0'];
   const proc = spawnFeaturegates(['hosted', '--kubeconfig', mgmt.kubeconfigPath, '--payload-catalog', o.catalog, '--namespace', o.namespace,
-    '--identity', id, '--shards', String(o.shards), ...metrics, '--health-probe-bind-address', '0', '--log-format', 'json'],
+    '--identity', id, '--shards', String(o.shards), ...metrics, '--health-probe-bind-address', '0', '--log-format', 'json', ...o.args ?? []],
   { nodeFlags: o.nodeFlags, cli: OPERATOR_CLI, stdout: 'ignore', stderr: log, ...(o.cgroup ? { cgroup: o.cgroup } : {}) });
   closeSync(log);
   return { id, proc };

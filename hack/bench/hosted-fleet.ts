@@ -7,7 +7,8 @@
 // node flags of the image's ENTRYPOINT, which the hosted Deployment inherits (OPERATOR_NODE_FLAGS overrides
 // them; set and empty: none).
 //   npm run bench -- hosted-fleet [--guests 20] [--unreachable 480] [--hostile 0] [--hollow 0] [--replicas 3] [--samples 100] [--idle-s 60]
-//                                 [--settle-s 180] [--restarts 1] [--cpu-limit 1] [--memory-limit 768Mi] [--json FILE]
+//                                 [--settle-s 180] [--restarts 1] [--cpu-limit 1] [--memory-limit 768Mi] [--lease-renewals thread]
+//                                 [--json FILE]
 // --hollow N adds N HCPs whose guests are hollow (test/support/hollow-guests.ts, all in one process of their own,
 // hollow-guests-process.ts): they answer as a guest kube-apiserver does where the coordinator can tell, so a fleet
 // of thousands of live guests fits on one machine. `--hollow 1980 --guests 20 --unreachable 0 --hostile 10` is
@@ -18,6 +19,7 @@
 // --cpu-limit / --memory-limit (Kubernetes quantities) run each replica inside a cgroup with that CPU quota and memory
 // limit (root; cgroup v1 or v2: hack/bench/fleet-limits.ts), and end with what the limits did: throttling, memory peaks,
 // OOM kills, the Leases lost and how late the renewals were (the `limits` chaos scenario runs the fleet this way).
+// --lease-renewals passes the replicas' flag (thread, their default, or event-loop: where they renew their Leases).
 // --json FILE writes the rows for scripts.
 // Phases: footprint (RSS at 0 HCPs, UNREACHABLE, then 1 / 10 / GUESTS reachable) → idle CPU and Lease writes
 // → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
@@ -59,7 +61,7 @@ const { values: flags } = parseArgs({
     guests: { type: 'string', default: '20' }, unreachable: { type: 'string', default: '480' }, hostile: { type: 'string', default: '0' }, replicas: { type: 'string', default: '3' },
     samples: { type: 'string', default: '100' }, 'idle-s': { type: 'string', default: '60' }, shards: { type: 'string', default: '32' },
     'settle-s': { type: 'string', default: '180' }, restarts: { type: 'string', default: '1' }, hollow: { type: 'string', default: '0' }, json: { type: 'string' },
-    'cpu-limit': { type: 'string' }, 'memory-limit': { type: 'string' },
+    'cpu-limit': { type: 'string' }, 'memory-limit': { type: 'string' }, 'lease-renewals': { type: 'string' },
   },
 });
 const GUESTS = Number(flags.guests);
@@ -120,6 +122,7 @@ function spawnReplica(mgmt: ControlPlane, id: string): Replica {
   spawned.push(id);
   const replica = spawnHostedReplica(mgmt, id, {
     catalog: CATALOG, namespace: NS, shards: SHARDS, nodeFlags: NODE_FLAGS, ...(groups ? { cgroup: groups.of(id) } : {}),
+    ...(flags['lease-renewals'] ? { args: ['--lease-renewals', flags['lease-renewals']] } : {}),
   });
   onFailure.push(() => { if (replica.proc.exitCode === null && replica.proc.signalCode === null) replica.proc.kill('SIGKILL'); });
   return replica;

@@ -60,6 +60,22 @@ export function validateLeaderElectionTiming(t: LeaderElectionTiming): void {
   }
 }
 
+/** The timing of an elector's options, defaulted and validated (throws as the constructor would). */
+export function electorTiming(o: Partial<LeaderElectionTiming> & { renewIntervalMs?: number }):
+  { timing: LeaderElectionTiming; renewIntervalMs: number } {
+  const t = {
+    leaseDurationMs: o.leaseDurationMs ?? DEFAULT_LEADER_ELECTION.leaseDurationMs,
+    renewDeadlineMs: o.renewDeadlineMs ?? DEFAULT_LEADER_ELECTION.renewDeadlineMs,
+    retryPeriodMs: o.retryPeriodMs ?? DEFAULT_LEADER_ELECTION.retryPeriodMs,
+  };
+  validateLeaderElectionTiming(t);
+  const renewIntervalMs = o.renewIntervalMs ?? t.retryPeriodMs;
+  if (renewIntervalMs < t.retryPeriodMs || renewIntervalMs + t.retryPeriodMs >= t.renewDeadlineMs) {
+    throw new Error(`leader election: the renew interval (${renewIntervalMs / 1000}s) must be at least the retry period and leave one retry before the renew deadline`);
+  }
+  return { timing: t, renewIntervalMs };
+}
+
 export interface LeaderElectorOptions extends Partial<LeaderElectionTiming> {
   namespace: string;
   name: string;
@@ -92,6 +108,21 @@ export interface LeaderElectorOptions extends Partial<LeaderElectionTiming> {
    * failed renewal is retried every retry period until the deadline.
    */
   renewIntervalMs?: number;
+  /**
+   * Told every time the horizon of isLeader() moves: after each successful acquire or renewal (the monotonic time on
+   * `clock` until which this process leads, and how late the renewal was answered, seconds), and -Infinity when
+   * leadership ends (lost or released). The lease thread publishes it to the threads that fence writes.
+   */
+  onHorizon?: (leadsUntil: number, renewalDelayS?: number) => void;
+}
+
+/** What the operator and the shard manager hold a Lease through: this file's LeaderElector, or one on the lease thread. */
+export interface Elector {
+  readonly timing: LeaderElectionTiming;
+  isLeader(): boolean;
+  fence(): void;
+  acquire(signal?: AbortSignal): Promise<void>;
+  release(): Promise<void>;
 }
 
 /**
@@ -111,7 +142,13 @@ export function renewalDelayHistogram(registry: Registry) {
     [], [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8]).labels({});
 }
 
-export class LeaderElector {
+/** `leader_election_master_status{name}` (client-go's): 1 while this process leads the Lease. */
+export function leaderStatusGauge(registry: Registry, name: string) {
+  return gauge(registry, 'leader_election_master_status',
+    'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.', ['name']).labels({ name });
+}
+
+export class LeaderElector implements Elector {
   private readonly store: LeaseStore;
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -132,24 +169,13 @@ export class LeaderElector {
   private readonly renewalDelay;
 
   constructor(kc: ClusterAccess | undefined, private readonly options: LeaderElectorOptions) {
-    this.t = {
-      leaseDurationMs: options.leaseDurationMs ?? DEFAULT_LEADER_ELECTION.leaseDurationMs,
-      renewDeadlineMs: options.renewDeadlineMs ?? DEFAULT_LEADER_ELECTION.renewDeadlineMs,
-      retryPeriodMs: options.retryPeriodMs ?? DEFAULT_LEADER_ELECTION.retryPeriodMs,
-    };
-    validateLeaderElectionTiming(this.t);
-    this.renewIntervalMs = options.renewIntervalMs ?? this.t.retryPeriodMs;
-    if (this.renewIntervalMs < this.t.retryPeriodMs || this.renewIntervalMs + this.t.retryPeriodMs >= this.t.renewDeadlineMs) {
-      throw new Error(`leader election: the renew interval (${this.renewIntervalMs / 1000}s) must be at least the retry period and leave one retry before the renew deadline`);
-    }
+    ({ timing: this.t, renewIntervalMs: this.renewIntervalMs } = electorTiming(options));
     if (!options.store && !kc) throw new Error('LeaderElector needs a KubeConfig or a LeaseStore');
     this.store = options.store ?? kubeLeaseStore(kc!, options.namespace, options.name, options.metrics);
     this.clock = options.clock ?? realClock;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.log = (options.logger ?? silentLogger).with({ lease: `${options.namespace}/${options.name}`, identity: options.identity });
-    this.status = options.metrics
-      ? gauge(options.metrics, 'leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.', ['name']).labels({ name: options.name })
-      : undefined;
+    this.status = options.metrics && leaderStatusGauge(options.metrics, options.name);
     this.status?.set(0);
     this.renewalDelay = options.metrics && renewalDelayHistogram(options.metrics);
     const seen = options.observedSince;
@@ -189,6 +215,7 @@ export class LeaderElector {
           if (aborted()) break;
           this.leading = true;
           this.status?.set(1);
+          this.options.onHorizon?.(this.lastRenewAt + this.t.renewDeadlineMs);
           this.log.info('successfully acquired lease');
           this.renewing = this.renewLoop();
           return;
@@ -204,6 +231,7 @@ export class LeaderElector {
   /** Stops renewing and, if still leader, gives the lease up so another replica takes over at once. */
   async release(): Promise<void> {
     const wasLeader = this.isLeader();
+    this.options.onHorizon?.(-Infinity);
     this.stop.abort();
     await this.renewing;
     if (!this.leading) return;
@@ -252,7 +280,9 @@ export class LeaderElector {
       try {
         await this.tryAcquireOrRenew(Math.min(this.requestTimeoutMs, left));
         if (this.lastRenewAt !== renewedBefore) {
-          this.renewalDelay?.observe(Math.max(0, this.clock.now() - dueAt) / 1000);
+          const delayS = Math.max(0, this.clock.now() - dueAt) / 1000;
+          this.renewalDelay?.observe(delayS);
+          this.options.onHorizon?.(this.lastRenewAt + this.t.renewDeadlineMs, delayS);
           wait = untilDue();
         }
       } catch (e) {
@@ -273,6 +303,7 @@ export class LeaderElector {
     if (this.lost) return;
     this.lost = true;
     this.leading = false;
+    this.options.onHorizon?.(-Infinity);
     this.status?.set(0);
     this.log.error('leader election lost', { reason });
     this.options.onStoppedLeading?.(reason, cause);

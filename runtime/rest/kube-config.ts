@@ -45,11 +45,19 @@ export function clusterConfigured(kubeconfig?: string, env: NodeJS.ProcessEnv = 
 interface ClusterEntry { server: string; ca?: Buffer; skipTLSVerify: boolean; tlsServerName?: string }
 interface UserEntry { cert?: Buffer; key?: Buffer; token?: string; tokenFile?: string; username?: string; password?: string }
 
+/** A StaticKubeConfig as data another thread rebuilds it from (structured-cloneable: strings and Buffers). */
+export interface StaticKubeConfigData { cluster: ClusterEntry; user: UserEntry }
+
 /** A kubeconfig user and cluster with static credentials (no plugins). */
 export class StaticKubeConfig implements ClusterAccess {
   private token: { value: string; readAt: number } | undefined;
 
   constructor(private readonly cluster: ClusterEntry, private readonly user: UserEntry, private readonly now: () => number = Date.now) {}
+
+  /** Its entries, for another thread (a token file is named, not read: the thread reads it as this one would). */
+  data(): StaticKubeConfigData {
+    return { cluster: { ...this.cluster }, user: { ...this.user } };
+  }
 
   getCurrentCluster(): { readonly server: string } {
     return { server: this.cluster.server };

@@ -19,7 +19,7 @@
 // Errors: ApiError for an HTTP status (with the Status body's reason and message), RequestTimeoutError
 // when the deadline passed, the socket's own error (ECONNREFUSED, ECONNRESET, ...) otherwise.
 import type { RequestOptions } from 'node:https';
-import type { ClusterAccess } from './kube-config.js';
+import { StaticKubeConfig, type ClusterAccess, type StaticKubeConfigData } from './kube-config.js';
 import type { Logger } from '../log/logger.js';
 import type { Registry } from 'prom-client';
 import { RequestTimeoutError, ResponseTooLargeError, apiErrorFromBody } from './api-errors.js';
@@ -105,7 +105,22 @@ export function withTransportConfig(kc: ClusterAccess, config: TransportConfig):
     applyToHTTPSOptions: (opts) => kc.applyToHTTPSOptions(opts),
   };
   transports.set(access, new KubeTransport(access, config));
+  wrapped.set(access, { kc, userAgent: config.userAgent });
   return access;
+}
+
+/** What withTransportConfig wrapped: the access inside, and the user agent it gave. */
+const wrapped = new WeakMap<ClusterAccess, { kc: ClusterAccess; userAgent: string | undefined }>();
+
+/** `kc`'s credentials and user agent as data for another thread, when they can cross to it (a StaticKubeConfig, wrapped or not). */
+export function accessForThread(kc: ClusterAccess): { kube: StaticKubeConfigData; userAgent?: string } | undefined {
+  let userAgent: string | undefined;
+  let inner = kc;
+  for (let w = wrapped.get(inner); w; w = wrapped.get(inner)) {
+    userAgent ??= w.userAgent;
+    inner = w.kc;
+  }
+  return inner instanceof StaticKubeConfig ? { kube: inner.data(), ...(userAgent ? { userAgent } : {}) } : undefined;
 }
 
 export class KubeTransport {

@@ -17,3 +17,12 @@ export const realClock: Clock = {
     signal?.addEventListener('abort', done, { once: true });
   }),
 };
+
+/**
+ * The real clock on the process's monotonic time (process.hrtime), which every thread of the process reads alike
+ * (performance.now() counts from each thread's own start): for times one thread publishes and another judges.
+ */
+export const processClock: Clock = {
+  now: () => Number(process.hrtime.bigint()) / 1e6,
+  sleep: realClock.sleep,
+};

@@ -308,6 +308,8 @@ describe('featuregates hosted: two replicas, a management cluster and guest clus
     replicas.start(id, flags);
     const proc = procs.get(id)!;
     await eventually(() => expect(logs.get(id)).toContain('shard acquired'), 30_000, 200);
+    // Its Leases are renewed on a thread of their own (a SIGSTOP stops that thread too: the process is what pauses).
+    expect(logs.get(id)).toMatch(/"msg":"lease renewals".*"on":"their own thread"/);
     const paused = logs.get(id)!.length;
     proc.kill('SIGSTOP');
     await new Promise((r) => setTimeout(r, 7_000));
