@@ -95,7 +95,9 @@ export function budgetStep(budgetBytes: number, prior: BudgetState, inUseBytes: 
       const times = (offences.get(g.key) ?? 0) + 1;
       offences.set(g.key, times);
       const until = now + shedHoldMs(times);
-      const why = g.failing && g.bytesRead > 0 ? 'failing while it made the replica read' : 'among the guests that made the replica read most';
+      const why = g.failing && g.bytesRead > 0 ? 'failing while it made the replica read'
+        : g.bytesRead > 0 ? 'among the guests that made the replica read most'
+          : 'next by name: no guest made the replica read lately, each still holds its connection and caches';
       const message = `shed: the replica's memory (${mib(inUseBytes)}) is over its budget (${mib(budgetBytes)}); this guest was ${why} ` +
         `(${mib(g.bytesRead)} lately); engaged again when the replica is below ${mib(budgetBytes * READMIT_BELOW)}, ` +
         `not before ${new Date(until).toISOString()}`;

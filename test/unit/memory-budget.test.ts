@@ -35,6 +35,11 @@ describe('memory budget', () => {
     const step = budgetStep(BUDGET, emptyBudgetState(BUDGET), 660 * MIB, engaged, keys, 0);
     expect(step.shed.map((s) => s.key)).toEqual(['ns/g099', 'ns/g098', 'ns/g097', 'ns/g096', 'ns/g095', 'ns/g094', 'ns/g093', 'ns/g092', 'ns/g091', 'ns/g090']);
     expect(step.shed[0]!.message).toContain('among the guests that made the replica read most');
+    // Guests that read nothing lately (unreachable ones) are shed by name, and their records say so.
+    const idle = [guest('ns/b', 0), guest('ns/a', 0)];
+    const byName = budgetStep(BUDGET, emptyBudgetState(BUDGET), 660 * MIB, idle, new Set(['ns/a', 'ns/b']), 0);
+    expect(byName.shed.map((s) => s.key)).toEqual(['ns/a']);
+    expect(byName.shed[0]!.message).toContain('this guest was next by name: no guest made the replica read lately');
   });
 
   test('memory that stays up after a shed sheds nothing more; memory that still grows past a step does', () => {
