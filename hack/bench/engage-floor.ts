@@ -7,15 +7,15 @@
 // node flags (OPERATOR_NODE_FLAGS overrides).
 //   npm run bench -- engage-floor [--guests 356] [--rounds 2] [--in-flight 16] [--json FILE]
 // Prints per round and side: CPU per guest (ms), wall time, the hollow guests' CPU meanwhile; then the medians.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ClusterProfiles, resolveFeatureGateDetails } from '../../api-types/index.js';
-import { packageRoot } from '../../sdk/testing/index.js';
 import { ReleaseCatalog } from '../../hosted/release-catalog.js';
+import { goBenchBinary } from './go-bench.js';
 import { BENCH_PAYLOAD_CATALOG } from './fleet-replicas.js';
 import { HollowGuests } from './hollow-guests-client.js';
 import { nodeFlagsOrImage } from './operator-process.js';
@@ -28,9 +28,7 @@ const N = Number(flags.guests);
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const VERSION = '4.22.0';
 
-const built = spawnSync('bash', [join(packageRoot(), 'hack', 'bench', 'go-engage', 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-if (built.status !== 0) throw new Error('hack/bench/go-engage/build.sh failed (it needs Go and the Go module proxy)');
-const GO_ENGAGE = built.stdout.trim().split('\n').at(-1)!;
+const GO_ENGAGE = goBenchBinary('go-engage');
 const SIDE_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'engage-side.js');
 
 // What the coordinator writes to a guest of 4.22.0 with no spec (the same objects for every side).

@@ -14,11 +14,10 @@ import { parseArgs } from 'node:util';
 import type { ClusterOperator, FeatureGate } from '../../api-types/index.js';
 import { readComponentGates, readKubeconfigText, silentLogger } from '../../runtime/index.js';
 import { GuestConnection } from '../../hosted/guest-connection.js';
+import { GUEST_GROUP_PATH, GUEST_WATCHES, guestWatchPath, nameSelector, watchLines } from './guest-watches.js';
 
 const { values: flags } = parseArgs({ options: { side: { type: 'string' }, input: { type: 'string' }, 'in-flight': { type: 'string', default: '16' } } });
 const input = JSON.parse(readFileSync(flags.input!, 'utf8')) as { kubeconfigs: string[]; featureGate: FeatureGate; clusterOperator: ClusterOperator };
-const WATCHED = [['featuregates', 'cluster'], ['clusterversions', 'version'], ['clusteroperators', 'config-operator']] as const;
-const GROUP = '/apis/config.openshift.io/v1';
 const kept: { stop(): unknown }[] = [];
 
 /** One request on the session; the answer's body as text (a status ≥ 300 is an error). */
@@ -44,22 +43,16 @@ async function engageBare(text: string, i: number): Promise<void> {
   const session = connect(new URL(kc.getCurrentCluster()!.server).origin, { ca: opts.ca });
   kept.push({ stop: () => session.destroy() });
   const headers = { ...opts.headers, accept: 'application/json' };
-  await Promise.all(WATCHED.map(async ([resource, name]) => {
-    const selector = `fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`;
-    const list = JSON.parse(await exchange(session, headers, 'GET', `${GROUP}/${resource}?${selector}`)) as { metadata: { resourceVersion: string } };
-    let rest = '';
-    session.request({ ':path': `${GROUP}/${resource}?watch=true&allowWatchBookmarks=true&resourceVersion=${list.metadata.resourceVersion}&${selector}`, ...headers })
-      .on('data', (c: Buffer) => {
-        rest += c.toString('utf8');
-        for (let nl = rest.indexOf('\n'); nl >= 0; nl = rest.indexOf('\n')) {
-          JSON.parse(rest.slice(0, nl));
-          rest = rest.slice(nl + 1);
-        }
-      });
+  await Promise.all(GUEST_WATCHES.map(async ([resource, name]) => {
+    const list = JSON.parse(await exchange(session, headers, 'GET', `${GUEST_GROUP_PATH}/${resource}?${nameSelector(name)}`)) as {
+      metadata: { resourceVersion: string };
+    };
+    const path = guestWatchPath(resource, name, { resourceVersion: list.metadata.resourceVersion });
+    session.request({ ':path': path, ...headers }).on('data', watchLines(() => undefined));
   }));
   for (const [resource, object] of [['featuregates', input.featureGate], ['clusteroperators', input.clusterOperator]] as const) {
-    const created = JSON.parse(await exchange(session, headers, 'POST', `${GROUP}/${resource}`, object)) as { metadata: { name: string } };
-    await exchange(session, headers, 'PUT', `${GROUP}/${resource}/${created.metadata.name}/status`, { ...created, status: object.status });
+    const created = JSON.parse(await exchange(session, headers, 'POST', `${GUEST_GROUP_PATH}/${resource}`, object)) as { metadata: { name: string } };
+    await exchange(session, headers, 'PUT', `${GUEST_GROUP_PATH}/${resource}/${created.metadata.name}/status`, { ...created, status: object.status });
   }
   await exchange(session, { ...opts.headers, accept: 'text/plain' }, 'GET', '/metrics');
 }

@@ -9,18 +9,18 @@
 //   npm run bench -- mcr-takeover [--runs 3] [--clusters 30] [--json FILE]
 // Prints per round and side: when the first and the last of the killed replica's Leases were held by a survivor
 // (seconds after the kill), and for multicluster-runtime when the last of its clusters was reconciled again.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isShardName, type ConfigMap, type Lease } from '../../api-types/index.js';
 import { ConfigMapResource, LeaseResource, ResourceClient, readKubeconfigFile } from '../../runtime/index.js';
-import { UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, packageRoot, publishHostedControlPlane, startControlPlane, ensureNamespace } from '../../sdk/testing/index.js';
+import { UNREACHABLE_GUEST_KUBECONFIG, hypershiftCRDPaths, publishHostedControlPlane, startControlPlane, ensureNamespace } from '../../sdk/testing/index.js';
 import { sleep, until } from '../../test/support/timing.js';
+import { goBenchBinary } from './go-bench.js';
 import { BENCH_PAYLOAD_CATALOG, spawnHostedReplica } from './fleet-replicas.js';
 import { leaseTimeline } from './lease-timeline.js';
 import { nodeFlagsOrImage } from './operator-process.js';
 import { median } from './stats.js';
-import { join } from 'node:path';
 
 const { values: flags } = parseArgs({ options: { runs: { type: 'string', default: '3' }, clusters: { type: 'string', default: '30' }, json: { type: 'string' } } });
 const RUNS = Number(flags.runs);
@@ -32,9 +32,7 @@ const NS = 'featuregate-hosted';
 const MCR_FENCE = /^mcr-shard-/;
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
-const built = spawnSync('bash', [join(packageRoot(), 'hack', 'bench', 'go-mcr', 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-if (built.status !== 0) throw new Error('hack/bench/go-mcr/build.sh failed (it needs Go and the Go module proxy)');
-const MCR_PEER = built.stdout.trim().split('\n').at(-1)!;
+const MCR_PEER = goBenchBinary('go-mcr');
 
 const mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths() });
 const mkc = readKubeconfigFile(mgmt.kubeconfigPath)!;

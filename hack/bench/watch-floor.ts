@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { readKubeconfigText } from '../../runtime/index.js';
 import { sleep } from '../../test/support/timing.js';
 import { HollowGuests } from './hollow-guests-client.js';
+import { GUEST_WATCHES, guestWatchPath, watchLines } from './guest-watches.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -25,24 +26,16 @@ const { values: flags } = parseArgs({
 });
 const given = flags.kubeconfigs ? JSON.parse(readFileSync(flags.kubeconfigs, 'utf8')) as string[] : undefined;
 const N = given?.length ?? Number(flags.guests);
-const WATCHED = [['featuregates', 'cluster'], ['clusterversions', 'version'], ['clusteroperators', 'config-operator']] as const;
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
 let events = 0;
-/** Splits a watch stream into lines, parses each, keeps its resourceVersion: the least any watch client does. */
-function reader() {
-  let rest = '';
+/** The least any watch client does: each line parsed, its resourceVersion kept. */
+function reader(): (chunk: Buffer) => void {
   let rv = '';
-  return (chunk: Buffer) => {
-    rest += chunk.toString('utf8');
-    for (let nl = rest.indexOf('\n'); nl >= 0; nl = rest.indexOf('\n')) {
-      const line = rest.slice(0, nl);
-      rest = rest.slice(nl + 1);
-      const e = JSON.parse(line) as { object?: { metadata?: { resourceVersion?: string } } };
-      rv = e.object?.metadata?.resourceVersion ?? rv;
-      events++;
-    }
-  };
+  return watchLines((e) => {
+    rv = e.object?.metadata?.resourceVersion ?? rv;
+    events++;
+  });
 }
 
 const hollow = given ? undefined : await HollowGuests.start(N);
@@ -52,8 +45,7 @@ for (const [i, text] of (given ?? hollow!.kubeconfigs).entries()) {
   const opts: { headers?: Record<string, string>; ca?: Buffer | string } = { headers: {} };
   await kc.applyToHTTPSOptions(opts as never);
   const server = new URL(kc.getCurrentCluster()!.server);
-  const paths = WATCHED.map(([resource, name]) =>
-    `/apis/config.openshift.io/v1/${resource}?watch=true&allowWatchBookmarks=true&timeoutSeconds=3600&fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`);
+  const paths = GUEST_WATCHES.map(([resource, name]) => guestWatchPath(resource, name, { timeoutSeconds: 3600 }));
   if (flags.http2) {
     const session = connect(server.origin, { ca: opts.ca });
     sessions.push(session);
