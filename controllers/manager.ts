@@ -120,7 +120,8 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const abort = new AbortController();
   const lifecycle = { stopped: false };
   // Stopped in the reverse order: the controllers, the accessor, the Events still queued, the caches, the Lease, the endpoint.
-  const runnables = new RunnableGroups(['serving', 'election', 'caches', 'events', 'accessor', 'controllers'] as const, log);
+  const runnables = new RunnableGroups(['serving', 'election', 'caches', 'events', 'accessor', 'controllers'] as const, log,
+    { leaderElection: Boolean(options.leaderElect) });
   const elector = options.leaderElect ? operatorElector(kc, options, { namespace, metrics, log }, (reason) => {
     // Nothing is written from here on: the fence already refuses, and the controllers stop.
     lifecycle.stopped = true;
@@ -265,22 +266,25 @@ interface OperatorRun {
   accessor: ReturnType<typeof featureGateAccessOverCaches>;
 }
 
+/** The operator's controllers write: each needs the leader, started once this replica leads and the caches have listed. */
 const runController = (r: OperatorRun, spec: ControllerSpec) => r.runnables.add('controllers', new Controller(spec, { metrics: r.metrics, logger: r.log }));
 
-/** Caches on every replica; then the Lease (when elected); then, once the caches have listed, the controllers in upstream's order. */
+/**
+ * The caches run on every replica; the controllers, in upstream's order, and the accessor declare that they need the
+ * leader (the runnable groups start them once the Lease is won and the caches have listed); then the ClusterOperator
+ * waits for this version's gates.
+ */
 async function runWhenLeading(r: OperatorRun): Promise<void> {
   for (const c of r.caches.reflectors) r.runnables.add('caches', c);
-  if (r.elector) await r.elector.acquire(r.abort.signal);
-  if (r.lifecycle.stopped) return;
-  const aborted = new Promise((_, reject) => r.abort.signal.addEventListener('abort', () => reject(r.abort.signal.reason as Error), { once: true }));
-  await Promise.race([Promise.all(r.caches.reflectors.map((c) => c.synced)), aborted]);
-  r.log.info('caches synced');
-  if (!r.payload.registry) {
+  if (r.payload.registry) startGateControllers(r, r.payload.registry);
+  else {
     r.conditions.set(syncDegraded(FEATURE_GATE_CONTROLLER, r.payload.broken));
     runController(r, r.controllers.clusterOperator);
-    return;
   }
-  startGateControllers(r, r.payload.registry);
+  if (r.elector) await r.elector.acquire(r.abort.signal);
+  if (r.lifecycle.stopped) return;
+  await r.runnables.lead();
+  if (r.lifecycle.stopped || !r.payload.registry) return;
   await reportOnceCurrent(r);
 }
 
@@ -343,7 +347,8 @@ function startGateControllers(r: OperatorRun, registry: FeatureSetRegistry): voi
     }),
   );
   if (r.controllers.runningGates) runController(r, r.controllers.runningGates);
-  r.runnables.add('accessor', r.accessor);
+  // Read by the ClusterOperator's wait for this version; like the controllers, run only by the leader.
+  r.runnables.add('accessor', { needLeaderElection: true, start: () => r.accessor.start(), stop: () => r.accessor.stop() });
 }
 
 /**

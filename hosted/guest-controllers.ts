@@ -52,6 +52,8 @@ export interface GuestControllersOptions {
 }
 
 export class GuestControllers {
+  /** Every replica runs them (no replica leads); a guest is engaged on them while its shard is held. */
+  readonly needLeaderElection = false;
   private readonly byKind = new Map<GuestControllerKind, Controller>();
 
   constructor(options: GuestControllersOptions = {}) {
@@ -62,6 +64,7 @@ export class GuestControllers {
       const checks = name === RUNNING_GATES_CONTROLLER;
       this.byKind.set(name, new Controller({
         name, concurrency: checks ? RUNNING_GATES_WORKERS : GUEST_WORKERS, ...(checks ? {} : { slowAfterMs: GUEST_SLOW_AFTER_MS }),
+        needLeaderElection: false,
       }, {
         clock, rateLimiter: new ItemExponentialLimiter(5, 5 * 60_000),
         ...(options.metrics ? { metrics: options.metrics } : {}), ...(options.logger ? { logger: options.logger } : {}),

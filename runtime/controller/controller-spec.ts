@@ -62,7 +62,8 @@ export interface ClusterWork {
   synced?: Promise<unknown>;
 }
 
-export interface ControllerSpec extends ClusterWork {
+/** How a controller runs, whatever its clusters engage: its name, its workers, whether it needs the leader. */
+export interface ControllerRunning {
   name: string;
   /** Reconciles in flight at once, over every cluster (not counting those slowAfterMs has let go). */
   concurrency?: number;
@@ -73,7 +74,15 @@ export interface ControllerSpec extends ClusterWork {
    * Default: a reconcile holds its worker to the end (controller-runtime's).
    */
   slowAfterMs?: number;
+  /**
+   * Started only while the process leads (controller-runtime's NeedLeaderElection; default true). Hosted mode's controllers
+   * say false: every replica runs them, and a guest is engaged on them for its shard's tenure.
+   */
+  needLeaderElection?: boolean;
 }
+
+/** A single-cluster controller: how it runs and its one cluster's work. */
+export interface ControllerSpec extends ClusterWork, ControllerRunning {}
 
 /**
  * The spec of a controller of one object (library-go's factory for a singleton: every watched change, and the

@@ -30,7 +30,7 @@ import { NotLeaderError, apiErrorMessage, errorCause, isConflictCause } from '..
 import { silentLogger, type Logger } from '../log/logger.js';
 import { counter, gauge, histogram } from '../metrics/metrics.js';
 import { DURATION_BUCKETS, WorkQueue, type Request } from './work-queue.js';
-import { TerminalError, type ClusterWork, type ControllerOptions, type ControllerSpec } from './controller-spec.js';
+import { TerminalError, type ClusterWork, type ControllerOptions, type ControllerRunning, type ControllerSpec } from './controller-spec.js';
 
 export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
 const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'error', 'requeue', 'requeue_after'];
@@ -70,7 +70,7 @@ export class Controller {
   private holdingWatched = false;
 
   constructor(
-    readonly spec: ControllerSpec | { name: string; concurrency?: number; slowAfterMs?: number },
+    readonly spec: ControllerSpec | ControllerRunning,
     options: ControllerOptions = {},
   ) {
     this.queue = new WorkQueue(spec.name, {
@@ -125,6 +125,11 @@ export class Controller {
 
   get name(): string {
     return this.spec.name;
+  }
+
+  /** It writes: started only while its process leads, unless its spec says otherwise (controller-runtime's default). */
+  get needLeaderElection(): boolean {
+    return this.spec.needLeaderElection ?? true;
   }
 
   /** Starts the workers; a controller built from a whole spec engages its one cluster (''). */
