@@ -3,9 +3,9 @@
 // --etcd-prefix, each with openshift/api's CRDs and an audit log of its writes), UNREACHABLE more HCPs whose
 // kubeconfig points at a closed port, and REPLICAS coordinator processes. Baseline in the same run: the
 // single-cluster operator on its own kube-apiserver (same etcd, same audit policy as a guest's): start → first
-// status write, and the same ClusterVersion change → status round trip, samples interleaved. Both run with the
-// node flags of the image's ENTRYPOINT, which the hosted Deployment inherits (OPERATOR_NODE_FLAGS overrides
-// them; set and empty: none).
+// status write, and the same ClusterVersion change → status round trip, samples interleaved. The replicas (and the
+// watch floor's bare client) run with the node flags of the hosted Deployment's command, the baseline with those of
+// the image's ENTRYPOINT, as each ships (OPERATOR_NODE_FLAGS overrides both; set and empty: none).
 //   npm run bench -- hosted-fleet [--guests 20] [--unreachable 480] [--hostile 0] [--hollow 0] [--replicas 3] [--samples 100] [--idle-s 60]
 //                                 [--settle-s 180] [--restarts 1] [--cpu-limit 1] [--memory-limit 768Mi] [--lease-renewals thread]
 //                                 [--json FILE]
@@ -51,7 +51,7 @@ import { BENCH_PAYLOAD_CATALOG, saveReplicaLogs, spawnHostedReplica, type Replic
 import { FeatureGateWatcher } from './fg-watcher.js';
 import { ReplicaGroups, describeLimits, limitsFromFlags, limitsReport } from './fleet-limits.js';
 import { HollowGuests } from './hollow-guests-client.js';
-import { exited, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
+import { exited, nodeFlagsOrHosted, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
 import { median, nowMs, percentile, spread } from './stats.js';
 import { operatorChange, rawWrite } from './status-change.js';
 import { sleep, until } from '../../test/support/timing.js';
@@ -77,7 +77,8 @@ const LIMITS = limitsFromFlags(flags['cpu-limit'], flags['memory-limit']);
 const NS = 'featuregate-hosted';
 const CATALOG = BENCH_PAYLOAD_CATALOG;
 const LEASE = { duration: 15, renew: 10, retry: 2 };
-const NODE_FLAGS = nodeFlagsOrImage();
+const NODE_FLAGS = nodeFlagsOrHosted();
+const BASELINE_NODE_FLAGS = nodeFlagsOrImage();
 const say = (s: string) => process.stdout.write(`${s}\n`);
 process.setMaxListeners(100); // one exit hook per control plane
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -135,7 +136,7 @@ async function guestCorrect(g: Guest): Promise<boolean> {
 
 async function main(): Promise<void> {
   const t00 = Date.now();
-  say(`# hosted-fleet: ${GUESTS} reachable guests + ${UNREACHABLE} unreachable HCPs, ${REPLICAS} replicas, ${SHARDS} shards, lease ${LEASE.duration}s/${LEASE.renew}s/${LEASE.retry}s, node ${process.version} ${NODE_FLAGS.join(' ') || '(no flags)'}` +
+  say(`# hosted-fleet: ${GUESTS} reachable guests + ${UNREACHABLE} unreachable HCPs, ${REPLICAS} replicas, ${SHARDS} shards, lease ${LEASE.duration}s/${LEASE.renew}s/${LEASE.retry}s, node ${process.version} ${NODE_FLAGS.join(' ') || '(no flags)'} (the baseline ${BASELINE_NODE_FLAGS.join(' ') || 'no flags'})` +
     (LIMITS ? `; each replica under ${describeLimits(LIMITS)}` : ''));
   const mgmtAudit = auditSetup();
   const mgmt = await startControlPlane({ crdPaths: hypershiftCRDPaths(), extraAPIServerArgs: mgmtAudit.apiServerArgs });
@@ -158,7 +159,7 @@ async function main(): Promise<void> {
   const baseAudit = auditSetup();
   const baseline = await startBenchCluster({ etcdURL: mgmt.etcdURL, etcdPrefix: '/baseline', extraAPIServerArgs: [...baseAudit.apiServerArgs, '--v=0'] });
   onFailure.push(() => baseline.stop());
-  const base = await baseline.startOperator((kubeconfigPath, version) => spawnOperatorProcess(kubeconfigPath, version, NODE_FLAGS));
+  const base = await baseline.startOperator((kubeconfig, version) => spawnOperatorProcess(kubeconfig, version, BASELINE_NODE_FLAGS));
   say(`baseline: single-cluster operator start → first status write ${base.startMs.toFixed(0)} ms`);
 
   await ensureNamespace(mkc, NS);

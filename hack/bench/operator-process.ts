@@ -5,6 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../sdk/testing/index.js';
+import { parseYaml } from '../../runtime/index.js';
 import { OPERATOR_CLI, spawnFeaturegates } from '../../test/support/cli.js';
 
 export const operatorCLI = OPERATOR_CLI;
@@ -12,12 +13,33 @@ export const operatorCLI = OPERATOR_CLI;
 const envNodeFlags = process.env.OPERATOR_NODE_FLAGS?.split(' ').filter(Boolean);
 export const operatorNodeFlags = envNodeFlags ?? [];
 
-/** The node flags of the image's ENTRYPOINT in the Containerfile: what "as the image runs it" means. */
-export function imageNodeFlags(): string[] {
+/** The image's ENTRYPOINT in the Containerfile: node, its flags, the CLI. */
+export function imageEntrypoint(): string[] {
   const containerfile = join(packageRoot(), 'Containerfile');
   const entry = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(readFileSync(containerfile, 'utf8'))?.[1];
   if (!entry) throw new Error(`${containerfile}: no ENTRYPOINT ["node", …flags, "cli.js"] line`);
-  return (JSON.parse(entry) as string[]).slice(1, -1);
+  return JSON.parse(entry) as string[];
+}
+
+/** The node flags of the image's ENTRYPOINT: what "as the image runs it" means. */
+export function imageNodeFlags(): string[] {
+  return imageEntrypoint().slice(1, -1);
+}
+
+/**
+ * The node flags the hosted Deployment (deploy/hosted/deployment.yaml) runs a replica with: its container's `command`
+ * (node, …flags, the CLI), else the image's ENTRYPOINT.
+ */
+export function hostedNodeFlags(): string[] {
+  const path = join(packageRoot(), 'deploy', 'hosted', 'deployment.yaml');
+  const deployment = parseYaml(readFileSync(path, 'utf8'), path) as { spec?: { template?: { spec?: { containers?: { command?: string[] }[] } } } };
+  const command = deployment.spec?.template?.spec?.containers?.[0]?.command;
+  return command ? command.slice(1, -1) : imageNodeFlags();
+}
+
+/** OPERATOR_NODE_FLAGS when set (even empty: no flags), else the hosted Deployment's. */
+export function nodeFlagsOrHosted(): string[] {
+  return envNodeFlags ?? hostedNodeFlags();
 }
 
 /** OPERATOR_NODE_FLAGS when set (even empty: no flags), else the image's. */

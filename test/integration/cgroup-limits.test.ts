@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { LimitGroup } from '../support/cgroup.js';
-import { imageNodeFlags, usage } from '../../hack/bench/operator-process.js';
+import { hostedNodeFlags, imageNodeFlags, usage } from '../../hack/bench/operator-process.js';
 import { parseMemoryQuantity } from '../../api-types/index.js';
 import { BUDGET_OF_LIMIT, memoryBudgetBytes } from '../../hosted/memory-budget.js';
 import { containerWorkingSet } from '../../runtime/util/container-memory.js';
@@ -75,6 +75,9 @@ describe('cgroup limits on real processes', () => {
     const image = await seen(imageNodeFlags());
     expect(image.heap).toBeLessThanOrEqual(0.8 * limit); // 75% for the old generation, a few MB of young generation besides
     expect(image.heap).toBeGreaterThan(0.6 * limit);
+    const hosted = await seen(hostedNodeFlags()); // the hosted Deployment's own flags: a larger young generation, the same old one
+    expect(hosted.heap).toBeLessThanOrEqual(0.85 * limit);
+    expect(hosted.heap).toBeGreaterThan(0.6 * limit);
     expect(memoryBudgetBytes(undefined, parseMemoryQuantity, image.limit)).toBe(Math.floor(limit * BUDGET_OF_LIMIT));
     expect(memoryBudgetBytes('auto', parseMemoryQuantity, 2 ** 64)).toBeUndefined(); // no limit: no budget unless one is given
     expect(memoryBudgetBytes('0', parseMemoryQuantity, limit)).toBeUndefined();

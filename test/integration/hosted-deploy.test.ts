@@ -23,7 +23,8 @@ import {
   upstreamCRDPaths,
   type ControlPlane,
 } from '../../sdk/testing/index.js';
-import { spawnCLI } from '../support/cli.js';
+import { spawnCLI, spawnFeaturegates } from '../support/cli.js';
+import { imageEntrypoint } from '../../hack/bench/operator-process.js';
 import { eventually } from '../support/timing.js';
 import { forbidden } from '../support/forbidden.js';
 import { tempDirs } from '../support/temp.js';
@@ -68,7 +69,7 @@ describe('deploy/hosted with its RBAC proven on a real API server', () => {
     const pod = (
       deployment.spec!.template as {
         spec: {
-          containers: { args: string[] }[];
+          containers: { command?: string[]; args: string[] }[];
           volumes: { projected: { sources: { configMap: { name: string; items: { key: string; path: string }[] } }[] } }[];
         };
       }
@@ -83,7 +84,11 @@ describe('deploy/hosted with its RBAC proven on a real API server', () => {
     }
     const args = pod.containers[0]!.args.map((a) => (a.startsWith('--payload-catalog=') ? `--payload-catalog=${catalog}`
       : a.startsWith('--metrics-bind-address=') ? '--metrics-bind-address=0' : a.startsWith('--health-probe-bind-address=') ? '--health-probe-bind-address=0' : a));
-    proc = spawnCLI([...args, '--kubeconfig', saPath, '--identity', 'replica-0'], { POD_NAMESPACE: NS });
+    // The container's command replaces the image's ENTRYPOINT: the same node and CLI, the hosted replica's own node flags.
+    const entrypoint = imageEntrypoint();
+    const command = pod.containers[0]!.command ?? entrypoint;
+    expect([command[0], command.at(-1)]).toEqual([entrypoint[0], entrypoint.at(-1)]);
+    proc = spawnFeaturegates([...args, '--kubeconfig', saPath, '--identity', 'replica-0'], { nodeFlags: command.slice(1, -1), env: { POD_NAMESPACE: NS } });
     proc.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
   }, 180_000);
 
