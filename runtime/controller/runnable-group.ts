@@ -31,8 +31,8 @@ export class RunnableGroups<Group extends string> {
   private readonly closed = new Set<Group>();
   private stopping: Promise<void> | undefined;
   private leading: boolean;
+  /** The caches added since the waiting runnables were last released: empty when every cache added has listed. */
   private readonly caches: Promise<unknown>[] = [];
-  private cachesListed = true;
   /** Runnables that need the leader, added before they could start, in the order added. */
   private readonly waiting: { group: Group; r: Runnable }[] = [];
   private releasing: Promise<void> | undefined;
@@ -57,8 +57,8 @@ export class RunnableGroups<Group extends string> {
     const list = this.members.get(group);
     if (!list) throw new Error(`no runnable group ${group}`);
     if (this.stopping || this.closed.has(group)) return false;
-    if (r.synced) this.listen(r.synced);
-    if (r.needLeaderElection && (!this.leading || !this.cachesListed || this.waiting.length > 0)) {
+    if (r.synced) this.caches.push(r.synced);
+    if (r.needLeaderElection && (!this.leading || this.caches.length > 0 || this.waiting.length > 0)) {
       this.waiting.push({ group, r });
       this.releaseWhenReady();
       return true;
@@ -96,11 +96,6 @@ export class RunnableGroups<Group extends string> {
     return this.stopping;
   }
 
-  private listen(synced: Promise<unknown>): void {
-    this.caches.push(synced);
-    this.cachesListed = false;
-  }
-
   /** Starts the waiting runnables once this process leads and every cache added has listed (again, for caches added meanwhile). */
   private releaseWhenReady(): Promise<void> {
     if (!this.leading || this.stopping) return this.releasing ?? Promise.resolve();
@@ -117,9 +112,8 @@ export class RunnableGroups<Group extends string> {
       }
       this.releasing = undefined;
       if (this.stopping) return;
+      if (this.caches.length > 0) this.log.info('caches synced');
       this.caches.length = 0;
-      if (!this.cachesListed) this.log.info('caches synced');
-      this.cachesListed = true;
       for (const { group, r } of this.waiting.splice(0)) {
         if (this.closed.has(group)) continue;
         this.members.get(group)!.push(r);
