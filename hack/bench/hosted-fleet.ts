@@ -21,12 +21,15 @@
 // OOM kills, the Leases lost and how late the renewals were (the `limits` chaos scenario runs the fleet this way).
 // --lease-renewals passes the replicas' flag (thread, their default, or event-loop: where they renew their Leases).
 // --json FILE writes the rows for scripts.
+// The idle phase says what each replica held in it (shards, guests by kind, hostile ones by kind): replicas idle
+// unequally by what they hold. The latency phase gives the p50 ratio twice: as measured, and with each operator's share
+// (its change less its API server's own PUT → watch) over one server's floor (latencyP50RatioSameFloor).
 // Phases: footprint (RSS at 0 HCPs, UNREACHABLE, then 1 / 10 / GUESTS reachable) → idle CPU and Lease writes
 // → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
 // guests correct) → kill -9 of one replica (its guests written again) → audit: guest writes by non-holders.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardName, shardOf, type FeatureGate, type FeatureGateDetails } from '../../api-types/index.js';
@@ -43,7 +46,7 @@ import {
   upstreamCRDPaths,
   type ControlPlane,
 } from '../../sdk/testing/index.js';
-import { HOSTILE_KINDS, startHostileGuest } from '../../test/support/hostile-guests.js';
+import { HOSTILE_KINDS, startHostileGuest, type HostileGuest } from '../../test/support/hostile-guests.js';
 import { auditSetup, readAuditWrites } from '../../test/support/audit.js';
 import { startBenchCluster } from './bench-cluster.js';
 import { leaseTimeline } from './lease-timeline.js';
@@ -129,6 +132,35 @@ function spawnReplica(mgmt: ControlPlane, id: string): Replica {
   return replica;
 }
 
+/**
+ * What the machine's cores did from now until the returned function is called: the fresh replicas' CPU (all of it,
+ * since they were spawned after), per guest engaged, beside the hollow process, the management kube-apiserver and
+ * etcd, and the machine's busy time against its cores × the wall time (is the start bound by the CPU?).
+ */
+function startCpuMeter(mgmt: ControlPlane, hollow: HollowGuests | undefined): (replicas: Replica[], guests: number) => string {
+  const machineBusyS = () => {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+    return (ticks[0]! + ticks[1]! + ticks[2]! + ticks[5]! + ticks[6]! + ticks[7]!) / 100; // user nice system irq softirq steal
+  };
+  // The control plane's pids are its reapers' (control-plane/supervised-process.ts): the binary is the reaper's child.
+  const binaryCpuS = (reaper: number) => {
+    const children = readFileSync(`/proc/${reaper}/task/${reaper}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return sum([reaper, ...children].map((pid) => usage(pid).cpuS));
+  };
+  const apiCpuS = () => binaryCpuS(mgmt.pids.kubeAPIServer);
+  const etcdCpuS = () => binaryCpuS(mgmt.pids.etcd);
+  const t0 = nowMs();
+  const at0 = { machine: machineBusyS(), hollow: hollow?.cpuS() ?? 0, api: apiCpuS(), etcd: etcdCpuS() };
+  return (replicas, guests) => {
+    const wallS = (nowMs() - t0) / 1000;
+    const replicaS = sum(replicas.map((r) => usage(r.proc.pid!).cpuS));
+    return `replicas ${replicaS.toFixed(1)} s (${(replicaS / guests * 1000).toFixed(1)} ms a guest), hollow process ` +
+      `${((hollow?.cpuS() ?? 0) - at0.hollow).toFixed(1)} s, management kube-apiserver ${(apiCpuS() - at0.api).toFixed(1)} s, ` +
+      `etcd ${(etcdCpuS() - at0.etcd).toFixed(1)} s; the machine busy ${(machineBusyS() - at0.machine).toFixed(1)} s of ` +
+      `${cpus().length} cores × ${wallS.toFixed(1)} s`;
+  };
+}
+
 async function guestCorrect(g: Guest): Promise<boolean> {
   const fg = await new ResourceClient(g.kc, FeatureGateResource).get(FEATURE_GATE_NAME);
   return JSON.stringify(fg.status?.featureGates) === JSON.stringify([expected]);
@@ -178,7 +210,7 @@ async function main(): Promise<void> {
   await sleep(30_000);
   footprint.push([`${UNREACHABLE} unreachable`, UNREACHABLE, rss()]);
   say(`footprint: ${UNREACHABLE} unreachable: ${rss().toFixed(1)} MB`);
-  const hostile = [];
+  const hostile: HostileGuest[] = [];
   for (let i = 0; i < HOSTILE; i++) {
     const kind = HOSTILE_KINDS[i % HOSTILE_KINDS.length]!;
     const server = await startHostileGuest(kind);
@@ -218,6 +250,22 @@ async function main(): Promise<void> {
     say(`footprint: ${UNREACHABLE} unreachable + ${step} reachable: ${rss().toFixed(1)} MB`);
   }
 
+  // Who holds each shard Lease now, and what each replica holds through them (the idle rows differ by what they hold).
+  const shardHolders = async () => new Map((await new ResourceClient<Lease>(mkc, LeaseResource, undefined, { namespace: NS }).list()).items
+    .map((l) => [l.metadata.name, l.spec?.holderIdentity]));
+  const heldByReplica = async () => {
+    const holders = await shardHolders();
+    const holderOf = (key: string) => holders.get(shardName(shardOf(key, SHARDS)));
+    return replicas.map(({ id }) => {
+      const shards = [...Array(SHARDS).keys()].filter((s) => holders.get(shardName(s)) === id).length;
+      const hollowHeld = [...Array(HOLLOW).keys()].filter((i) => holderOf(hollowKey(i)) === id).length;
+      const real = guests.filter((g) => holderOf(g.key) === id).length;
+      const unreachable = [...Array(UNREACHABLE).keys()].filter((i) => holderOf(`clusters-u${i}/u${i}`) === id).length;
+      const kinds = hostile.map((_, i) => HOSTILE_KINDS[i % HOSTILE_KINDS.length]!).filter((_, i) => holderOf(`clusters-h${i}/h${i}`) === id);
+      return `${id} ${shards} shards, ${hollowHeld} hollow + ${real} real guests + ${unreachable} unreachable, hostile: ${kinds.join(', ') || 'none'}`;
+    }).join('; ');
+  };
+
   // Idle: CPU per replica and Lease writes (the management audit log) over IDLE_S, right after the work and
   // again once the unreachable guests' backoff has grown (SETTLE_S later); the baseline operator beside it.
   const idle = async (label: string) => {
@@ -239,6 +287,7 @@ async function main(): Promise<void> {
   await idle('right after');
   await sleep(Number(flags['settle-s']) * 1000);
   await idle(`${flags['settle-s']} s later`);
+  say(`held in that window: ${await heldByReplica()}`);
   if (hollow) {
     // The floor of the same watches: a bare Node.js client holding a replica's share of the live guests' watches (3 each)
     // on the same hollow process, beside the replicas, with their node flags (watch-floor.ts).
@@ -285,6 +334,12 @@ async function main(): Promise<void> {
   say(`CPU per sample over the latency phase (a change and a raw entry's prune; the fleet's is all replicas', Leases and quiet guests included): ` +
     `fleet ${(fleetCpu / SAMPLES * 1000).toFixed(1)} ms, single-cluster operator ${(baseIdle / SAMPLES * 1000).toFixed(1)} ms over ${((Date.now() - latencyStarted) / 1000).toFixed(0)} s`);
   rows.latencyP50Ratio = median(fleetLat) / median(baseLat);
+  // The same ratio with both operators' shares over one API server's floor (the baseline's: the larger of the two
+  // ratios): what separates the coordinator's code from the single-cluster operator's, the guests' slower servers left out.
+  const shares = [median(fleetLat) - median(fleetRaw), median(baseLat) - median(baseRaw)] as const;
+  rows.latencyP50RatioSameFloor = (median(baseRaw) + shares[0]) / (median(baseRaw) + shares[1]);
+  say(`latency p50 over the same floor: ${(rows.latencyP50RatioSameFloor as number).toFixed(2)} on the baseline's, ` +
+    `${((median(fleetRaw) + shares[0]) / (median(fleetRaw) + shares[1])).toFixed(2)} on the guests'`);
   rows.latencyP99Ratio = percentile(fleetLat, 99) / percentile(baseLat, 99);
   say(`latency (${SAMPLES} changes): fleet p50 ${median(fleetLat).toFixed(1)} / p99 ${percentile(fleetLat, 99).toFixed(1)} ms; ` +
     `single-cluster operator p50 ${median(baseLat).toFixed(1)} / p99 ${percentile(baseLat, 99).toFixed(1)} ms ` +
@@ -338,6 +393,7 @@ async function main(): Promise<void> {
     say(`SIGTERM: ${terms.map((t) => `exit ${t.code} in ${t.s.toFixed(1)} s`).join(', ')}`);
     for (const g of guests) await setFeatureGateStatus(g.kc, []);
     await hollow?.ask({ type: 'clear' });
+    const startCpu = startCpuMeter(mgmt, hollow);
     const started = nowMs();
     replicas = [...Array(REPLICAS).keys()].map((k) => spawnReplica(mgmt, `replica-${k + REPLICAS * generation}`));
     generation++;
@@ -349,6 +405,7 @@ async function main(): Promise<void> {
     const startToCorrect = nowMs() - started;
     rows.startAllCorrectS = startToCorrect / 1000;
     if (hollow) say(`start: all ${HOLLOW} hollow guests correct ${hollowS.toFixed(1)} s after the spawn`);
+    say(`start: CPU until then ${startCpu(replicas, GUESTS + HOLLOW)}`);
     const gone = replicas.filter((r) => r.proc.exitCode !== null || r.proc.signalCode !== null);
     say(`start${RESTARTS > 1 ? ` ${round}/${RESTARTS}` : ''}: ${REPLICAS} replicas spawned → all ${GUESTS + HOLLOW} reachable guests' status correct in ${(startToCorrect / 1000).toFixed(1)} s ` +
       `(baseline single-cluster start → first write ${(base.startMs / 1000).toFixed(2)} s); replicas exited meanwhile: ${gone.length ? gone.map((r) => `${r.id} (${r.proc.exitCode ?? r.proc.signalCode})`).join(', ') : 'none'}`);
@@ -362,12 +419,7 @@ async function main(): Promise<void> {
 
   // kill -9 of one replica: seed a stale entry on each of its guests, kill, drop it from history, time until pruned.
   const victim = replicas[0]!;
-  const holders = new Map(
-    (await new ResourceClient<Lease>(mkc, LeaseResource, undefined, { namespace: NS }).list()).items.map((l) => [
-      l.metadata.name,
-      l.spec?.holderIdentity,
-    ]),
-  );
+  const holders = await shardHolders();
   const owned = guests.filter((g) => holders.get(shardName(shardOf(g.key, SHARDS))) === victim.id);
   for (const g of owned) {
     await setClusterVersion(g.kc, { history: ['4.22.0', '4.21.99'] });
