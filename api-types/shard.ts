@@ -2,9 +2,10 @@
 //  - an HCP maps to one of a fixed number of shards by a stable hash of `namespace/name` (FNV-1a, 32 bit,
 //    then murmur3's finalizer),
 //    so its shard never changes while the shard count stays;
-//  - a shard's owner is chosen by rendezvous (highest-random-weight) hashing over the live members: each
-//    member scores hash(member, shard) and the highest wins — a joining or leaving member moves only the
-//    shards it wins or held, about shards / members of them;
+//  - a shard's owner is planned over the live members, balanced and moving as little as it can: each member
+//    scores hash(member, shard) (rendezvous weights); no member owns more than ceil(shards / members); a shard
+//    stays with its live holder, and the rest go highest score first to members with room — a joining member
+//    takes only shards for itself, a leaving one gives up only its own;
 //  - liveness of a member is judged on the observer's own monotonic clock, as the leader elector judges a
 //    Lease: a member's record that has not changed for its lease duration is dead; an empty holder (a
 //    released Lease) is gone at once.
@@ -50,25 +51,47 @@ function score(member: string, shard: number): number {
   return mix32(fnv1a32(`${member}\u0000${shard}`));
 }
 
-/** The member that owns `shard` among `members` (highest score; ties by name), undefined when none. */
-export function shardOwner(shard: number, members: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  let bestScore = -1;
-  for (const m of members) {
-    const s = score(m, shard);
-    if (s > bestScore || (s === bestScore && best !== undefined && m < best)) {
-      best = m;
-      bestScore = s;
-    }
-  }
-  return best;
+/** The most shards one of `members` members may own: ceil(shards / members). */
+export function shardCap(shards: number, members: number): number {
+  return Math.ceil(shards / Math.max(1, members));
 }
 
-/** The shards `member` owns among `members`. */
+/**
+ * The owner of every shard (index) among the live `members`, undefined when there are none, from who holds each
+ * shard now (`holders`; a holder that is not a live member holds nothing):
+ *  1. a member keeps the shards it holds, up to shardCap (over it — a member has joined — the highest-scoring ones);
+ *  2. every other shard goes, over all (shard, member) pairs from the highest score down (ties by member name, then
+ *     shard), to the first member with room.
+ * From no holders this is the one stable matching of shards and members by score, and from any set of holders the
+ * plan is a fixed point of its own claims: holders that are a part of the plan give the same plan, so replicas that
+ * see the claims at different moments agree. The result does not depend on the order of `members`.
+ */
+export function shardPlan(
+  shards: number, members: readonly string[], holders: ReadonlyMap<number, string> = new Map(),
+): (string | undefined)[] {
+  const plan = new Array<string | undefined>(shards).fill(undefined);
+  const live = [...new Set(members)].sort();
+  if (live.length === 0) return plan;
+  const cap = shardCap(shards, live.length);
+  const count = new Map(live.map((m) => [m, 0]));
+  const pairs: { shard: number; member: string; score: number }[] = [];
+  for (let shard = 0; shard < shards; shard++) for (const member of live) pairs.push({ shard, member, score: score(member, shard) });
+  pairs.sort((a, b) => b.score - a.score || (a.member < b.member ? -1 : a.member > b.member ? 1 : a.shard - b.shard));
+  const place = (keep: boolean) => {
+    for (const p of pairs) {
+      if (plan[p.shard] !== undefined || count.get(p.member)! >= cap || (keep && holders.get(p.shard) !== p.member)) continue;
+      plan[p.shard] = p.member;
+      count.set(p.member, count.get(p.member)! + 1);
+    }
+  };
+  place(true);
+  place(false);
+  return plan;
+}
+
+/** The shards `member` owns among `members` when nobody holds any (a fresh fleet). */
 export function ownedShards(member: string, members: readonly string[], shards: number): number[] {
-  const out: number[] = [];
-  for (let s = 0; s < shards; s++) if (shardOwner(s, members) === member) out.push(s);
-  return out;
+  return shardPlan(shards, members).flatMap((owner, s) => (owner === member ? [s] : []));
 }
 
 export interface MemberRecord {

@@ -1,4 +1,4 @@
-// Shards of the fleet as Leases, owned by rendezvous hashing over the live replicas.
+// Shards of the fleet as Leases, planned over the live replicas (balanced, moving as little as it can: api-types/shard.ts).
 //  - Each replica holds its own membership Lease (`featuregates-hosted-member-<identity>`) through the
 //    same LeaderElector as the single-cluster operator. Membership only says who is alive, for the hashing;
 //    every write is fenced by its shard's own Lease. So a renewal that came late — past the renew deadline,
@@ -8,8 +8,8 @@
 //    would make the next renewal late again. A membership Lease taken by another holder (two replicas with
 //    one identity) or deleted is fatal: the caller exits and the Deployment restarts the replica.
 //  - Every retry period one LIST of the Leases in the namespace tells who is alive (judged on this
-//    process's monotonic clock, api-types/shard.ts) and, by rendezvous hashing, which shards this replica
-//    should own. For each, a LeaderElector on `featuregates-hosted-shard-NN` acquires it (reads only while
+//    process's monotonic clock, api-types/shard.ts) and, by the shard plan over them and the shards' holders,
+//    which shards this replica should own. For each, a LeaderElector on `featuregates-hosted-shard-NN` acquires it (reads only while
 //    someone else holds it; expiry is judged from this replica's first sight of the record in the listings,
 //    so a dead replica's shards move one lease duration after it stopped, not two); a shard it holds but
 //    should no longer own is handed back: its guests are
@@ -28,7 +28,7 @@
 // Lease writes: one per held shard and one per replica per third of a lease duration (renewInterval),
 // whatever the number of HCPs.
 import type { Registry } from 'prom-client';
-import { MemberLiveness, isShardName, shardName, shardOwner, type MemberRecord } from '../api-types/index.js';
+import { MemberLiveness, isShardName, shardName, shardPlan, type MemberRecord } from '../api-types/index.js';
 import {
   LeaderElector, LeaseResource, ResourceClient, apiErrorMessage, gauge, realClock, silentLogger, type Clock, type ClusterAccess,
   type Elector, type Lease, type LeaseThread, type LeaderElectionTiming, type LeaderElectorOptions, type Logger,
@@ -104,6 +104,8 @@ export class ShardManager {
   private readonly lapsed = new Map<number, AbortController>();
   private readonly stopping = new AbortController();
   private members: string[] = [];
+  /** The owner of every shard as last planned (shardPlan). */
+  private plan: (string | undefined)[] = [];
   private loop: Promise<void> | undefined;
   /** Ends the wait for the next look at the Leases (nudge()). */
   private wake: AbortController | undefined;
@@ -211,8 +213,15 @@ export class ShardManager {
       const holder = this.shardSeen.get(shardName(s))?.lease.spec?.holderIdentity;
       if (holder && holder !== this.o.identity) void this.giveUpLapsed(s, `its Lease is held by ${holder} now`);
     }
+    // Who holds each shard: this replica's own electors know its shards; the listing tells the others'.
+    const holders = new Map<number, string>();
+    for (let s = 0; s < this.o.shards; s++) {
+      const holder = this.electors.get(s)?.held ? this.o.identity : this.shardSeen.get(shardName(s))?.lease.spec?.holderIdentity;
+      if (holder) holders.set(s, holder);
+    }
+    this.plan = shardPlan(this.o.shards, live, holders);
     for (let s = 0; s < this.o.shards && claim; s++) {
-      const ours = shardOwner(s, live) === this.o.identity;
+      const ours = this.plan[s] === this.o.identity;
       const e = this.electors.get(s);
       if (ours && !e && !this.isHandingBack(s)) this.claim(s);
       else if (!ours && e) this.handBack(s, e, 'another replica owns it now');
@@ -250,7 +259,7 @@ export class ShardManager {
           this.log.warn('shard renewal late; its guests keep running, their writes refused, while the shard is claimed again', { shard, reason });
           this.lapse(shard);
           // Claimed now by the members last seen, not at the next look: a look's listing waits for the same busy API server.
-          const ours = shardOwner(shard, this.members) === this.o.identity && (this.o.claimable?.() ?? true);
+          const ours = this.plan[shard] === this.o.identity && (this.o.claimable?.() ?? true);
           if (ours && !this.isHandingBack(shard)) this.claim(shard);
           else this.nudge();
         },

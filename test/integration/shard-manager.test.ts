@@ -134,6 +134,54 @@ describe('ShardManager', () => {
     expect(told.lost.sort()).toEqual([0, 1, 2, 3]); // stopping stops the guests of every shard
   });
 
+  // Rendezvous hashing alone split the 2,010-HCP fleet's 32 shards 11 / 13 / 8 over replica-0..2 (docs/benchmarks.md):
+  // the busiest replica held 40 % of the guests. The plan caps every replica at ceil(shards / replicas).
+  it('three replicas split the shards evenly; a fourth that joins takes only the shards over the new cap', async () => {
+    const plans = uniqueName('shard-plan');
+    await ensureNamespace(kc, plans);
+    const planLeases = new ResourceClient<Lease>(kc, LeaseResource, undefined, { namespace: plans });
+    const SPLIT = 12;
+    const fleet = new Map<string, { m: ShardManager; clock: FakeClock; lost: number[] }>();
+    const join = async (identity: string) => {
+      const clock = new FakeClock();
+      const lost: number[] = [];
+      const m = new ShardManager({
+        kubeConfig: kc, namespace: plans, identity, shards: SPLIT, timing: TIMING, clock,
+        onAcquired: () => undefined, onLost: async (shard) => void lost.push(shard), onLostMembership: () => undefined,
+      });
+      managers.push(m);
+      fleet.set(identity, { m, clock, lost });
+      await m.start();
+      await sleeping(clock);
+    };
+    /** One look (a retry period) for every member, the newest first. */
+    const look = async () => {
+      for (const { clock } of [...fleet.values()].reverse()) {
+        await clock.advance(TIMING.retryPeriodMs);
+        await sleeping(clock);
+      }
+    };
+    const holders = async () => new Map((await planLeases.list()).items
+      .filter((l) => !l.metadata.name.startsWith(MEMBER_LEASE_PREFIX)).map((l) => [l.metadata.name, l.spec?.holderIdentity ?? '']));
+    const counts = (h: Map<string, string>) => [...fleet.keys()].map((id) => [...h.values()].filter((x) => x === id).length);
+    for (const id of ['replica-0', 'replica-1', 'replica-2']) await join(id);
+    await eventually(async () => {
+      await look();
+      expect(counts(await holders())).toEqual([4, 4, 4]);
+    }, 20_000, 0);
+    const before = await holders();
+    await join('replica-3');
+    await eventually(async () => {
+      await look();
+      expect(counts(await holders())).toEqual([3, 3, 3, 3]);
+    }, 20_000, 0);
+    const after = await holders();
+    const moved = [...after].filter(([name, id]) => before.get(name) !== id);
+    expect(moved.map(([, id]) => id)).toEqual(['replica-3', 'replica-3', 'replica-3']);
+    expect([...fleet.values()].map((f) => f.lost.length)).toEqual([1, 1, 1, 0]); // each handed one shard back, its guests stopped
+    for (const { m } of fleet.values()) await m.stop();
+  });
+
   it('a shard taken by another holder stops its guests at once; a lapsed shard not held again within a lease duration stops them then', async () => {
     const clock = new FakeClock();
     let claimable = true;

@@ -1,8 +1,10 @@
-// Sharding the fleet (api-types/shard.ts): stable shard of an HCP, rendezvous ownership that moves only
+// Sharding the fleet (api-types/shard.ts): stable shard of an HCP, a balanced plan of owners that moves only
 // the joining or leaving member's share, and member liveness judged on the observer's monotonic clock.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { MAX_SHARDS, MemberLiveness, fnv1a32, mix32, ownedShards, shardCountProblem, shardOf, shardOwner, type MemberRecord } from '../../api-types/index.js';
+import {
+  MAX_SHARDS, MemberLiveness, fnv1a32, mix32, ownedShards, shardCap, shardCountProblem, shardOf, shardPlan, type MemberRecord,
+} from '../../api-types/index.js';
 
 const memberName = fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/);
 const STABLE = [2, 3, 4, 6];
@@ -37,35 +39,75 @@ describe('shardOf', () => {
   });
 });
 
-describe('shardOwner (rendezvous hashing)', () => {
-  it('every shard has exactly one owner among the members, whatever their order', () => {
-    fc.assert(fc.property(members, fc.integer({ min: 1, max: 64 }), (ms, shards) => {
-      const reversed = [...ms].reverse();
-      const total = ms.reduce((n, m) => n + ownedShards(m, ms, shards).length, 0);
-      expect(total).toBe(shards);
-      for (let s = 0; s < shards; s++) {
-        expect(ms).toContain(shardOwner(s, ms));
-        expect(shardOwner(s, reversed)).toBe(shardOwner(s, ms));
-      }
+describe('shardPlan (balanced, moving as little as it can)', () => {
+  const shardCount = fc.integer({ min: 1, max: 64 });
+  const counts = (plan: (string | undefined)[]) => {
+    const c = new Map<string, number>();
+    for (const m of plan) if (m !== undefined) c.set(m, (c.get(m) ?? 0) + 1);
+    return c;
+  };
+  const held = (plan: (string | undefined)[]) => new Map(plan.flatMap((m, s) => (m === undefined ? [] : [[s, m] as const])));
+  /** Holders of some shards: members, strangers (not live) or nobody. */
+  const withHolders = fc.tuple(members, shardCount).chain(([ms, shards]) => fc.tuple(
+    fc.constant(ms), fc.constant(shards),
+    fc.array(fc.option(fc.constantFrom(...ms, 'gone-replica'), { nil: undefined }), { minLength: shards, maxLength: shards })
+      .map((hs) => new Map(hs.flatMap((h, s) => (h === undefined ? [] : [[s, h] as const])))),
+  ));
+
+  it('gives every shard one owner among the members, none more than ceil(shards / members), whatever their order', () => {
+    fc.assert(fc.property(members, shardCount, (ms, shards) => {
+      const plan = shardPlan(shards, ms);
+      expect(plan).toHaveLength(shards);
+      for (const owner of plan) expect(ms).toContain(owner);
+      for (const n of counts(plan).values()) expect(n).toBeLessThanOrEqual(shardCap(shards, ms.length));
+      expect(shardPlan(shards, [...ms].reverse())).toEqual(plan);
+      expect(ms.flatMap((m) => ownedShards(m, ms, shards)).sort((a, b) => a - b)).toEqual([...Array(shards).keys()]);
     }));
   });
 
-  it('a joining member takes shards only for itself; a leaving one gives up only its own', () => {
-    fc.assert(fc.property(members, memberName, (ms, joiner) => {
-      fc.pre(!ms.includes(joiner));
-      const after = [...ms, joiner];
-      for (let s = 0; s < 32; s++) {
-        const was = shardOwner(s, ms);
-        const now = shardOwner(s, after);
-        if (now !== was) expect(now).toBe(joiner);
-        // Leaving is the same move backwards.
-        if (was !== now) expect(shardOwner(s, after.filter((m) => m !== joiner))).toBe(was);
+  it('balances 32 shards over the fleet\'s three replicas as 11 / 11 / 10 (rendezvous alone gave 11 / 13 / 8)', () => {
+    const plan = shardPlan(32, ['replica-0', 'replica-1', 'replica-2']);
+    expect([...counts(plan).values()].sort()).toEqual([10, 11, 11]);
+  });
+
+  it('keeps every shard with its live holder while that holder is within its cap, from any holders', () => {
+    fc.assert(fc.property(withHolders, ([ms, shards, holders]) => {
+      const plan = shardPlan(shards, ms, holders);
+      const cap = shardCap(shards, ms.length);
+      for (const m of ms) {
+        const mine = [...holders].filter(([, h]) => h === m).map(([s]) => s);
+        const kept = mine.filter((s) => plan[s] === m);
+        expect(kept).toHaveLength(Math.min(mine.length, cap));
       }
+      for (const n of counts(plan).values()) expect(n).toBeLessThanOrEqual(cap);
+      for (const owner of plan) expect(ms).toContain(owner);
+    }));
+  });
+
+  it('is a fixed point of its own claims: holders that are part of the plan (kept ones and any new ones) give the same plan', () => {
+    fc.assert(fc.property(withHolders, fc.array(fc.boolean(), { minLength: 64, maxLength: 64 }), ([ms, shards, holders], claimed) => {
+      const plan = shardPlan(shards, ms, holders);
+      // Some of the plan's shards claimed already, the kept ones still held: another replica's view mid-way.
+      const partial = new Map([...held(plan)].filter(([s, m]) => claimed[s] || holders.get(s) === m));
+      expect(shardPlan(shards, ms, partial)).toEqual(plan);
+    }));
+  });
+
+  it('a leaving member gives up only its own shards; a joining one moves only the shards over the new cap', () => {
+    fc.assert(fc.property(members, memberName, shardCount, (ms, joiner, shards) => {
+      fc.pre(!ms.includes(joiner));
+      const before = shardPlan(shards, ms);
+      const joined = shardPlan(shards, [...ms, joiner], held(before));
+      const cap = shardCap(shards, ms.length + 1);
+      const over = [...counts(before).values()].reduce((n, c) => n + Math.max(0, c - cap), 0);
+      expect(joined.filter((m, s) => m !== before[s])).toHaveLength(over);
+      const left = shardPlan(shards, ms, new Map([...held(joined)].filter(([, m]) => m !== joiner)));
+      for (let s = 0; s < shards; s++) if (joined[s] !== joiner) expect(left[s]).toBe(joined[s]);
     }));
   });
 
   it('has no owner without members', () => {
-    expect(shardOwner(3, [])).toBeUndefined();
+    expect(shardPlan(3, [])).toEqual([undefined, undefined, undefined]);
   });
 });
 
