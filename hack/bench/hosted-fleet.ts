@@ -27,12 +27,9 @@
 // Phases: footprint (RSS at 0 HCPs, UNREACHABLE, then 1 / 10 / GUESTS reachable) → idle CPU and Lease writes
 // → latency → restart of all replicas (SIGTERM, then fresh ones over emptied guest statuses: start → all
 // guests correct) → kill -9 of one replica (its guests written again) → audit: guest writes by non-holders.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardName, shardOf, type FeatureGate, type FeatureGateDetails } from '../../api-types/index.js';
+import { ClusterProfiles, FEATURE_GATE_NAME, resolveFeatureGateDetails, shardName, shardOf, type FeatureGateDetails } from '../../api-types/index.js';
 import { FeatureGateResource, LeaseResource, ResourceClient, readKubeconfigFile, type ClusterAccess, type Lease } from '../../runtime/index.js';
 import { ReleaseCatalog } from '../../hosted/release-catalog.js';
 import {
@@ -46,17 +43,22 @@ import {
   upstreamCRDPaths,
   type ControlPlane,
 } from '../../sdk/testing/index.js';
-import { HOSTILE_KINDS, startHostileGuest, type HostileGuest } from '../../test/support/hostile-guests.js';
+import { HOSTILE_KINDS, startHostileGuest, type HostileGuest, type HostileKind } from '../../test/support/hostile-guests.js';
 import { auditSetup, readAuditWrites } from '../../test/support/audit.js';
 import { startBenchCluster } from './bench-cluster.js';
 import { leaseTimeline } from './lease-timeline.js';
 import { BENCH_PAYLOAD_CATALOG, saveReplicaLogs, spawnHostedReplica, type Replica } from './fleet-replicas.js';
 import { FeatureGateWatcher } from './fg-watcher.js';
+import { nonHolderWrites, writesPerSample } from './fleet-audit.js';
+import { TakeoverCpu, startCpuMeter, watchFloor } from './fleet-cpu.js';
+import { interleavedSamples, latencyReport } from './fleet-latency.js';
+import { wave } from './fleet-wave.js';
+import { rssPerHcp, type FootprintStep } from './fleet-footprint.js';
+import { fleetHcp, heldByReplica } from './fleet-hcps.js';
 import { ReplicaGroups, describeLimits, limitsFromFlags, limitsReport } from './fleet-limits.js';
 import { HollowGuests } from './hollow-guests-client.js';
 import { exited, nodeFlagsOrHosted, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
-import { median, nowMs, percentile, spread } from './stats.js';
-import { operatorChange, rawWrite } from './status-change.js';
+import { median, nowMs, spread } from './stats.js';
 import { sleep, until } from '../../test/support/timing.js';
 
 const { values: flags } = parseArgs({
@@ -92,25 +94,9 @@ const catalog = new ReleaseCatalog(CATALOG);
 const expected: FeatureGateDetails = resolveFeatureGateDetails({}, catalog.registry('4.22.0', ClusterProfiles.IBMCloudManaged), '4.22.0');
 /** The wave's new z-version and its entry. */
 const WAVE_VERSION = '4.22.1';
-const expectedWave: FeatureGateDetails = resolveFeatureGateDetails(
-  {},
-  catalog.registry(WAVE_VERSION, ClusterProfiles.IBMCloudManaged),
-  WAVE_VERSION,
-);
+const expectedWave = resolveFeatureGateDetails({}, catalog.registry(WAVE_VERSION, ClusterProfiles.IBMCloudManaged), WAVE_VERSION);
 /** Rows for --json. */
 const rows: Record<string, unknown> = {};
-const hollowKey = (i: number) => `clusters-w${i}/w${i}`;
-
-/** CPU per minute of a bare client holding 3 watches on each of these guests (watch-floor.ts in a process of its own). */
-async function watchFloor(kubeconfigs: string[]): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'watch-floor-'));
-  writeFileSync(join(dir, 'kubeconfigs.json'), JSON.stringify(kubeconfigs));
-  const child = spawn(process.execPath, [...NODE_FLAGS, join(import.meta.dirname, 'watch-floor.js'), '--kubeconfigs', join(dir, 'kubeconfigs.json'),
-    '--warmup-s', '30', '--window-s', String(IDLE_S), '--json', join(dir, 'floor.json')], { stdio: ['ignore', 'inherit', 'inherit'] });
-  onFailure.push(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
-  await exited(child);
-  return (JSON.parse(readFileSync(join(dir, 'floor.json'), 'utf8')) as { cpuSPerMin: number }).cpuSPerMin;
-}
 
 /**
  * What a run that fails must still stop: its replicas and baseline operator outlive it otherwise (they are not in a process group of its
@@ -130,35 +116,6 @@ function spawnReplica(mgmt: ControlPlane, id: string): Replica {
   });
   onFailure.push(() => { if (replica.proc.exitCode === null && replica.proc.signalCode === null) replica.proc.kill('SIGKILL'); });
   return replica;
-}
-
-/**
- * What the machine's cores did from now until the returned function is called: the fresh replicas' CPU (all of it,
- * since they were spawned after), per guest engaged, beside the hollow process, the management kube-apiserver and
- * etcd, and the machine's busy time against its cores × the wall time (is the start bound by the CPU?).
- */
-function startCpuMeter(mgmt: ControlPlane, hollow: HollowGuests | undefined): (replicas: Replica[], guests: number) => string {
-  const machineBusyS = () => {
-    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
-    return (ticks[0]! + ticks[1]! + ticks[2]! + ticks[5]! + ticks[6]! + ticks[7]!) / 100; // user nice system irq softirq steal
-  };
-  // The control plane's pids are its reapers' (control-plane/supervised-process.ts): the binary is the reaper's child.
-  const binaryCpuS = (reaper: number) => {
-    const children = readFileSync(`/proc/${reaper}/task/${reaper}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-    return sum([reaper, ...children].map((pid) => usage(pid).cpuS));
-  };
-  const apiCpuS = () => binaryCpuS(mgmt.pids.kubeAPIServer);
-  const etcdCpuS = () => binaryCpuS(mgmt.pids.etcd);
-  const t0 = nowMs();
-  const at0 = { machine: machineBusyS(), hollow: hollow?.cpuS() ?? 0, api: apiCpuS(), etcd: etcdCpuS() };
-  return (replicas, guests) => {
-    const wallS = (nowMs() - t0) / 1000;
-    const replicaS = sum(replicas.map((r) => usage(r.proc.pid!).cpuS));
-    return `replicas ${replicaS.toFixed(1)} s (${(replicaS / guests * 1000).toFixed(1)} ms a guest), hollow process ` +
-      `${((hollow?.cpuS() ?? 0) - at0.hollow).toFixed(1)} s, management kube-apiserver ${(apiCpuS() - at0.api).toFixed(1)} s, ` +
-      `etcd ${(etcdCpuS() - at0.etcd).toFixed(1)} s; the machine busy ${(machineBusyS() - at0.machine).toFixed(1)} s of ` +
-      `${cpus().length} cores × ${wallS.toFixed(1)} s`;
-  };
 }
 
 async function guestCorrect(g: Guest): Promise<boolean> {
@@ -181,7 +138,7 @@ async function main(): Promise<void> {
       const plane = await startControlPlane({ etcdURL: mgmt.etcdURL, etcdPrefix: `/guest-${i + j}`, crdPaths: upstreamCRDPaths(), extraAPIServerArgs: [...a.apiServerArgs, '--v=0'] });
       const kc = readKubeconfigFile(plane.kubeconfigPath)!;
       await setClusterVersion(kc, { history: ['4.22.0'] });
-      return { i: i + j, plane, kc, key: `clusters-g${i + j}/g${i + j}`, audit: a.logPath };
+      return { i: i + j, plane, kc, key: fleetHcp('real', i + j).key, audit: a.logPath };
     }));
     guests.push(...batch);
   }
@@ -199,23 +156,25 @@ async function main(): Promise<void> {
   let replicas = [...Array(REPLICAS).keys()].map((k) => spawnReplica(mgmt, `replica-${k}`));
   const rss = () => sum(replicas.map((r) => usage(r.proc.pid!).rssMB));
   await sleep(15_000);
-  const footprint: [string, number, number][] = [['0 HCPs', 0, rss()]];
+  const footprint: FootprintStep[] = [['0 HCPs', 0, rss()]];
   say(`footprint: 0 HCPs: ${rss().toFixed(1)} MB over ${REPLICAS} replicas`);
 
   // Unreachable HCPs: a kubeconfig whose server is a closed port.
   for (let i = 0; i < UNREACHABLE; i += 20) {
     await Promise.all([...Array(Math.min(20, UNREACHABLE - i)).keys()].map((j) =>
-      publishHostedControlPlane(mkc, { namespace: `clusters-u${i + j}`, name: `u${i + j}`, kubeconfig: UNREACHABLE_GUEST_KUBECONFIG })));
+      publishHostedControlPlane(mkc, { ...fleetHcp('unreachable', i + j), kubeconfig: UNREACHABLE_GUEST_KUBECONFIG })));
   }
   await sleep(30_000);
   footprint.push([`${UNREACHABLE} unreachable`, UNREACHABLE, rss()]);
   say(`footprint: ${UNREACHABLE} unreachable: ${rss().toFixed(1)} MB`);
   const hostile: HostileGuest[] = [];
+  const hostileKinds: HostileKind[] = [];
   for (let i = 0; i < HOSTILE; i++) {
     const kind = HOSTILE_KINDS[i % HOSTILE_KINDS.length]!;
     const server = await startHostileGuest(kind);
     hostile.push(server);
-    await publishHostedControlPlane(mkc, { namespace: `clusters-h${i}`, name: `h${i}`, kubeconfig: server.kubeconfig(), releaseVersion: '4.22.0' });
+    hostileKinds.push(kind);
+    await publishHostedControlPlane(mkc, { ...fleetHcp('hostile', i), kubeconfig: server.kubeconfig(), releaseVersion: '4.22.0' });
   }
   if (HOSTILE) {
     await sleep(30_000);
@@ -228,7 +187,7 @@ async function main(): Promise<void> {
     const t0 = nowMs();
     for (let i = 0; i < HOLLOW; i += 20) {
       await Promise.all([...Array(Math.min(20, HOLLOW - i)).keys()].map((j) =>
-        publishHostedControlPlane(mkc, { namespace: `clusters-w${i + j}`, name: `w${i + j}`, kubeconfig: hollow.kubeconfigs[i + j]!, releaseVersion: '4.22.0' })));
+        publishHostedControlPlane(mkc, { ...fleetHcp('hollow', i + j), kubeconfig: hollow.kubeconfigs[i + j]!, releaseVersion: '4.22.0' })));
     }
     const published = (nowMs() - t0) / 1000;
     const correctS = await hollow.allCorrect([expected], t0, 900);
@@ -242,7 +201,7 @@ async function main(): Promise<void> {
   for (const step of [1, 10, GUESTS].filter((n, k, a) => n <= GUESTS && a.indexOf(n) === k)) {
     for (; added < step; added++) {
       const g = guests[added]!;
-      await publishHostedControlPlane(mkc, { namespace: `clusters-g${g.i}`, name: `g${g.i}`, kubeconfig: readFileSync(g.plane.kubeconfigPath, 'utf8'), releaseVersion: '4.22.0' });
+      await publishHostedControlPlane(mkc, { ...fleetHcp('real', g.i), kubeconfig: readFileSync(g.plane.kubeconfigPath, 'utf8'), releaseVersion: '4.22.0' });
     }
     await Promise.all(guests.slice(0, step).map((g) => until(`guest ${g.i} correct`, () => guestCorrect(g), 120_000, 100)));
     await sleep(10_000);
@@ -253,18 +212,6 @@ async function main(): Promise<void> {
   // Who holds each shard Lease now, and what each replica holds through them (the idle rows differ by what they hold).
   const shardHolders = async () => new Map((await new ResourceClient<Lease>(mkc, LeaseResource, undefined, { namespace: NS }).list()).items
     .map((l) => [l.metadata.name, l.spec?.holderIdentity]));
-  const heldByReplica = async () => {
-    const holders = await shardHolders();
-    const holderOf = (key: string) => holders.get(shardName(shardOf(key, SHARDS)));
-    return replicas.map(({ id }) => {
-      const shards = [...Array(SHARDS).keys()].filter((s) => holders.get(shardName(s)) === id).length;
-      const hollowHeld = [...Array(HOLLOW).keys()].filter((i) => holderOf(hollowKey(i)) === id).length;
-      const real = guests.filter((g) => holderOf(g.key) === id).length;
-      const unreachable = [...Array(UNREACHABLE).keys()].filter((i) => holderOf(`clusters-u${i}/u${i}`) === id).length;
-      const kinds = hostile.map((_, i) => HOSTILE_KINDS[i % HOSTILE_KINDS.length]!).filter((_, i) => holderOf(`clusters-h${i}/h${i}`) === id);
-      return `${id} ${shards} shards, ${hollowHeld} hollow + ${real} real guests + ${unreachable} unreachable, hostile: ${kinds.join(', ') || 'none'}`;
-    }).join('; ');
-  };
 
   // Idle: CPU per replica and Lease writes (the management audit log) over IDLE_S, right after the work and
   // again once the unreachable guests' backoff has grown (SETTLE_S later); the baseline operator beside it.
@@ -287,12 +234,15 @@ async function main(): Promise<void> {
   await idle('right after');
   await sleep(Number(flags['settle-s']) * 1000);
   await idle(`${flags['settle-s']} s later`);
-  say(`held in that window: ${await heldByReplica()}`);
+  const fleet = { real: GUESTS, hollow: HOLLOW, unreachable: UNREACHABLE, hostile: hostileKinds };
+  say(`held in that window: ${heldByReplica(await shardHolders(), replicas.map((r) => r.id), SHARDS, fleet)}`);
   if (hollow) {
     // The floor of the same watches: a bare Node.js client holding a replica's share of the live guests' watches (3 each)
     // on the same hollow process, beside the replicas, with their node flags (watch-floor.ts).
     const share = Math.round((HOLLOW + GUESTS) / REPLICAS);
-    const floor = await watchFloor(hollow.kubeconfigs.slice(0, share));
+    const floor = await watchFloor(hollow.kubeconfigs.slice(0, share), {
+      nodeFlags: NODE_FLAGS, windowS: IDLE_S, spawned: (child) => onFailure.push(() => { if (child.exitCode === null) child.kill('SIGKILL'); }),
+    });
     rows.watchFloorCpuSPerMin = floor;
     const idleCpu = rows.idleCpuSPerMin as number[];
     say(`watch floor: ${share} guests × 3 watches from a bare client ${floor.toFixed(2)} s per minute; the replicas idle at ` +
@@ -304,79 +254,28 @@ async function main(): Promise<void> {
 
   // Latency: the same round trip as the single-cluster benchmark, interleaved with it.
   for (const g of guests) g.watcher = await FeatureGateWatcher.start(g.kc);
-  const fleetLat: number[] = [];
-  const baseLat: number[] = [];
   const latencyFrom = Date.now();
-  // Beside each change, the same API server's own floor: a status PUT by this process until the watcher sees it
-  // (rawWrite; the operator then prunes that entry, awaited before the next sample). The operators' share of a
-  // round trip is the change's time less that floor: what separates the fleet's code from its guests' servers.
-  const baseRaw: number[] = [];
-  const fleetRaw: number[] = [];
-  const rawThenPruned = async (kc: ClusterAccess, fgs: ResourceClient<FeatureGate>, watcher: FeatureGateWatcher, i: number) => {
-    const ms = await rawWrite(kc, fgs, watcher, i);
-    await until('the raw entry pruned', async () => (await fgs.get(FEATURE_GATE_NAME)).status?.featureGates.length === 1, 30_000, 20);
-    return ms;
-  };
   // Both sides through this project's kubeconfig reader (client-node's reads the files again on every request).
   const baseKc = readKubeconfigFile(baseline.plane.kubeconfigPath)!;
-  for (let i = 0; i < SAMPLES; i++) {
-    baseLat.push(await operatorChange(baseKc, baseline.fgs, baseline.watcher, i));
-    const g = guests[i % GUESTS]!;
-    const gfgs = new ResourceClient(g.kc, FeatureGateResource);
-    fleetLat.push(await operatorChange(g.kc, gfgs, g.watcher!, i));
-    baseRaw.push(await rawThenPruned(baseKc, baseline.fgs, baseline.watcher, i));
-    fleetRaw.push(await rawThenPruned(g.kc, gfgs, g.watcher!, i));
-  }
-  say(`latency floor (the API server's PUT → watch, ${SAMPLES} each): guests p50 ${median(fleetRaw).toFixed(1)} ms, single-cluster p50 ${median(baseRaw).toFixed(1)} ms; ` +
-    `the operators' share (p50 change − p50 floor): fleet ${(median(fleetLat) - median(fleetRaw)).toFixed(1)} ms, single-cluster ${(median(baseLat) - median(baseRaw)).toFixed(1)} ms`);
+  const latency = latencyReport(await interleavedSamples({ kc: baseKc, fgs: baseline.fgs, watcher: baseline.watcher }, guests, SAMPLES));
+  for (const line of latency.lines) say(line);
+  Object.assign(rows, latency.rows);
   const baseIdle = (usage(base.proc.pid!).cpuS - baseCpu0);
   const fleetCpu = sum(replicas.map((r) => usage(r.proc.pid!).cpuS)) - fleetCpu0;
-  say(`CPU per sample over the latency phase (a change and a raw entry's prune; the fleet's is all replicas', Leases and quiet guests included): ` +
-    `fleet ${(fleetCpu / SAMPLES * 1000).toFixed(1)} ms, single-cluster operator ${(baseIdle / SAMPLES * 1000).toFixed(1)} ms over ${((Date.now() - latencyStarted) / 1000).toFixed(0)} s`);
-  rows.latencyP50Ratio = median(fleetLat) / median(baseLat);
-  // The same ratio with both operators' shares over one API server's floor (the baseline's: the larger of the two
-  // ratios): what separates the coordinator's code from the single-cluster operator's, the guests' slower servers left out.
-  const shares = [median(fleetLat) - median(fleetRaw), median(baseLat) - median(baseRaw)] as const;
-  rows.latencyP50RatioSameFloor = (median(baseRaw) + shares[0]) / (median(baseRaw) + shares[1]);
-  say(`latency p50 over the same floor: ${(rows.latencyP50RatioSameFloor as number).toFixed(2)} on the baseline's, ` +
-    `${((median(fleetRaw) + shares[0]) / (median(fleetRaw) + shares[1])).toFixed(2)} on the guests'`);
-  rows.latencyP99Ratio = percentile(fleetLat, 99) / percentile(baseLat, 99);
-  say(`latency (${SAMPLES} changes): fleet p50 ${median(fleetLat).toFixed(1)} / p99 ${percentile(fleetLat, 99).toFixed(1)} ms; ` +
-    `single-cluster operator p50 ${median(baseLat).toFixed(1)} / p99 ${percentile(baseLat, 99).toFixed(1)} ms ` +
-    `(ratio ${(median(fleetLat) / median(baseLat)).toFixed(2)} / ${(percentile(fleetLat, 99) / percentile(baseLat, 99)).toFixed(2)}); baseline CPU over the latency phase ${baseIdle.toFixed(2)} s`);
+  say(`CPU per sample over the latency phase (a change and a raw entry's prune; the fleet's is all replicas', Leases and quiet guests ` +
+    `included): fleet ${(fleetCpu / SAMPLES * 1000).toFixed(1)} ms, single-cluster operator ${(baseIdle / SAMPLES * 1000).toFixed(1)} ms ` +
+    `over ${((Date.now() - latencyStarted) / 1000).toFixed(0)} s`);
 
   // What each path wrote during the latency phase (guest audit logs: verb, resource, answer), per change.
   const latencyTo = Date.now();
-  const writesIn = (paths: string[], who: RegExp) => {
-    const counts = new Map<string, number>();
-    for (const p of paths) {
-      for (const w of readAuditWrites(p)) {
-        if (w.received < latencyFrom || w.received > latencyTo || !who.test(w.userAgent) || w.resource === 'events') continue;
-        const what = `${w.verb} ${w.resource}${w.subresource ? `/${w.subresource}` : ''} ${w.code}`;
-        counts.set(what, (counts.get(what) ?? 0) + 1);
-      }
-    }
-    return [...counts].sort().map(([w, n]) => `${w} ${(n / SAMPLES).toFixed(2)}`).join(', ') || 'none';
-  };
+  const writesIn = (paths: string[], who: RegExp) => writesPerSample(paths, who, { from: latencyFrom, to: latencyTo }, SAMPLES);
   say(`latency phase writes per sample (a change, then the prune of a raw entry): fleet ${writesIn(guests.map((g) => g.audit), /replica\//)}; single-cluster operator ${writesIn([baseAudit.logPath], /^featuregates-operator\//)}`);
 
-  // The wave: every guest's ClusterVersion moves to a new z-version at once (as a fleet-wide upgrade reaches the
-  // guests), until every guest's status holds both entries; then back (the history rewritten to the old version
-  // alone), until the new entry is pruned everywhere.
+  // The wave (fleet-wave.ts): every guest to a new z-version at once, then back.
   if (hollow) {
-    for (const [label, history, entries] of [['to', [WAVE_VERSION, '4.22.0'], [expectedWave, expected]], ['back', ['4.22.0'], [expected]]] as const) {
-      const t0 = nowMs();
-      await Promise.all([hollow.ask({ type: 'history', history }), ...guests.map((g) => setClusterVersion(g.kc, { history: [...history] }))]);
-      const wanted = JSON.stringify([...entries].sort((a, b) => a.version.localeCompare(b.version)));
-      const realDone = Promise.all(guests.map((g) => until(`guest ${g.i} after the wave`, async () => {
-        const fg = await new ResourceClient(g.kc, FeatureGateResource).get(FEATURE_GATE_NAME);
-        return JSON.stringify([...fg.status?.featureGates ?? []].sort((a, b) => a.version.localeCompare(b.version))) === wanted;
-      }, 600_000, 250)));
-      // Together: a real guest that times out first must fail this await (and keep the logs), not reject unhandled.
-      const [hollowS] = await Promise.all([hollow.allCorrect([...entries], t0, 600), realDone]);
-      const allS = (nowMs() - t0) / 1000;
-      if (label === 'to') rows.waveAllCorrectS = allS;
-      say(`wave ${label} ${history[0]}: all ${HOLLOW + GUESTS} guests' status correct in ${allS.toFixed(1)} s (hollow ${hollowS.toFixed(1)} s)`);
+    for (const w of await wave(hollow, guests, { version: '4.22.0', entry: expected }, { version: WAVE_VERSION, entry: expectedWave })) {
+      if (w.label === 'to') rows.waveAllCorrectS = w.allS;
+      say(`wave ${w.label} ${w.version}: all ${HOLLOW + GUESTS} guests' status correct in ${w.allS.toFixed(1)} s (hollow ${w.hollowS.toFixed(1)} s)`);
     }
   }
 
@@ -393,7 +292,7 @@ async function main(): Promise<void> {
     say(`SIGTERM: ${terms.map((t) => `exit ${t.code} in ${t.s.toFixed(1)} s`).join(', ')}`);
     for (const g of guests) await setFeatureGateStatus(g.kc, []);
     await hollow?.ask({ type: 'clear' });
-    const startCpu = startCpuMeter(mgmt, hollow);
+    const startCpu = startCpuMeter(mgmt, () => hollow?.cpuS() ?? 0);
     const started = nowMs();
     replicas = [...Array(REPLICAS).keys()].map((k) => spawnReplica(mgmt, `replica-${k + REPLICAS * generation}`));
     generation++;
@@ -405,7 +304,7 @@ async function main(): Promise<void> {
     const startToCorrect = nowMs() - started;
     rows.startAllCorrectS = startToCorrect / 1000;
     if (hollow) say(`start: all ${HOLLOW} hollow guests correct ${hollowS.toFixed(1)} s after the spawn`);
-    say(`start: CPU until then ${startCpu(replicas, GUESTS + HOLLOW)}`);
+    say(`start: CPU until then ${startCpu(replicas.map((r) => r.proc.pid!), GUESTS + HOLLOW)}`);
     const gone = replicas.filter((r) => r.proc.exitCode !== null || r.proc.signalCode !== null);
     say(`start${RESTARTS > 1 ? ` ${round}/${RESTARTS}` : ''}: ${REPLICAS} replicas spawned → all ${GUESTS + HOLLOW} reachable guests' status correct in ${(startToCorrect / 1000).toFixed(1)} s ` +
       `(baseline single-cluster start → first write ${(base.startMs / 1000).toFixed(2)} s); replicas exited meanwhile: ${gone.length ? gone.map((r) => `${r.id} (${r.proc.exitCode ?? r.proc.signalCode})`).join(', ') : 'none'}`);
@@ -426,17 +325,13 @@ async function main(): Promise<void> {
     await setFeatureGateStatus(g.kc, [{ version: '4.22.0', enabled: expected.enabled.map((x) => x.name), disabled: expected.disabled.map((x) => x.name) }, { version: '4.21.99', enabled: [], disabled: [] }]);
   }
   await sleep(2_000);
-  const ownedHollow = [...Array(HOLLOW).keys()].filter((i) => holders.get(shardName(shardOf(hollowKey(i), SHARDS))) === victim.id);
+  const ownedHollow = [...Array(HOLLOW).keys()].filter((i) => holders.get(shardName(shardOf(fleetHcp('hollow', i).key, SHARDS))) === victim.id);
   const killedAt = nowMs();
   const killedWall = Date.now();
   victim.proc.kill('SIGKILL');
   await exited(victim.proc);
   // The survivors' CPU through the take-over (sampled every 250 ms): its idle part before their first shard is taken.
-  const survivors = replicas.slice(1);
-  const cpuSamples: { t: number; cpuS: number }[] = [];
-  const sampleCpu = () => cpuSamples.push({ t: Date.now(), cpuS: sum(survivors.map((r) => usage(r.proc.pid!).cpuS)) });
-  sampleCpu();
-  const sampler = setInterval(sampleCpu, 250);
+  const survivorCpu = new TakeoverCpu(replicas.slice(1).map((r) => r.proc.pid!));
   // Its hollow guests' statuses emptied at the kill: written again once their shards are taken over.
   const hollowRewritten = hollow && ownedHollow.length
     ? hollow.ask({ type: 'clear', indices: ownedHollow }).then(() => hollow.allCorrect([expected], killedAt, 120, ownedHollow)) : Promise.resolve(0);
@@ -447,8 +342,6 @@ async function main(): Promise<void> {
     return nowMs() - killedAt;
   }));
   const hollowKillS = await hollowRewritten;
-  sampleCpu();
-  clearInterval(sampler);
   rows.killRewrittenS = Math.max(hollowKillS, ...takeovers.map((t) => t / 1000));
   if (hollow) say(`kill -9: its ${ownedHollow.length} hollow guests written again ${hollowKillS.toFixed(1)} s after the kill`);
   // The row in two parts: the Leases (each of its shards seen held by a survivor) and the work after them.
@@ -459,58 +352,24 @@ async function main(): Promise<void> {
     `Leases sampled every 100 ms); its reachable guests written ${afterShard.length ? spread(afterShard, (n) => `${n.toFixed(2)} s`) : 'n/a'} after that`);
   // The take-over's CPU per guest: the survivors' CPU from their first shard taken to the last guest written, less
   // what they spent idle at the rate of the Lease wait before it, over the guests they took.
-  const firstTaken = killedWall + Math.min(...shardTaken.filter(Number.isFinite)) * 1000;
-  const cpuAt = (t: number) => cpuSamples.reduce((best, x) => (Math.abs(x.t - t) < Math.abs(best.t - t) ? x : best));
-  const [atKill, atTaken, atEnd] = [cpuSamples[0]!, cpuAt(firstTaken), cpuSamples.at(-1)!];
-  const idleRate = (atTaken.cpuS - atKill.cpuS) / Math.max(1, atTaken.t - atKill.t);
+  const { cpuMs: takeoverCpuMs, idleSPerMin } = survivorCpu.stop(killedWall + Math.min(...shardTaken.filter(Number.isFinite)) * 1000);
   const takenGuests = ownedHollow.length + owned.length;
-  const takeoverCpuMs = (atEnd.cpuS - atTaken.cpuS - idleRate * (atEnd.t - atTaken.t)) * 1000;
   rows.takeoverCpuMsPerGuest = takeoverCpuMs / Math.max(1, takenGuests);
   say(`kill -9: the survivors' CPU for the take-over ${(takeoverCpuMs / 1000).toFixed(2)} s over ${takenGuests} guests = ` +
-    `${(rows.takeoverCpuMsPerGuest as number).toFixed(1)} ms per guest (idle ${(idleRate * 60_000).toFixed(2)} s/min subtracted; goal ≤ 5 ms)`);
+    `${(rows.takeoverCpuMsPerGuest as number).toFixed(1)} ms per guest (idle ${idleSPerMin.toFixed(2)} s/min subtracted; goal ≤ 5 ms)`);
   replicas = replicas.slice(1);
   say(`kill -9 of ${victim.id} (owned ${owned.length} of the reachable guests): written again after ${takeovers.length ? `${(Math.max(...takeovers) / 1000).toFixed(1)} s (max), ${(median(takeovers) / 1000).toFixed(1)} s (median)` : 'n/a'} ` +
     `(goal ≤ lease duration + 5 s = ${LEASE.duration + 5} s)`);
 
   // Audit: every successful guest write names its replica (User-Agent); was that replica the shard's holder?
   await timeline.stop();
-  let writes = 0;
-  const violations: string[] = [];
-  for (const g of guests) {
-    const lease = shardName(shardOf(g.key, SHARDS));
-    for (const w of readAuditWrites(g.audit)) {
-      const id = /replica\/(\S+)/.exec(w.userAgent)?.[1];
-      if (!id || w.code >= 300 || !['featuregates', 'clusteroperators'].includes(w.resource)) continue;
-      writes++;
-      // A violation: the samples just before and just after the write both name another holder.
-      const before = timeline.holderAt(lease, w.received);
-      const after = timeline.holderAfter(lease, w.completed);
-      if (before !== undefined && after !== undefined && before !== id && after !== id) violations.push(`${g.key}: ${w.verb} ${w.resource} by ${id} while ${before} held ${lease}`);
-    }
-  }
+  const { writes, violations } = nonHolderWrites(guests, timeline, SHARDS);
   rows.nonHolderWrites = violations.length;
   say(`audit: ${writes} guest writes by replicas, ${violations.length} by a replica that did not hold the shard${violations.length ? `: ${violations.slice(0, 5).join('; ')}` : ''}`);
 
-  const per = (a: [string, number, number], b: [string, number, number]) => (b[1] === a[1] ? 'n/a' : ((b[2] - a[2]) / (b[1] - a[1])).toFixed(3));
-  const f = footprint;
-  // Least-squares slope over the reachable steps (1 / 10 / GUESTS): the cost of one more reachable guest.
-  const reachable = f.filter(([what]) => what.endsWith('reachable') && what.startsWith('+'));
-  const pts = reachable.map(([, n, mb]) => [n, mb] as const);
-  const mx = sum(pts.map(([x]) => x)) / pts.length;
-  const my = sum(pts.map(([, y]) => y)) / pts.length;
-  const slope = pts.length > 1 ? sum(pts.map(([x, y]) => (x - mx) * (y - my))) / sum(pts.map(([x]) => (x - mx) ** 2)) : NaN;
-  const hostileStep = f.find(([what]) => what.endsWith('hostile'));
-  const beforeReachable = hostileStep ?? f[1]!;
-  say(`RSS per HCP: unreachable ${per(f[0]!, f[1]!)} MB; ${hostileStep ? `hostile ${per(f[1]!, hostileStep)} MB; ` : ''}` +
-    `reachable ${reachable.length ? per(beforeReachable, reachable[reachable.length - 1]!) : 'n/a'} MB on average, ` +
-    `${slope.toFixed(3)} MB slope over the reachable steps ` +
-    `(${f.map(([what, , mb]) => `${what}: ${mb.toFixed(1)} MB`).join(', ')}; goal ≤ 1 MB per HCP)`);
-  const hostilePer = hostileStep ? (hostileStep[2] - f[1]![2]) / (hostileStep[1] - f[1]![1]) : undefined;
-  // With hollow guests, a reachable HCP's cost is their step's (thousands of them), not the slope over the few real ones.
-  const hollowStep = f.find(([what]) => what.includes('hollow'));
-  const reachablePer = hollowStep ? (hollowStep[2] - beforeReachable[2]) / (hollowStep[1] - beforeReachable[1]) : slope;
-  if (hollowStep) say(`RSS per hollow (reachable) HCP: ${reachablePer.toFixed(3)} MB (goal ≤ 0.5 MB)`);
-  rows.rssPerHcpMB = { reachable: reachablePer, ...(hostilePer !== undefined ? { hostile: hostilePer } : {}) };
+  const rssRows = rssPerHcp(footprint);
+  for (const line of rssRows.lines) say(line);
+  rows.rssPerHcpMB = rssRows.row;
   if (groups) {
     const report = await limitsReport(groups, mgmt.dir, spawned, replicas.map((r) => r.id));
     for (const line of report.lines) say(line);

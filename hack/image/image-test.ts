@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { FEATURE_GATE_NAME } from '../../api-types/index.js';
+import { childPids } from '../../test/support/processes.js';
 import { ClusterOperatorResource, FeatureGateResource, KubeTransport, ResourceClient, packageVersion } from '../../runtime/index.js';
 import { bundledCRDPaths, resolveBinaries, setClusterVersion, setFeatureGateSpec, setFeatureGateStatus, startControlPlane } from '../../sdk/testing/index.js';
 import { sleep } from '../../test/support/timing.js';
@@ -280,8 +281,8 @@ try {
     });
     const p = proc;
     stop = () => {
-      const child = readFileSync(`/proc/${p.pid}/task/${p.pid}/children`, 'utf8').trim().split(/\s+/)[0];
-      if (child) process.kill(Number(child), 'SIGTERM');
+      const child = childPids(p.pid!)[0];
+      if (child) process.kill(child, 'SIGTERM');
     };
     log('container runtime: unshare+chroot (fallback: podman could not run containers)');
     how = `FALLBACK unpacked image: ${entrypoint.join(' ')} as ${config.process.user.uid}:${config.process.user.gid}, read-only root (podman: ${stderr.trim().split('\n').at(-1)})`;

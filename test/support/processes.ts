@@ -12,3 +12,12 @@ export function processesMentioning(needle: string, exclude?: string): number[] 
   }
   return out;
 }
+
+/** The children of a process (its main thread's, from /proc: a reaper's binary, say); [] once it has exited. */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
