@@ -7,9 +7,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childPids } from '../../test/support/processes.js';
 import { exited, usage } from './operator-process.js';
-import { nowMs } from './stats.js';
+import { nowMs, sum } from './stats.js';
 
-const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** The machine's busy CPU seconds since boot: user, nice, system, irq, softirq, steal (/proc/stat). */
 function machineBusyS(): number {

@@ -1,10 +1,9 @@
 // hosted-fleet's footprint: the replicas' RSS at each step as HCPs are added (none, unreachable, hostile, hollow, 1 /
 // 10 / all real reachable ones), and from it the RSS one more HCP of each kind costs.
+import { sum } from './stats.js';
 
 /** One step: what was added, the HCPs by then, the replicas' RSS (MB) then. */
 export type FootprintStep = [what: string, hcps: number, rssMB: number];
-
-const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** RSS per HCP of each kind from the steps (the first two are 0 HCPs and the unreachable ones): what to print and the row. */
 export function rssPerHcp(f: FootprintStep[]): { lines: string[]; row: { reachable: number; hostile?: number } } {

@@ -58,7 +58,7 @@ import { fleetHcp, heldByReplica } from './fleet-hcps.js';
 import { ReplicaGroups, describeLimits, limitsFromFlags, limitsReport } from './fleet-limits.js';
 import { HollowGuests } from './hollow-guests-client.js';
 import { exited, nodeFlagsOrHosted, nodeFlagsOrImage, spawnOperatorProcess, usage } from './operator-process.js';
-import { median, nowMs, spread } from './stats.js';
+import { median, nowMs, spread, sum } from './stats.js';
 import { sleep, until } from '../../test/support/timing.js';
 
 const { values: flags } = parseArgs({
@@ -86,7 +86,6 @@ const NODE_FLAGS = nodeFlagsOrHosted();
 const BASELINE_NODE_FLAGS = nodeFlagsOrImage();
 const say = (s: string) => process.stdout.write(`${s}\n`);
 process.setMaxListeners(100); // one exit hook per control plane
-const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 interface Guest { i: number; plane: ControlPlane; kc: ClusterAccess; key: string; audit: string; watcher?: FeatureGateWatcher }
 

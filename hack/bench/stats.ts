@@ -4,6 +4,8 @@ import { median } from '../../test/support/timing.js';
 
 export { median, percentile } from '../../test/support/timing.js';
 
+export const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
 export const ms = (n: number) => `${n.toFixed(n < 10 ? 3 : 1)} ms`;
 
 export function nowMs(): number {
