@@ -23,6 +23,7 @@
 // window's CPU without the profiler's own cost. --hostile adds one HCP per kind named (test/support/hostile-guests.ts:
 // throttle, huge-error, no-newline, long-history, cycling), its guest served by another process
 // (hostile-guests-process.ts), so the figures are the coordinator's alone.
+// PROFILE_LOG_LEVEL (info, debug) logs the coordinator's lines (JSON, to stderr): a start's timeline, say.
 // (run.sh runs node without --expose-gc; this script re-executes itself with it, and with OPERATOR_NODE_FLAGS when set.)
 import { sleep, until } from '../../test/support/timing.js';
 import { operatorNodeFlags } from './operator-process.js';
@@ -200,7 +201,7 @@ const coordinator = () => startHosted({
   guest: {
     ...(flags['backoff-initial-s'] ? { backoffInitialMs: Number(flags['backoff-initial-s']) * 1000 } : {}),
     ...(flags['backoff-max-s'] ? { backoffMaxMs: Number(flags['backoff-max-s']) * 1000 } : {}),
-  }, healthProbeBindAddress: '0', logger: createLogger({ level: 'error', format: 'json' }),
+  }, healthProbeBindAddress: '0', logger: createLogger({ level: (process.env.PROFILE_LOG_LEVEL ?? 'error') as 'error', format: 'json' }),
 });
 const publishAll = async () => {
   for (let i = 0; i < N; i += 20) {
@@ -219,10 +220,11 @@ const publishAll = async () => {
 if (flags.start) {
   await publishAll();
   const expected = JSON.stringify([resolveFeatureGateDetails({}, new ReleaseCatalog(catalogDir).registry('4.22.0', ClusterProfiles.IBMCloudManaged), '4.22.0')]);
+  // One client per guest, made before the window: the polls' own kubeconfig parses and TLS handshakes stay out of the profile.
+  const clientOf = (plane: ControlPlane) => new ResourceClient(readKubeconfigFile(plane.kubeconfigPath)!, FeatureGateResource);
+  const clients = new Map(guests.map((plane) => [plane, clientOf(plane)]));
   const correct = async (plane: ControlPlane) => {
-    const fg = await new ResourceClient(readKubeconfigFile(plane.kubeconfigPath)!, FeatureGateResource)
-      .get(FEATURE_GATE_NAME)
-      .catch(() => undefined);
+    const fg = await clients.get(plane)!.get(FEATURE_GATE_NAME).catch(() => undefined);
     return JSON.stringify(fg?.status?.featureGates) === expected;
   };
   let started: Awaited<ReturnType<typeof coordinator>> | undefined;

@@ -4,7 +4,7 @@
 // fence reads without waiting for a message; the messages (acquired, renewed, lost, released, log lines) only tell
 // that thread what it would otherwise have learned from the elector directly.
 import { parentPort } from 'node:worker_threads';
-import { StaticKubeConfig, type StaticKubeConfigData } from '../rest/kube-config.js';
+import { StaticKubeConfig, type ClusterAccess, type StaticKubeConfigData } from '../rest/kube-config.js';
 import { withTransportConfig, type accessForThread } from '../rest/kube-transport.js';
 import { apiErrorMessage } from '../rest/api-errors.js';
 import { processClock } from '../util/clock.js';
@@ -24,8 +24,11 @@ export interface ThreadLease {
   observedSince?: { lease: Lease; at: number };
 }
 
+/** A cluster access as data, numbered by the other thread: the Leases of one number share one transport here. */
+export type ThreadAccess = NonNullable<ReturnType<typeof accessForThread>> & { id: number };
+
 export type ToLeaseThread =
-  | { kind: 'acquire'; id: number; access: NonNullable<ReturnType<typeof accessForThread>>; lease: ThreadLease; horizon: SharedArrayBuffer }
+  | { kind: 'acquire'; id: number; access: ThreadAccess; lease: ThreadLease; horizon: SharedArrayBuffer }
   /** Stop trying to acquire (the caller's signal aborted). */
   | { kind: 'abort'; id: number }
   | { kind: 'release'; id: number };
@@ -45,6 +48,8 @@ export function horizonMicros(leadsUntilMs: number): bigint {
 
 const port = parentPort;
 const electors = new Map<number, { elector: LeaderElector; abort: AbortController }>();
+/** Each access made once (its transport, connection pool and TLS context with it), by the other thread's number for it. */
+const accesses = new Map<number, ClusterAccess>();
 
 function post(m: FromLeaseThread): void {
   port?.postMessage(m);
@@ -56,7 +61,13 @@ function forwardingLogger(id: number, fields: Record<string, unknown> = {}): Log
   return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error'), with: (f) => forwardingLogger(id, { ...fields, ...f }) };
 }
 
-function rebuild(access: Extract<ToLeaseThread, { kind: 'acquire' }>['access']) {
+function rebuild(access: ThreadAccess): ClusterAccess {
+  let kc = accesses.get(access.id);
+  if (!kc) accesses.set(access.id, (kc = build(access)));
+  return kc;
+}
+
+function build(access: ThreadAccess): ClusterAccess {
   // Buffers cross the thread boundary as Uint8Arrays.
   const buf = (b: Uint8Array | undefined) => (b ? Buffer.from(b) : undefined);
   const { cluster, user }: StaticKubeConfigData = access.kube;

@@ -9,7 +9,8 @@
 //  - What the elector would have told the caller comes as messages: acquired, lost (onStoppedLeading), released;
 //    its log lines go to the caller's logger; `leader_election_master_status` and
 //    `featuregates_lease_renewal_delay_seconds` are kept in the caller's registry. The Lease requests themselves are
-//    the thread's own (its own connection to the API server) and are not in the caller's request metrics.
+//    the thread's own (its own connection to the API server, one per cluster access however many Leases it holds: a
+//    transport each cost a hosted replica 33 TLS handshakes and contexts) and are not in the caller's request metrics.
 //  - Should the thread die, every Lease it held is lost at once (the horizons go to 0; onStoppedLeading with cause
 //    'renew-deadline': the Lease may still name this process) and the next acquire starts a new thread.
 //  - Only credentials that can cross to another thread (a StaticKubeConfig: files, inline data, a token file; with the
@@ -29,7 +30,7 @@ import {
   LeaderElector, electorTiming, leaderStatusGauge, renewalDelayHistogram,
   type Elector, type LeaderElectionTiming, type LeaderElectorOptions,
 } from './leader-election.js';
-import type { FromLeaseThread, ThreadLease, ToLeaseThread } from './lease-thread-worker.js';
+import type { FromLeaseThread, ThreadAccess, ThreadLease, ToLeaseThread } from './lease-thread-worker.js';
 
 /** The worker's file: beside this one when it runs compiled (dist/, or the bundle's dist/cli/); dist's when it runs from source (tests). */
 function workerFile(): string {
@@ -41,6 +42,9 @@ export class LeaseThread {
   private worker: Worker | undefined;
   private nextId = 1;
   private readonly electors = new Map<number, ThreadElector>();
+  /** Each cluster access's number on the thread: its Leases share one transport there (one connection, one TLS context). */
+  private readonly accessIds = new WeakMap<ClusterAccess, number>();
+  private nextAccessId = 1;
 
   constructor(private readonly file: string = workerFile()) {}
 
@@ -50,7 +54,9 @@ export class LeaseThread {
     const onThread = access && !options.store && (options.clock === undefined || options.clock === realClock);
     if (!onThread) return new LeaderElector(kc, options);
     const id = this.nextId++;
-    const e = new ThreadElector(this, id, access, options);
+    let accessId = this.accessIds.get(kc);
+    if (accessId === undefined) this.accessIds.set(kc, (accessId = this.nextAccessId++));
+    const e = new ThreadElector(this, id, { id: accessId, ...access }, options);
     this.electors.set(id, e);
     return e;
   }
@@ -121,7 +127,7 @@ class ThreadElector implements Elector {
   private releasing: (() => void) | undefined;
 
   constructor(private readonly thread: LeaseThread, private readonly id: number,
-    private readonly access: NonNullable<ReturnType<typeof accessForThread>>, private readonly options: LeaderElectorOptions) {
+    private readonly access: ThreadAccess, private readonly options: LeaderElectorOptions) {
     const { timing, renewIntervalMs } = electorTiming(options);
     this.timing = timing;
     const seen = options.observedSince;

@@ -1,8 +1,8 @@
 // Lease renewals that a busy event loop cannot delay (runtime/leaderelection/lease-thread.ts), against the real API
 // server: the caller's thread blocked for twice the renew deadline keeps a Lease held on the lease thread (renewed
 // meanwhile), where an elector on the caller's own thread loses it; the fence stays honest while the caller is
-// blocked (another holder takes the Lease and isLeader() turns false without the caller reading a message); and a
-// lease thread that dies loses its Leases at once.
+// blocked (another holder takes the Lease and isLeader() turns false without the caller reading a message); a
+// lease thread that dies loses its Leases at once; and the Leases of one access share one connection on the thread.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { packageRoot } from '../../runtime/util/version.js';
 import { kubeconfigPath } from '../support/cluster.js';
 import { eventually } from '../support/timing.js';
 import { uniqueName } from '../support/objects.js';
+import { tcpConnectionsTo } from '../support/processes.js';
 
 const TIMING = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
 const kc = readKubeconfigFile(kubeconfigPath('ours'))!;
@@ -108,5 +109,20 @@ describe('the lease thread', () => {
     await second.release();
     expect(second.isLeader()).toBe(false);
     expect(own.size).toBe(0); // and with nothing left on it the thread has ended (jest would not exit otherwise)
+  });
+
+  it('the Leases of one cluster access share one connection on the thread, as they do on the caller\'s', async () => {
+    // A hosted replica holds its membership and up to 32 shard Leases: one TLS handshake, context and HTTP/2
+    // connection each was the thread's start cost and most of its memory.
+    const own = new LeaseThread();
+    const port = Number(new URL(kc.getCurrentCluster()!.server).port);
+    const before = tcpConnectionsTo(port);
+    const options = { namespace: 'default', identity: 'a', ...TIMING };
+    const electors = [...Array(6).keys()].map((i) => own.elector(kc, { ...options, name: uniqueName(`thread-shared-${i}`) }));
+    await Promise.all(electors.map((e) => e.acquire()));
+    expect(electors.every((e) => e.isLeader())).toBe(true);
+    expect(tcpConnectionsTo(port) - before).toBe(1);
+    await Promise.all(electors.map((e) => e.release()));
+    expect(own.size).toBe(0);
   });
 });
