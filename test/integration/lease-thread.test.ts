@@ -116,12 +116,15 @@ describe('the lease thread', () => {
     // connection each was the thread's start cost and most of its memory.
     const own = new LeaseThread();
     const port = Number(new URL(kc.getCurrentCluster()!.server).port);
-    const before = tcpConnectionsTo(port);
     const options = { namespace: 'default', identity: 'a', ...TIMING };
     const electors = [...Array(6).keys()].map((i) => own.elector(kc, { ...options, name: uniqueName(`thread-shared-${i}`) }));
-    await Promise.all(electors.map((e) => e.acquire()));
+    // The first Lease opens the thread's connection; the other five open none. Counted as a difference, since other
+    // connections of this process (an earlier test's thread going idle) may close meanwhile but none opens.
+    await electors[0]!.acquire();
+    const withOne = tcpConnectionsTo(port);
+    await Promise.all(electors.slice(1).map((e) => e.acquire()));
     expect(electors.every((e) => e.isLeader())).toBe(true);
-    expect(tcpConnectionsTo(port) - before).toBe(1);
+    expect(tcpConnectionsTo(port) - withOne).toBeLessThanOrEqual(0); // +5 before the transports were shared
     await Promise.all(electors.map((e) => e.release()));
     expect(own.size).toBe(0);
   });
