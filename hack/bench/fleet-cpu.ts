@@ -9,7 +9,6 @@ import { childPids } from '../../test/support/processes.js';
 import { exited, usage } from './operator-process.js';
 import { nowMs, sum } from './stats.js';
 
-
 /** The machine's busy CPU seconds since boot: user, nice, system, irq, softirq, steal (/proc/stat). */
 function machineBusyS(): number {
   const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);

@@ -113,7 +113,7 @@ describe('the lease thread', () => {
 
   it('the Leases of one cluster access share one connection on the thread, as they do on the caller\'s', async () => {
     // A hosted replica holds its membership and up to 32 shard Leases: one TLS handshake, context and HTTP/2
-    // connection each was the thread's start cost and most of its memory.
+    // connection each was most of the thread's start cost.
     const own = new LeaseThread();
     const port = Number(new URL(kc.getCurrentCluster()!.server).port);
     const options = { namespace: 'default', identity: 'a', ...TIMING };

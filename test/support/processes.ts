@@ -1,4 +1,5 @@
-// PIDs of running processes whose command line mentions a string (a control plane's temp folder, say).
+// Processes from /proc: the PIDs whose command line mentions a string (a control plane's temp folder, say), a
+// process's children, and its established TCP connections to a port.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 export function processesMentioning(needle: string, exclude?: string): number[] {
