@@ -38,7 +38,7 @@ export interface FeatureGateConfigMapDeps {
   waitingRecheckMs: number;
   /** A test's shorter resync (never later than the re-read is due). */
   resyncMs?: number;
-  /** The replica's pace of management writes (shared by every session): each read-and-write waits its turn. */
+  /** The replica's pace of management writes (shared by every session): each write waits its turn, in the 'state' lane. */
   pacer?: WritePacer;
   /** Aborted when the session stops: a write still waiting for its turn is given up. */
   signal?: AbortSignal;
@@ -80,9 +80,14 @@ export class FeatureGateConfigMapSync {
     if (known && Date.now() - known.checkedAt < CONFIGMAP_RECHECK_MS && configMapCarries(known.cm, desired))
       return { requeueAfterMs: this.resyncMs(known.checkedAt) };
     try {
-      const upsert = () => d.configMaps.upsert(FEATURE_GATE_CONFIGMAP,
-        (cm) => (!cm ? desired : configMapCarries(cm, desired) ? undefined : mergeConfigMap(cm, desired)));
-      const { stored, written } = await (d.pacer ? d.pacer.run(upsert, d.signal) : upsert());
+      // Only the write waits its turn at the pacer (ahead of Events): a replica taking over a fleet whose ConfigMaps
+      // are right reads each once and writes none.
+      const stored = await d.configMaps.find(FEATURE_GATE_CONFIGMAP);
+      let written: ConfigMap | undefined;
+      if (!configMapCarries(stored, desired)) {
+        const write = () => (stored ? d.configMaps.replace(mergeConfigMap(stored, desired)) : d.configMaps.create(desired));
+        written = await (d.pacer ? d.pacer.run(write, d.signal, 'state') : write());
+      }
       this.configMap = { cm: (written ?? stored)!, checkedAt: Date.now() };
       if (written) d.log.info('feature-gate ConfigMap written', { version: release.version });
     } catch (e) {

@@ -7,6 +7,15 @@ import { FakeClock } from '../support/fake-clock.js';
 /** Lets the promise chains run (no time passes). */
 const settle = async () => { for (let i = 0; i < 20; i++) await Promise.resolve(); };
 
+/** A pacer of one slot whose first write ('event 1') holds it until `release`. */
+function heldPacer(ran: string[]) {
+  const clock = new FakeClock();
+  const pacer = new WritePacer({ perSecond: 1000, burst: 1000, maxInFlight: 1 }, clock);
+  let release!: () => void;
+  const first = pacer.run(() => new Promise<void>((resolve) => { ran.push('event 1'); release = resolve; }));
+  return { pacer, first, release: () => release() };
+}
+
 describe('WritePacer', () => {
   it('lets a burst go at once, then one write per 1/rate seconds, with never more than maxInFlight in flight', async () => {
     const clock = new FakeClock();
@@ -67,5 +76,36 @@ describe('WritePacer', () => {
     await clock.advance(1_000);
     await third;
     expect(ran).toEqual(['first', 'third']);
+  });
+
+  it('a state write (the ConfigMap) goes ahead of every Event still waiting for its slot, and Events keep their order', async () => {
+    const ran: string[] = [];
+    const { pacer, first, release } = heldPacer(ran);
+    const queued = [
+      pacer.run(async () => { ran.push('event 2'); }),
+      pacer.run(async () => { ran.push('event 3'); }),
+      pacer.run(async () => { ran.push('configmap a'); }, undefined, 'state'),
+      pacer.run(async () => { ran.push('event 4'); }, undefined, 'notice'),
+      pacer.run(async () => { ran.push('configmap b'); }, undefined, 'state'),
+    ];
+    await settle();
+    expect(ran).toEqual(['event 1']);
+    release();
+    await Promise.all([first, ...queued]);
+    expect(ran).toEqual(['event 1', 'configmap a', 'configmap b', 'event 2', 'event 3', 'event 4']);
+  });
+
+  it('a state write given up before its turn leaves the Events behind it their turns', async () => {
+    const ran: string[] = [];
+    const { pacer, first, release } = heldPacer(ran);
+    const event = pacer.run(async () => { ran.push('event 2'); });
+    const abort = new AbortController();
+    const state = pacer.run(async () => { ran.push('configmap'); }, abort.signal, 'state');
+    await settle();
+    abort.abort(new Error('session stopped'));
+    await expect(state).rejects.toThrow('session stopped');
+    release();
+    await Promise.all([first, event]);
+    expect(ran).toEqual(['event 1', 'event 2']);
   });
 });
