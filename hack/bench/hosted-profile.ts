@@ -23,7 +23,7 @@
 // window's CPU without the profiler's own cost. --hostile adds one HCP per kind named (test/support/hostile-guests.ts:
 // throttle, huge-error, no-newline, long-history, cycling), its guest served by another process
 // (hostile-guests-process.ts), so the figures are the coordinator's alone.
-// PROFILE_LOG_LEVEL (info, debug) logs the coordinator's lines (JSON, to stderr): a start's timeline, say.
+// LOG_LEVEL (info, debug) logs the coordinator's lines (JSON, to stderr): a start's timeline, say (unset: errors only).
 // (run.sh runs node without --expose-gc; this script re-executes itself with it, and with OPERATOR_NODE_FLAGS when set.)
 import { sleep, until } from '../../test/support/timing.js';
 import { operatorNodeFlags } from './operator-process.js';
@@ -201,7 +201,7 @@ const coordinator = () => startHosted({
   guest: {
     ...(flags['backoff-initial-s'] ? { backoffInitialMs: Number(flags['backoff-initial-s']) * 1000 } : {}),
     ...(flags['backoff-max-s'] ? { backoffMaxMs: Number(flags['backoff-max-s']) * 1000 } : {}),
-  }, healthProbeBindAddress: '0', logger: createLogger({ level: (process.env.PROFILE_LOG_LEVEL ?? 'error') as 'error', format: 'json' }),
+  }, healthProbeBindAddress: '0', logger: createLogger({ ...(process.env.LOG_LEVEL ? {} : { level: 'error' }), format: 'json' }),
 });
 const publishAll = async () => {
   for (let i = 0; i < N; i += 20) {
